@@ -1,0 +1,215 @@
+"""Qualifying sessions, qualifying tables and the runs referees enter."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from qualifying import scoring
+from tournament.models import Driver, Event, HistoryActor
+
+
+class Weather(models.TextChoices):
+    SUN = "sun", _("Sun")
+    VARIABLE = "variable", _("Variable")
+    RAIN = "rain", _("Rain")
+
+
+class Track(models.TextChoices):
+    DRY = "dry", _("Dry")
+    WET = "wet", _("Wet")
+
+
+class Tyres(models.TextChoices):
+    HARD = "hard", _("Hard")
+    SOFT = "soft", _("Soft")
+    RAIN = "rain", _("Rain")
+
+
+class RollSource(models.TextChoices):
+    PHYSICAL = "physical", _("Physical die")
+    SYSTEM = "system", _("Rolled by the system")
+
+
+def new_table_token() -> str:
+    """192 random bits, URL-safe: the secret inside a referee link."""
+    return secrets.token_urlsafe(24)
+
+
+class QualifyingSession(models.Model):
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="sessions", verbose_name=_("event")
+    )
+    number = models.PositiveSmallIntegerField(_("number"), validators=[MinValueValidator(1)])
+    roll = models.PositiveSmallIntegerField(
+        _("weather roll"), validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    source = models.CharField(_("roll"), max_length=10, choices=RollSource)
+    weather = models.CharField(_("weather"), max_length=10, choices=Weather)
+    track = models.CharField(_("track"), max_length=5, choices=Track)
+    created_at = models.DateTimeField(auto_now_add=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["event", "number"]
+        verbose_name = _("qualifying session")
+        verbose_name_plural = _("qualifying sessions")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="session_unique_number"),
+            models.CheckConstraint(
+                condition=Q(roll__gte=1, roll__lte=20), name="session_roll_d20"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(_("Session %(number)s") % {"number": self.number})
+
+
+class QualifyingTable(models.Model):
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="qualifying_tables", verbose_name=_("event")
+    )
+    number = models.PositiveSmallIntegerField(_("number"), validators=[MinValueValidator(1)])
+    referee_name = models.CharField(_("referee"), max_length=120, blank=True, default="")
+    referee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="qualifying_tables",
+        verbose_name=_("referee account"),
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_table_token, editable=False)
+    drivers = models.ManyToManyField(
+        Driver, through="QualifyingSeat", related_name="qualifying_tables"
+    )
+
+    class Meta:
+        ordering = ["event", "number"]
+        verbose_name = _("qualifying table")
+        verbose_name_plural = _("qualifying tables")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="qtable_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return str(_("Qualifying table %(number)s") % {"number": self.number})
+
+
+class QualifyingSeat(models.Model):
+    """A driver's place at a qualifying table; a driver sits at one table per event."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
+    table = models.ForeignKey(QualifyingTable, on_delete=models.CASCADE, related_name="seats")
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="qualifying_seats")
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "order", "driver__number"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "driver"], name="seat_one_table_per_event"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} – {self.driver}"
+
+
+class Run(models.Model):
+    """One timed lap (§1-0-1) as written on the referee's sheet."""
+
+    session = models.ForeignKey(
+        QualifyingSession, on_delete=models.CASCADE, related_name="runs", verbose_name=_("session")
+    )
+    driver = models.ForeignKey(
+        Driver, on_delete=models.CASCADE, related_name="runs", verbose_name=_("driver")
+    )
+    tyres = models.CharField(_("tyres"), max_length=5, choices=Tyres)
+    throws = models.PositiveSmallIntegerField(_("throws"), null=True, blank=True)
+    placement_errors = models.PositiveSmallIntegerField(_("placement errors"), default=0)
+    exit_squares = models.PositiveSmallIntegerField(_("corner-exit squares"), default=0)
+    stopwatch_cs = models.PositiveIntegerField(_("stopwatch (1/100 s)"), null=True, blank=True)
+    eliminated = models.BooleanField(_("eliminated"), default=False)
+    performed_at = models.DateTimeField(_("performed at"), default=timezone.now)
+    cancelled = models.BooleanField(_("cancelled"), default=False)
+    cancel_reason = models.CharField(_("cancel reason"), max_length=200, blank=True, default="")
+    version = models.PositiveIntegerField(_("version"), default=1)
+    recorded_at = models.DateTimeField(_("recorded at"), auto_now_add=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["performed_at", "id"]
+        verbose_name = _("run")
+        verbose_name_plural = _("runs")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "driver"],
+                condition=Q(cancelled=False),
+                name="run_one_counted_per_session",
+            ),
+            # A counted lap needs its throws and stopwatch; only an eliminated one may lack them.
+            models.CheckConstraint(
+                condition=Q(eliminated=True) | Q(throws__isnull=False, stopwatch_cs__isnull=False),
+                name="run_complete_unless_eliminated",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session} – {self.driver}"
+
+    @property
+    def stopwatch(self) -> str | None:
+        """The stopwatch as ``m:ss.cc``, or None when not recorded."""
+        if self.stopwatch_cs is None:
+            return None
+        return scoring.format_stopwatch(self.stopwatch_cs)
+
+    def breakdown(self) -> scoring.Breakdown | None:
+        """Absolute time and its parts (§1-1-10 … §1-1-13); None for an eliminated run."""
+        if self.eliminated or self.throws is None or self.stopwatch_cs is None:
+            return None
+        return scoring.absolute_time(
+            throws=self.throws,
+            placement_errors=self.placement_errors,
+            exit_squares=self.exit_squares,
+            tyres=self.tyres,  # type: ignore[arg-type]
+            track=self.session.track,  # type: ignore[arg-type]
+            stopwatch_cs=self.stopwatch_cs,
+            minute_penalty=self.session.event.minute_penalty,
+        )
+
+    def as_result(self) -> scoring.RunResult:
+        """The run as the pure classification sees it."""
+        breakdown = self.breakdown()
+        return scoring.RunResult(
+            driver=self.driver.number,
+            session=self.session.number,
+            eliminated=self.eliminated,
+            absolute=breakdown.total if breakdown else None,
+            stopwatch_cs=self.stopwatch_cs,
+            order=(self.performed_at, self.pk or 0),
+        )
+
+
+class DrawRoll(models.Model):
+    """Quick rules §2: a driver's d20 for the grid, with re-rolls after ties."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="draw_rolls")
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="draw_rolls")
+    rolls = models.JSONField(_("rolls"), default=list)
+    source = models.CharField(_("roll"), max_length=10, choices=RollSource)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "driver"], name="draw_one_per_driver"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.driver}: {self.rolls}"

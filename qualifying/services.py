@@ -1,0 +1,320 @@
+"""Writes for qualifying: sessions and their weather, qualifying tables, runs, the d20 draw.
+
+Every write checks who acts, validates, saves in one transaction and leaves a history row
+saying who did it (user or referee link), when, and the values before and after.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from qualifying import scoring
+from qualifying.models import (
+    DrawRoll,
+    QualifyingSeat,
+    QualifyingSession,
+    QualifyingTable,
+    RollSource,
+    Run,
+)
+from tournament.access import Actor
+from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
+from tournament.models import Driver, Entry, Event
+from tournament.services import require_organiser
+
+RUN_FIELDS = (
+    "tyres",
+    "throws",
+    "placement_errors",
+    "exit_squares",
+    "stopwatch",
+    "eliminated",
+    "performed_at",
+)
+
+
+def roll_or_record(roll: int | None) -> tuple[int, str]:
+    """The given physical roll, or a secure system roll: ``(roll, source)``."""
+    if roll is None:
+        return scoring.roll_d20(), RollSource.SYSTEM
+    if not 1 <= roll <= 20:
+        raise InvalidInput(_("A d20 roll is between 1 and 20."), {"roll": [_("1 to 20.")]})
+    return roll, RollSource.PHYSICAL
+
+
+@transaction.atomic
+def session_create(
+    *, actor: Actor, event: Event, number: int, weather_roll: int | None = None
+) -> QualifyingSession:
+    """Open a qualifying session and draw its weather once for every table (§1-0-3, §3-1)."""
+    require_organiser(actor, event.championship)
+    if event.qualifying_mode == Event.QualifyingMode.DRAW:
+        raise Conflict(_("This event uses the d20 draw for the grid: it has no qualifying session."))
+    if number < 1:
+        raise InvalidInput(_("Sessions are numbered from 1."), {"number": [_("1 or more.")]})
+    if QualifyingSession.objects.filter(event=event, number=number).exists():
+        raise Conflict(_("Session %(number)s already exists.") % {"number": number})
+    roll, source = roll_or_record(weather_roll)
+    weather = event.circuit.weather_scale.weather_for(roll)
+    session = QualifyingSession(
+        event=event,
+        number=number,
+        roll=roll,
+        source=source,
+        weather=weather,
+        track=scoring.qualifying_track(weather),
+    )
+    actor.stamp(session).save()
+    return session
+
+
+def _entries_to_seat(event: Event) -> list[Entry]:
+    """Checked-in entries when the event uses check-in, else every entry (DOMAIN.md)."""
+    entries = list(Entry.objects.filter(event=event).select_related("driver"))
+    checked = [e for e in entries if e.checked_in]
+    return checked or entries
+
+
+@transaction.atomic
+def qualifying_table_set(
+    *,
+    actor: Actor,
+    event: Event,
+    number: int,
+    drivers: Sequence[int],
+    referee_name: str | None = None,
+) -> QualifyingTable:
+    """Create or replace qualifying table ``number``; a driver moves here from any other table."""
+    require_organiser(actor, event.championship)
+    found = {
+        e.driver.number: e.driver
+        for e in Entry.objects.filter(event=event, driver__number__in=drivers).select_related(
+            "driver"
+        )
+    }
+    unknown = [n for n in drivers if n not in found]
+    if unknown:
+        raise InvalidInput(
+            _("Not registered for this event: %(numbers)s.")
+            % {"numbers": ", ".join(str(n) for n in unknown)},
+            {"drivers": [_("Not registered: %(numbers)s") % {"numbers": unknown}]},
+        )
+    if len(set(drivers)) != len(drivers):
+        raise InvalidInput(_("A driver is listed twice."), {"drivers": [_("Duplicate number.")]})
+    table, _created = QualifyingTable.objects.get_or_create(event=event, number=number)
+    if referee_name is not None:
+        table.referee_name = referee_name.strip()
+        table.save(update_fields=["referee_name"])
+    QualifyingSeat.objects.filter(event=event, driver__number__in=drivers).delete()
+    QualifyingSeat.objects.filter(table=table).delete()
+    QualifyingSeat.objects.bulk_create(
+        QualifyingSeat(event=event, table=table, driver=found[n], order=i)
+        for i, n in enumerate(drivers)
+    )
+    return table
+
+
+@transaction.atomic
+def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> list[QualifyingTable]:
+    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order.
+
+    Existing tables keep their referee and link; runs already entered are untouched.
+    """
+    require_organiser(actor, event.championship)
+    entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
+    if not entries:
+        raise InvalidInput(_("Register drivers for the event first."))
+    count = math.ceil(len(entries) / table_size)
+    base, extra = divmod(len(entries), count)
+    QualifyingSeat.objects.filter(event=event).delete()
+    QualifyingTable.objects.filter(event=event, number__gt=count).delete()
+    tables = []
+    start = 0
+    for index in range(count):
+        size = base + (1 if index < extra else 0)
+        table, _created = QualifyingTable.objects.get_or_create(event=event, number=index + 1)
+        QualifyingSeat.objects.bulk_create(
+            QualifyingSeat(event=event, table=table, driver=e.driver, order=i)
+            for i, e in enumerate(entries[start : start + size])
+        )
+        start += size
+        tables.append(table)
+    return tables
+
+
+def _driver_of_event(event: Event, number: int) -> Driver:
+    entry = (
+        Entry.objects.filter(event=event, driver__number=number)
+        .select_related("driver", "driver__team")
+        .first()
+    )
+    if entry is None:
+        raise InvalidInput(
+            _("Driver %(number)s is not registered for this event.") % {"number": number},
+            {"driver": [_("Not registered for this event.")]},
+        )
+    return entry.driver
+
+
+def _check_referee(actor: Actor, event: Event, driver: Driver) -> None:
+    """Organisers write any run; a referee only those of the drivers at their table."""
+    if actor.can_organise(event.championship):
+        return
+    seat = QualifyingSeat.objects.filter(event=event, driver=driver).select_related("table").first()
+    if seat is None or not actor.can_referee(seat.table):
+        raise NotAllowed(
+            _("Driver %(number)s does not sit at your qualifying table.") % {"number": driver.number}
+        )
+
+
+def _apply(run: Run, data: Mapping[str, Any]) -> None:
+    run.tyres = data["tyres"]
+    run.eliminated = bool(data.get("eliminated"))
+    run.throws = data.get("throws")
+    run.placement_errors = data.get("placement_errors") or 0
+    run.exit_squares = data.get("exit_squares") or 0
+    run.stopwatch_cs = data.get("stopwatch")
+    if data.get("performed_at"):
+        run.performed_at = data["performed_at"]
+
+
+def run_record(
+    *, actor: Actor, session: QualifyingSession, driver_number: int, data: Mapping[str, Any]
+) -> Run:
+    """Record a driver's run in ``session`` (``data`` as cleaned by RunForm)."""
+    event = session.event
+    driver = _driver_of_event(event, driver_number)
+    _check_referee(actor, event, driver)
+    with transaction.atomic():
+        current = Run.objects.filter(session=session, driver=driver, cancelled=False).first()
+        if current is not None:
+            raise Conflict(
+                _("Driver %(number)s already has a run in session %(session)s.")
+                % {"number": driver.number, "session": session.number},
+                current=current,
+            )
+        run = Run(session=session, driver=driver, performed_at=timezone.now())
+        _apply(run, data)
+        try:
+            with transaction.atomic():
+                actor.stamp(run).save()
+        except IntegrityError as exc:  # the same run sent twice at once
+            raise Conflict(
+                _("Driver %(number)s already has a run in session %(session)s.")
+                % {"number": driver.number, "session": session.number}
+            ) from exc
+    return run
+
+
+def counted_run(*, session: QualifyingSession, driver_number: int) -> Run:
+    run = (
+        Run.objects.filter(session=session, driver__number=driver_number, cancelled=False)
+        .select_related("driver", "driver__team", "session", "session__event")
+        .first()
+    )
+    if run is None:
+        raise NotFound(
+            _("Driver %(number)s has no run in session %(session)s.")
+            % {"number": driver_number, "session": session.number}
+        )
+    return run
+
+
+def run_update(*, actor: Actor, run: Run, version: int, data: Mapping[str, Any]) -> Run:
+    """Correct a run; refused (409) when ``version`` is not the stored one."""
+    _check_referee(actor, run.session.event, run.driver)
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.cancelled:
+            raise Conflict(_("This run was cancelled; it can no longer change."), current=locked)
+        if locked.version != version:
+            raise Conflict(
+                _(
+                    "Someone changed this run meanwhile (version %(stored)s, you had "
+                    "%(sent)s): reload it and apply your correction again."
+                )
+                % {"stored": locked.version, "sent": version},
+                current=locked,
+            )
+        _apply(locked, data)
+        locked.version += 1
+        actor.stamp(locked).save()
+    return locked
+
+
+def run_cancel(*, actor: Actor, run: Run, reason: str) -> Run:
+    """Cancel a run so the driver may run again: only where the event allows one redo."""
+    event = run.session.event
+    _check_referee(actor, event, run.driver)
+    if not event.allow_redo:
+        raise Conflict(_("This event does not allow a redo."))
+    if not reason.strip():
+        raise InvalidInput(_("Give a reason for the cancellation."), {"reason": [_("Required.")]})
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.cancelled:
+            raise Conflict(_("This run is already cancelled."))
+        if Run.objects.filter(session=run.session, driver=run.driver, cancelled=True).exists():
+            raise Conflict(
+                _("Driver %(number)s already used their redo in this session.")
+                % {"number": run.driver.number}
+            )
+        locked.cancelled = True
+        locked.cancel_reason = reason.strip()[:200]
+        locked.version += 1
+        actor.stamp(locked).save()
+    return locked
+
+
+def _draw_drivers(event: Event) -> list[Driver]:
+    return [e.driver for e in _entries_to_seat(event)]
+
+
+@transaction.atomic
+def draw_record(
+    *, actor: Actor, event: Event, rolls: Mapping[int, Sequence[int]] | None = None
+) -> scoring.DrawOutcome:
+    """Quick rules §2 grid draw: record physical rolls, roll the rest, re-roll system ties."""
+    require_organiser(actor, event.championship)
+    if event.qualifying_mode != Event.QualifyingMode.DRAW:
+        raise Conflict(_("This event's grid comes from qualifying, not from a d20 draw."))
+    drivers = {d.number: d for d in _draw_drivers(event)}
+    rolls = rolls or {}
+    unknown = [n for n in rolls if n not in drivers]
+    if unknown:
+        raise InvalidInput(
+            _("Not registered for this event: %(numbers)s.")
+            % {"numbers": ", ".join(str(n) for n in unknown)}
+        )
+    for number, sequence in rolls.items():
+        if not sequence or any(not 1 <= r <= 20 for r in sequence):
+            raise InvalidInput(
+                _("Driver %(number)s: a d20 roll is between 1 and 20.") % {"number": number},
+                {str(number): [_("1 to 20.")]},
+            )
+    stored = {
+        r.driver.number: r for r in DrawRoll.objects.filter(event=event).select_related("driver")
+    }
+    for number, sequence in rolls.items():
+        record = stored.get(number) or DrawRoll(event=event, driver=drivers[number])
+        record.rolls = list(sequence)
+        record.source = RollSource.PHYSICAL
+        actor.stamp(record).save()
+        stored[number] = record
+    sequences = {n: list(stored[n].rolls) if n in stored else [] for n in drivers}
+    system = {n for n in drivers if n not in stored or stored[n].source == RollSource.SYSTEM}
+    outcome = scoring.resolve_draw(sequences, system=system)
+    for number, sequence in outcome.rolls.items():
+        record = stored.get(number)
+        if record is None:
+            record = DrawRoll(event=event, driver=drivers[number], source=RollSource.SYSTEM)
+        if list(sequence) != list(record.rolls):
+            record.rolls = list(sequence)
+            actor.stamp(record).save()
+    return outcome

@@ -1,0 +1,1 @@
+"""Race tables, grids, weather, stands, configurations and results (issue "Race day")."""

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from simple_history.admin import SimpleHistoryAdmin
+
+from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
+
+
+@admin.register(Championship)
+class ChampionshipAdmin(admin.ModelAdmin):
+    list_display = ("name", "season", "slug", "points_mode", "best_results")
+    search_fields = ("name", "slug", "season")
+    list_filter = ("season", "points_mode")
+    filter_horizontal = ("organisers",)
+
+
+@admin.register(Circuit)
+class CircuitAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "laps", "rain_from", "rain_to", "variable_from", "variable_to", "sun_from", "sun_to")
+    search_fields = ("name", "slug")
+    list_filter = ("laps",)
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ("name", "championship")
+    search_fields = ("name",)
+    list_filter = ("championship",)
+
+
+@admin.register(Driver)
+class DriverAdmin(admin.ModelAdmin):
+    list_display = ("number", "first_name", "last_name", "team", "championship", "email")
+    search_fields = ("first_name", "last_name", "email", "=number")
+    list_filter = ("championship", "team")
+    list_select_related = ("team", "championship")
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ("name", "date", "championship", "circuit", "game", "qualifying_mode")
+    search_fields = ("name", "slug")
+    list_filter = ("championship", "game", "qualifying_mode", "date")
+
+
+@admin.register(Entry)
+class EntryAdmin(SimpleHistoryAdmin):
+    list_display = ("event", "driver", "checked_in", "registered_at")
+    search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
+    list_filter = ("event", "checked_in")
+    list_select_related = ("event", "driver")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("user", "created_at")
+    search_fields = ("user__username",)
+    list_filter = ("created_at",)
+    readonly_fields = ("digest",)

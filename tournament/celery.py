@@ -1,0 +1,13 @@
+"""The Celery application. Without REDIS_URL, tasks run inline (eager)."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+
+app = Celery("tournament")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

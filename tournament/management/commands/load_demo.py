@@ -1,0 +1,203 @@
+"""Load the demo championship (idempotent) and the demo logins."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from qualifying.forms import RunForm
+from qualifying.models import QualifyingTable
+from qualifying.services import qualifying_tables_auto, run_record, session_create
+from tournament.access import Actor
+from tournament.models import Championship, Circuit, Event
+from tournament.services import (
+    championship_create,
+    circuit_create,
+    drivers_import,
+    entries_checkin,
+    entries_register,
+    event_create,
+    event_publish,
+)
+
+DEMO_LOGINS = [
+    # username, password, superuser
+    ("admin", "paddock-admin", True),
+    ("organisateur", "paddock-pc", False),
+]
+
+DRIVERS_CSV = """number;first_name;last_name;team;email
+1;Élodie;Lefèvre;Écurie Étoile;elodie@example.org
+2;Théo;Marchand;Écurie Étoile;
+3;Zoé;Girard;Scuderia Dé;
+4;Léo;Bonnet;Scuderia Dé;
+5;Chloé;Dubois;Team Chicane;
+6;Hugo;Moreau;Team Chicane;
+7;Inès;Laurent;Les Pneus Tendres;
+8;Raphaël;Simon;Les Pneus Tendres;
+9;Manon;Michel;Virage Rapide;
+10;Lucas;Garcia;Virage Rapide;
+11;Camille;Roux;Aspiration Racing;
+12;Jules;Fournier;Aspiration Racing;
+13;Léa;Morel;Dé Noir Motorsport;
+14;Gabriel;Mercier;Dé Noir Motorsport;
+15;Anaïs;Blanc;Écurie du Lion;
+16;Noé;Guérin;Écurie du Lion;
+17;Maëlys;Faure;Écurie Étoile;
+18;Arthur;Rousseau;Scuderia Dé;
+19;Jade;Fontaine;Team Chicane;
+20;Louis;Chevalier;Les Pneus Tendres;
+21;Sarah;Robin;Virage Rapide;
+22;Adam;Gauthier;Aspiration Racing;
+23;Lina;Perrin;Dé Noir Motorsport;
+24;Nathan;Lemaire;Écurie du Lion;
+"""
+
+# (tyres, throws, placement errors, exit squares, stopwatch, eliminated) per driver number.
+# Session 1 is dry (sun), session 2 wet (rain). Ties on purpose: drivers 3 and 4 share an
+# absolute time in session 1 (the stopwatch splits them), 5 and 6 share both (order decides).
+SESSION_1: dict[int, tuple[Any, ...]] = {
+    1: ("soft", 19, 0, 1, "1:05.30", False),
+    2: ("hard", 22, 0, 0, "0:58.10", False),
+    3: ("hard", 21, 0, 0, "1:10.00", False),
+    4: ("hard", 21, 0, 0, "1:12.40", False),
+    5: ("hard", 23, 0, 0, "1:20.00", False),
+    6: ("hard", 23, 0, 0, "1:20.00", False),
+    7: ("rain", 20, 0, 1, "1:01.00", False),
+    8: ("soft", 18, 1, 0, "0:59.99", False),
+    9: ("hard", 24, 0, 2, "1:30.50", False),
+    10: ("hard", 0, 0, 0, "", True),
+    11: ("soft", 20, 0, 0, "1:00.00", False),
+    12: ("hard", 25, 0, 0, "2:05.00", False),
+}
+SESSION_2: dict[int, tuple[Any, ...]] = {
+    1: ("rain", 22, 0, 0, "1:15.00", False),
+    2: ("rain", 21, 0, 1, "1:08.20", False),
+    3: ("hard", 24, 0, 1, "1:25.00", False),
+    4: ("rain", 20, 0, 0, "0:55.00", False),
+    5: ("soft", 23, 0, 1, "1:18.00", False),
+    6: ("rain", 22, 0, 2, "1:12.00", False),
+    7: ("rain", 21, 0, 0, "1:03.00", False),
+    8: ("rain", 24, 0, 0, "1:40.00", False),
+    9: ("rain", 22, 0, 0, "1:22.00", False),
+    10: ("rain", 23, 0, 0, "1:19.00", False),
+    11: ("hard", 26, 0, 3, "1:50.00", False),
+    12: ("rain", 20, 0, 1, "1:05.00", False),
+}
+
+
+class Command(BaseCommand):
+    help = "Load the demo championship, its event and runs, and the demo logins (idempotent)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--quiet", action="store_true", help="Print nothing.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        users = self._users()
+        admin = Actor(user=users["admin"], via="demo")
+        with transaction.atomic():
+            event = self._championship(admin, users["organisateur"])
+        if not options["quiet"]:
+            self._print(event)
+
+    def _users(self) -> dict[str, Any]:
+        User = get_user_model()
+        users = {}
+        for username, password, superuser in DEMO_LOGINS:
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_password(password)
+                user.is_staff = True
+                user.is_superuser = superuser
+                user.save()
+            users[username] = user
+        return users
+
+    def _championship(self, admin: Actor, organiser: Any) -> Event:
+        existing = Event.objects.filter(slug="demo-grand-prix-de-printemps").first()
+        if existing is not None:
+            existing.championship.organisers.add(organiser)
+            return existing
+        championship = Championship.objects.filter(slug="demo").first() or championship_create(
+            actor=admin,
+            slug="demo",
+            name="Championnat de France de Formula Dé (démo)",
+            season="2026",
+            points_scale=[25, 18, 15, 12, 10, 8, 6, 4, 2, 1],
+        )
+        championship.organisers.add(organiser)
+        circuit = Circuit.objects.filter(slug="monaco").first() or circuit_create(
+            actor=admin,
+            slug="monaco",
+            name="Monaco",
+            laps=3,
+            weather_scale={"rain": [1, 4], "variable": [5, 8], "sun": [9, 20]},
+        )
+        drivers_import(actor=admin, championship=championship, text=DRIVERS_CSV)
+        event = event_create(
+            actor=admin,
+            championship=championship,
+            slug="demo-grand-prix-de-printemps",
+            name="Grand Prix de printemps",
+            date=datetime.date(2026, 4, 12),
+            circuit=circuit,
+        )
+        numbers = list(range(1, 25))
+        entries_register(actor=admin, event=event, numbers=numbers)
+        entries_checkin(actor=admin, event=event, numbers=numbers)
+        tables = qualifying_tables_auto(actor=admin, event=event, table_size=6)
+        for index, table in enumerate(tables, start=1):
+            table.referee_name = ["Marc Petit", "Sophie André", "Paul Lambert", "Julie Colin"][
+                (index - 1) % 4
+            ]
+            table.save(update_fields=["referee_name"])
+        sun = session_create(actor=admin, event=event, number=1, weather_roll=15)
+        rain = session_create(actor=admin, event=event, number=2, weather_roll=2)
+        start = timezone.now() - datetime.timedelta(hours=3)
+        for session, specs, offset in ((sun, SESSION_1, 0), (rain, SESSION_2, 90)):
+            for number in numbers:
+                base = specs[(number - 1) % 12 + 1]
+                tyres, throws, placement, exits, stopwatch, eliminated = base
+                if number > 12:  # the second half of the field: a little slower
+                    throws = throws + 2 if throws else throws
+                form = RunForm(
+                    data={
+                        "tyres": tyres,
+                        "throws": throws or "",
+                        "placement_errors": placement,
+                        "exit_squares": exits,
+                        "stopwatch": stopwatch,
+                        "eliminated": "on" if eliminated else "",
+                        "performed_at": (
+                            start + datetime.timedelta(minutes=offset + number * 3)
+                        ).isoformat(),
+                    }
+                )
+                if not form.is_valid():  # pragma: no cover - demo data is fixed
+                    raise ValueError(form.errors.as_text())
+                run_record(
+                    actor=admin, session=session, driver_number=number, data=form.cleaned_data
+                )
+        event_publish(actor=admin, event=event, qualifying=True)
+        return event
+
+    def _print(self, event: Event) -> None:
+        base = settings.SITE_URL.rstrip("/")
+        self.stdout.write("")
+        self.stdout.write(self.style.SUCCESS("Paddock is ready: " + base + "/"))
+        self.stdout.write("Demo logins (username / password):")
+        for username, password, superuser in DEMO_LOGINS:
+            role = "administrator" if superuser else "organiser of the demo championship"
+            self.stdout.write(f"  {username} / {password}   ({role})")
+        self.stdout.write(f"Race control desk: {base}{reverse('event-desk', args=[event.slug])}")
+        self.stdout.write("Referee links (no login needed):")
+        for table in QualifyingTable.objects.filter(event=event):
+            self.stdout.write(f"  {table}: {base}{reverse('qtable', args=[table.token])}")
+        self.stdout.write("")

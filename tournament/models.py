@@ -1,0 +1,345 @@
+"""Championships, circuits, teams, drivers, events and entries: registration."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.dispatch import receiver
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+from simple_history.signals import pre_create_historical_record
+
+from qualifying.scoring import WeatherScale
+
+class HistoryActor(models.Model):
+    """Extra column of every history table: who acted when no user is logged in."""
+
+    history_actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+@receiver(pre_create_historical_record)
+def _record_actor(sender: object, instance: models.Model, history_instance: object, **kw: object):
+    # Services set ``_history_actor`` ("table link Q2", "API token of alice", ...).
+    if hasattr(history_instance, "history_actor"):
+        history_instance.history_actor = getattr(instance, "_history_actor", "")[:120]
+
+
+slug_validator = RegexValidator(
+    r"^[a-z0-9-]+$", _("Use only lowercase letters, digits and hyphens (a-z, 0-9, -).")
+)
+
+DEFAULT_POINTS_SCALE = [25, 18, 15, 12, 10, 8, 6, 4, 2, 1]
+
+
+def validate_points_scale(value: object) -> None:
+    if not isinstance(value, list) or not value:
+        raise ValidationError(_("The points scale is a non-empty list of whole numbers."))
+    for points in value:
+        if not isinstance(points, int) or isinstance(points, bool) or points < 0:
+            raise ValidationError(
+                _("The points scale is a list of whole numbers, 0 or more: %(value)s is not."),
+                params={"value": points},
+            )
+
+
+class Championship(models.Model):
+    class PointsMode(models.TextChoices):
+        PER_TABLE = "per_table", _("By position at the table")
+        OVERALL = "overall", _("By rank of the day")
+
+    slug = models.SlugField(_("slug"), unique=True, validators=[slug_validator])
+    name = models.CharField(_("name"), max_length=200)
+    season = models.CharField(_("season"), max_length=20)
+    points_scale = models.JSONField(
+        _("points scale"), default=list, validators=[validate_points_scale]
+    )
+    points_mode = models.CharField(
+        _("points mode"), max_length=20, choices=PointsMode, default=PointsMode.PER_TABLE
+    )
+    best_results = models.PositiveSmallIntegerField(
+        _("best results counted"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Leave empty to count every result."),
+    )
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="organised_championships",
+        verbose_name=_("organisers"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-season", "name"]
+        verbose_name = _("championship")
+        verbose_name_plural = _("championships")
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.season}"
+
+    def is_organiser(self, user: object) -> bool:
+        """True when ``user`` may run this championship (superuser or organiser role)."""
+        if not getattr(user, "is_authenticated", False):
+            return False
+        if getattr(user, "is_superuser", False):
+            return True
+        return self.organisers.filter(pk=user.pk).exists()  # type: ignore[attr-defined]
+
+
+class Circuit(models.Model):
+    slug = models.SlugField(_("slug"), unique=True, validators=[slug_validator])
+    name = models.CharField(_("name"), max_length=200)
+    laps = models.PositiveSmallIntegerField(
+        _("laps"), default=3, validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    rain_from = models.PositiveSmallIntegerField(_("rain from"))
+    rain_to = models.PositiveSmallIntegerField(_("rain to"))
+    variable_from = models.PositiveSmallIntegerField(_("variable from"))
+    variable_to = models.PositiveSmallIntegerField(_("variable to"))
+    sun_from = models.PositiveSmallIntegerField(_("sun from"))
+    sun_to = models.PositiveSmallIntegerField(_("sun to"))
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("circuit")
+        verbose_name_plural = _("circuits")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def weather_scale(self) -> WeatherScale:
+        """The d20 weather scale printed on the board (§3-0-3)."""
+        return WeatherScale(
+            rain=(self.rain_from, self.rain_to),
+            variable=(self.variable_from, self.variable_to),
+            sun=(self.sun_from, self.sun_to),
+        )
+
+    def clean(self) -> None:
+        errors = weather_scale_errors(self.weather_scale)
+        if errors:
+            raise ValidationError({"weather_scale": errors})
+
+
+WEATHER_NAMES = {"rain": _("rain"), "variable": _("variable"), "sun": _("sun")}
+
+
+def weather_scale_errors(scale: WeatherScale) -> list[str]:
+    """Translated sentences for every problem of a weather scale, empty when it is valid."""
+    messages: list[str] = []
+    for problem in scale.problems():
+        values = ", ".join(str(v) for v in problem.values)
+        if problem.kind == "bad_range":
+            messages.append(
+                str(
+                    _(
+                        "The %(weather)s range must go from a lower to a higher face "
+                        "between 1 and 20."
+                    )
+                    % {"weather": WEATHER_NAMES.get(problem.name or "", problem.name)}
+                )
+            )
+        elif problem.kind == "missing":
+            messages.append(
+                str(
+                    _("The weather scale must cover every face from 1 to 20; missing: %(values)s.")
+                    % {"values": values}
+                )
+            )
+        else:
+            messages.append(
+                str(
+                    _("A d20 face may belong to one weather only; in two ranges: %(values)s.")
+                    % {"values": values}
+                )
+            )
+    return messages
+
+
+class Team(models.Model):
+    championship = models.ForeignKey(
+        Championship, on_delete=models.CASCADE, related_name="teams", verbose_name=_("championship")
+    )
+    name = models.CharField(_("name"), max_length=120)
+    colour = models.CharField(_("colour"), max_length=7, blank=True, default="")
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("team")
+        verbose_name_plural = _("teams")
+        constraints = [
+            models.UniqueConstraint(fields=["championship", "name"], name="team_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Driver(models.Model):
+    championship = models.ForeignKey(
+        Championship,
+        on_delete=models.CASCADE,
+        related_name="drivers",
+        verbose_name=_("championship"),
+    )
+    number = models.PositiveIntegerField(_("number"), validators=[MinValueValidator(1)])
+    first_name = models.CharField(_("first name"), max_length=100)
+    last_name = models.CharField(_("last name"), max_length=100)
+    team = models.ForeignKey(
+        Team,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="drivers",
+        verbose_name=_("team"),
+    )
+    email = models.EmailField(_("email"), blank=True, default="")
+
+    class Meta:
+        ordering = ["number"]
+        verbose_name = _("driver")
+        verbose_name_plural = _("drivers")
+        constraints = [
+            models.UniqueConstraint(fields=["championship", "number"], name="driver_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number} {self.name}"
+
+    @property
+    def name(self) -> str:
+        """First and last name as players write them."""
+        return f"{self.first_name} {self.last_name}".strip()
+
+
+class Event(models.Model):
+    class Game(models.TextChoices):
+        FORMULA_DE = "formula_de", _("Formula Dé")
+
+    class QualifyingMode(models.TextChoices):
+        BEST = "best", _("Best run")
+        SUM = "sum", _("Sum of the sessions")
+        DRAW = "draw", _("d20 draw (quick rules)")
+
+    championship = models.ForeignKey(
+        Championship, on_delete=models.CASCADE, related_name="events", verbose_name=_("championship")
+    )
+    slug = models.SlugField(_("slug"), unique=True, validators=[slug_validator])
+    name = models.CharField(_("name"), max_length=200)
+    date = models.DateField(_("date"))
+    circuit = models.ForeignKey(
+        Circuit, on_delete=models.PROTECT, related_name="events", verbose_name=_("circuit")
+    )
+    game = models.CharField(_("game"), max_length=20, choices=Game, default=Game.FORMULA_DE)
+    laps = models.PositiveSmallIntegerField(
+        _("laps"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        help_text=_("Empty: the circuit's number of laps."),
+    )
+    table_size = models.PositiveSmallIntegerField(
+        _("table size"), default=10, validators=[MinValueValidator(2), MaxValueValidator(20)]
+    )
+    qualifying_mode = models.CharField(
+        _("qualifying mode"), max_length=10, choices=QualifyingMode, default=QualifyingMode.BEST
+    )
+    minute_penalty = models.BooleanField(
+        _("+1 throw per full minute"),
+        default=True,
+        help_text=_("§1-1-13: each full minute of the stopwatch counts as one more throw."),
+    )
+    allow_redo = models.BooleanField(
+        _("allow one redo"),
+        default=False,
+        help_text=_("Open format: a driver may cancel their run and run again."),
+    )
+    separate_teams = models.BooleanField(
+        _("keep team-mates apart"), default=True, help_text=_("§1-3-3")
+    )
+    published_allocation = models.BooleanField(_("allocation published"), default=False)
+    published_qualifying = models.BooleanField(_("qualifying published"), default=False)
+    published_results = models.BooleanField(_("results published"), default=False)
+
+    class Meta:
+        ordering = ["-date", "name"]
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def race_laps(self) -> int:
+        """Laps of the race: the event's own setting, else the circuit's (§2-0-3)."""
+        return self.laps or self.circuit.laps
+
+
+class Entry(models.Model):
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="entries", verbose_name=_("event")
+    )
+    driver = models.ForeignKey(
+        Driver, on_delete=models.CASCADE, related_name="entries", verbose_name=_("driver")
+    )
+    checked_in = models.BooleanField(_("checked in"), default=False)
+    registered_at = models.DateTimeField(_("registered at"), auto_now_add=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["registered_at", "id"]
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "driver"], name="entry_unique_driver"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} – {self.driver}"
+
+
+def _hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """An organiser's API token; only its hash is stored."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.created_at:%Y-%m-%d})"
+
+    @classmethod
+    def issue(cls, user: object) -> str:
+        """Create a token for ``user`` and return the raw secret (shown once)."""
+        raw = "pdk_" + secrets.token_urlsafe(32)
+        cls.objects.create(user=user, digest=_hash_token(raw))
+        return raw
+
+    @classmethod
+    def user_for(cls, raw: str) -> object | None:
+        """The active user owning ``raw``, or None."""
+        token = cls.objects.select_related("user").filter(digest=_hash_token(raw)).first()
+        if token is None or not token.user.is_active:
+            return None
+        return token.user

@@ -1,0 +1,301 @@
+"""Writes for registration: championships, circuits, teams, drivers, events, entries."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from tournament.access import Actor
+from tournament.csv_import import LineError, parse_drivers_csv
+from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
+from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
+
+
+def _require_superuser(actor: Actor) -> None:
+    if not actor.is_superuser():
+        raise NotAllowed(_("Only an administrator may create championships and circuits."))
+
+
+def require_organiser(actor: Actor, championship: Championship) -> None:
+    """Refuse unless ``actor`` organises ``championship``."""
+    if not actor.can_organise(championship):
+        raise NotAllowed(_("Only the organisers of this championship may do this."))
+
+
+def _save(instance, message: str):  # type: ignore[no-untyped-def]
+    try:
+        instance.full_clean()
+    except ValidationError as exc:
+        raise invalid_from_validation_error(exc, message) from exc
+    instance.save()
+    return instance
+
+
+@transaction.atomic
+def championship_create(
+    *,
+    actor: Actor,
+    slug: str,
+    name: str,
+    season: str,
+    points_scale: list[int],
+    points_mode: str = Championship.PointsMode.PER_TABLE,
+    best_results: int | None = None,
+) -> Championship:
+    _require_superuser(actor)
+    if Championship.objects.filter(slug=slug).exists():
+        raise Conflict(_("A championship with the slug “%(slug)s” already exists.") % {"slug": slug})
+    championship = Championship(
+        slug=slug,
+        name=name,
+        season=season,
+        points_scale=points_scale,
+        points_mode=points_mode,
+        best_results=best_results,
+    )
+    return _save(championship, _("The championship could not be created."))
+
+
+@transaction.atomic
+def circuit_create(
+    *,
+    actor: Actor,
+    slug: str,
+    name: str,
+    laps: int = 3,
+    weather_scale: dict[str, Sequence[int]],
+) -> Circuit:
+    _require_superuser(actor)
+    if Circuit.objects.filter(slug=slug).exists():
+        raise Conflict(_("A circuit with the slug “%(slug)s” already exists.") % {"slug": slug})
+    ranges = {}
+    for key in ("rain", "variable", "sun"):
+        pair = weather_scale.get(key)
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise InvalidInput(
+                _("The weather scale needs a [from, to] range for rain, variable and sun."),
+                {"weather_scale": [_("Missing or malformed range: %(name)s.") % {"name": key}]},
+            )
+        ranges[key] = pair
+    circuit = Circuit(
+        slug=slug,
+        name=name,
+        laps=laps,
+        rain_from=ranges["rain"][0],
+        rain_to=ranges["rain"][1],
+        variable_from=ranges["variable"][0],
+        variable_to=ranges["variable"][1],
+        sun_from=ranges["sun"][0],
+        sun_to=ranges["sun"][1],
+    )
+    return _save(circuit, _("The circuit could not be created."))
+
+
+@transaction.atomic
+def team_create(*, actor: Actor, championship: Championship, name: str) -> Team:
+    require_organiser(actor, championship)
+    name = name.strip()
+    if Team.objects.filter(championship=championship, name__iexact=name).exists():
+        raise Conflict(_("The team “%(name)s” already exists.") % {"name": name})
+    return _save(Team(championship=championship, name=name), _("The team could not be created."))
+
+
+def _team_named(championship: Championship, name: str | None) -> Team | None:
+    if not name or not name.strip():
+        return None
+    name = name.strip()
+    team = Team.objects.filter(championship=championship, name__iexact=name).first()
+    if team is None:
+        team = _save(Team(championship=championship, name=name), _("Invalid team."))
+    return team
+
+
+@transaction.atomic
+def driver_create(
+    *,
+    actor: Actor,
+    championship: Championship,
+    number: int,
+    first_name: str,
+    last_name: str,
+    team: str | None = None,
+    email: str = "",
+) -> Driver:
+    require_organiser(actor, championship)
+    if Driver.objects.filter(championship=championship, number=number).exists():
+        raise Conflict(
+            _("Driver number %(number)s is already registered.") % {"number": number},
+            {"number": [_("This number is taken.")]},
+        )
+    driver = Driver(
+        championship=championship,
+        number=number,
+        first_name=first_name.strip(),
+        last_name=last_name.strip(),
+        email=(email or "").strip(),
+        team=_team_named(championship, team),
+    )
+    return _save(driver, _("The driver could not be registered."))
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    created: int
+    updated: int
+    errors: list[LineError]
+
+
+def drivers_import(*, actor: Actor, championship: Championship, text: str) -> ImportReport:
+    """Create or update (by number) every driver of a CSV; all or nothing.
+
+    Raises InvalidInput carrying the report's errors when any line is bad: nothing is saved.
+    """
+    require_organiser(actor, championship)
+    rows, errors = parse_drivers_csv(text)
+    if errors:
+        raise InvalidInput(
+            _("Nothing was imported: %(count)s line(s) to fix.") % {"count": len(errors)},
+            {f"line {e.line}": [e.message] for e in errors},
+            current=errors,
+        )
+    created = updated = 0
+    with transaction.atomic():
+        existing = {d.number: d for d in Driver.objects.filter(championship=championship)}
+        teams: dict[str, Team] = {
+            t.name.lower(): t for t in Team.objects.filter(championship=championship)
+        }
+        for row in rows:
+            team = None
+            if row.team:
+                team = teams.get(row.team.lower())
+                if team is None:
+                    team = Team.objects.create(championship=championship, name=row.team)
+                    teams[row.team.lower()] = team
+            driver = existing.get(row.number)
+            if driver is None:
+                driver = Driver(championship=championship, number=row.number)
+                created += 1
+            else:
+                updated += 1
+            driver.first_name = row.first_name
+            driver.last_name = row.last_name
+            driver.team = team
+            driver.email = row.email
+            driver.save()
+    return ImportReport(created=created, updated=updated, errors=[])
+
+
+@transaction.atomic
+def event_create(
+    *,
+    actor: Actor,
+    championship: Championship,
+    slug: str,
+    name: str,
+    date: datetime.date,
+    circuit: Circuit,
+    game: str = Event.Game.FORMULA_DE,
+    laps: int | None = None,
+    table_size: int = 10,
+    qualifying_mode: str = Event.QualifyingMode.BEST,
+    minute_penalty: bool = True,
+    allow_redo: bool = False,
+    separate_teams: bool = True,
+) -> Event:
+    require_organiser(actor, championship)
+    if Event.objects.filter(slug=slug).exists():
+        raise Conflict(_("An event with the slug “%(slug)s” already exists.") % {"slug": slug})
+    event = Event(
+        championship=championship,
+        slug=slug,
+        name=name,
+        date=date,
+        circuit=circuit,
+        game=game,
+        laps=laps,
+        table_size=table_size,
+        qualifying_mode=qualifying_mode,
+        minute_penalty=minute_penalty,
+        allow_redo=allow_redo,
+        separate_teams=separate_teams,
+    )
+    return _save(event, _("The event could not be created."))
+
+
+def _drivers_by_number(championship: Championship, numbers: Iterable[int]) -> list[Driver]:
+    wanted = list(dict.fromkeys(numbers))
+    found = {d.number: d for d in Driver.objects.filter(championship=championship, number__in=wanted)}
+    unknown = [n for n in wanted if n not in found]
+    if unknown:
+        raise InvalidInput(
+            _("Unknown driver number(s) in this championship: %(numbers)s.")
+            % {"numbers": ", ".join(str(n) for n in unknown)},
+            {"numbers": [_("Unknown: %(numbers)s") % {"numbers": unknown}]},
+        )
+    return [found[n] for n in wanted]
+
+
+@transaction.atomic
+def entries_register(*, actor: Actor, event: Event, numbers: Iterable[int]) -> list[Entry]:
+    """Register drivers for ``event``; registering twice keeps the first registration."""
+    require_organiser(actor, event.championship)
+    entries = []
+    for driver in _drivers_by_number(event.championship, numbers):
+        entry = Entry.objects.filter(event=event, driver=driver).first()
+        if entry is None:
+            entry = actor.stamp(Entry(event=event, driver=driver))
+            try:
+                with transaction.atomic():
+                    entry.save()
+            except IntegrityError:  # registered by someone else meanwhile
+                entry = Entry.objects.get(event=event, driver=driver)
+        entries.append(entry)
+    return entries
+
+
+@transaction.atomic
+def entries_checkin(
+    *, actor: Actor, event: Event, numbers: Iterable[int], checked_in: bool = True
+) -> list[Entry]:
+    require_organiser(actor, event.championship)
+    drivers = _drivers_by_number(event.championship, numbers)
+    entries = {e.driver_id: e for e in Entry.objects.filter(event=event, driver__in=drivers)}
+    missing = [d.number for d in drivers if d.pk not in entries]
+    if missing:
+        raise InvalidInput(
+            _("Not registered for this event: %(numbers)s.")
+            % {"numbers": ", ".join(str(n) for n in missing)}
+        )
+    result = []
+    for driver in drivers:
+        entry = entries[driver.pk]
+        if entry.checked_in != checked_in:
+            entry.checked_in = checked_in
+            actor.stamp(entry).save(update_fields=["checked_in"])
+        result.append(entry)
+    return result
+
+
+@transaction.atomic
+def event_publish(
+    *,
+    actor: Actor,
+    event: Event,
+    allocation: bool | None = None,
+    qualifying: bool | None = None,
+    results: bool | None = None,
+) -> Event:
+    require_organiser(actor, event.championship)
+    if allocation is not None:
+        event.published_allocation = allocation
+    if qualifying is not None:
+        event.published_qualifying = qualifying
+    if results is not None:
+        event.published_results = results
+    event.save(update_fields=["published_allocation", "published_qualifying", "published_results"])
+    return event

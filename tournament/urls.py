@@ -1,0 +1,17 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+
+from tournament.api import api
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("qualifying.urls")),
+    path("", include("tournament.web_urls")),
+]
+
+if settings.DEBUG:  # pragma: no cover - development convenience only
+    pass

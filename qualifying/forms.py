@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from qualifying import scoring
 from qualifying.models import Tyres
+from tournament.forms import NumberListField
 
 MAX_THROWS = 999
 MAX_PENALTY = 99
@@ -83,22 +84,7 @@ class CancelRunForm(forms.Form):
 class QualifyingTableForm(forms.Form):
     number = forms.IntegerField(label=_("Table"), min_value=1, max_value=200)
     referee_name = forms.CharField(label=_("Referee"), max_length=120, required=False)
-    drivers = forms.CharField(
-        label=_("Driver numbers"),
-        help_text=_("Numbers separated by spaces or commas."),
-        max_length=2000,
-    )
-
-    def clean_drivers(self) -> list[int]:
-        raw = self.cleaned_data["drivers"].replace(",", " ").replace(";", " ").split()
-        numbers = []
-        for token in raw:
-            if not token.isdigit():
-                raise forms.ValidationError(
-                    _("“%(value)s” is not a driver number."), params={"value": token}
-                )
-            numbers.append(int(token))
-        return numbers
+    drivers = NumberListField(label=_("Driver numbers"))
 
 
 class AutoTablesForm(forms.Form):

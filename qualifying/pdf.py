@@ -154,8 +154,19 @@ def _minute_rule_text(minute_penalty: bool) -> str:
     return gettext("Minute penalty: none (full minutes are not counted)")
 
 
+def _date_and_circuit(data: QualifyingSheetData) -> str:
+    # The date in the active language's own format: "14 juin 2025", "June 14, 2025".
+    return gettext("Date: %(date)s · Circuit: %(circuit)s") % {
+        "date": formats.date_format(data.date, "DATE_FORMAT"),
+        "circuit": data.circuit,
+    }
+
+
 def _breakdown_text(run: PrintedRun, minute_penalty: bool) -> str:
-    """ "= 18 + 0 + 4 + 1" (throws, placement, corner exits, minutes), or "" if unknown."""
+    """The sum after the total, like "= 18 + 0 + 4 + 1"; "" when there is no breakdown.
+
+    Terms: throws, placement, corner exits, minutes.
+    """
     if run.breakdown is None:
         return ""
     terms = list(run.breakdown)
@@ -414,12 +425,11 @@ class QualifyingCardRenderer:
             size=10,
             width=width,
         )
-        date = formats.date_format(data.date, "DATE_FORMAT")
         _draw_fitted(
             canvas,
             left,
             y - 16 * mm,
-            f"{gettext('Date')}: {date} · {gettext('Circuit')}: {data.circuit}",
+            _date_and_circuit(data),
             font=FONT,
             size=9,
             width=width,
@@ -596,7 +606,7 @@ class QualifyingCardRenderer:
             bottom + box_height - 3 * mm,
             gettext("Referee's signature"),
         )
-        label = f"{gettext('Referee')}:"
+        label = gettext("Referee:")
         canvas.setFont(FONT, 9)
         canvas.drawString(left, bottom + box_height - 5 * mm, label)
         x = left + stringWidth(label, FONT, 9) + 2 * mm
@@ -670,7 +680,6 @@ class TableSheetRenderer:
     def render(self, data: QualifyingSheetData) -> bytes:
         _register_fonts()
         buffer = io.BytesIO()
-        page_width, page_height = self.page_size
         margin = self.margin_mm * mm
         with translation.override(data.language):
             document = BaseDocTemplate(
@@ -729,11 +738,12 @@ class TableSheetRenderer:
 
     @staticmethod
     def _session_title(session: PrintedSession) -> str:
-        title = gettext("Session %(number)s") % {"number": session.number}
         blank = "________"
-        weather = _weather_label(session.weather) if session.weather else blank
-        track = _track_label(session.track) if session.track else blank
-        return f"{title} — {gettext('Weather')}: {weather} · {gettext('Track')}: {track}"
+        return gettext("Session %(number)s — Weather: %(weather)s · Track: %(track)s") % {
+            "number": session.number,
+            "weather": _weather_label(session.weather) if session.weather else blank,
+            "track": _track_label(session.track) if session.track else blank,
+        }
 
     def _session_table(self, data: QualifyingSheetData, session: PrintedSession) -> LongTable:
         styles = _styles()
@@ -835,12 +845,8 @@ class TableSheetRenderer:
             size=11,
             width=width,
         )
-        date = formats.date_format(data.date, "DATE_FORMAT")
-        referee = data.referee or "____________________"
-        details = (
-            f"{gettext('Date')}: {date} · {gettext('Circuit')}: {data.circuit}"
-            f" · {gettext('Referee')}: {referee}"
-        )
+        referee = gettext("Referee: %(name)s") % {"name": data.referee or "____________________"}
+        details = f"{_date_and_circuit(data)} · {referee}"
         _draw_fitted(canvas, left, top - 18 * mm, details, font=FONT, size=9, width=width)
         _draw_fitted(
             canvas,
@@ -863,11 +869,10 @@ class TableSheetRenderer:
 
         # Every page is signed, so a page that comes loose is still the referee's word.
         baseline = margin + 3 * mm
-        label = f"{gettext('Referee')}: {data.referee}" if data.referee else ""
-        canvas.setFont(FONT, 9)
-        if label:
+        if data.referee:
+            label = gettext("Referee: %(name)s") % {"name": data.referee}
             _draw_fitted(canvas, left, baseline, label, font=FONT, size=9, width=80 * mm)
-        signature = gettext("Referee's signature") + ":"
+        signature = gettext("Referee's signature:")
         x = left + 90 * mm
         canvas.setFont(FONT, 9)
         canvas.drawString(x, baseline, signature)

@@ -98,7 +98,12 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
     lines = []
     for row in rows:
         run = run_by_key.get((row.driver, row.session)) if row.session is not None else None
-        counted = run if row.status == "ok" else None
+        if event.qualifying_mode == Event.QualifyingMode.SUM:
+            # The total is a sum of runs: so is its breakdown (shown wherever a total is).
+            counted = [run_by_key[(r.driver, r.session)].breakdown() for r in row.runs]
+            breakdown = _sum_breakdowns(counted) if row.absolute is not None else None
+        else:
+            breakdown = run.breakdown() if run is not None and row.status == "ok" else None
         lines.append(
             ClassifiedLine(
                 rank=row.rank,
@@ -108,10 +113,22 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
                 stopwatch_cs=row.stopwatch_cs,
                 session=row.session,
                 run=run,
-                breakdown=counted.breakdown() if counted else None,
+                breakdown=breakdown,
             )
         )
     return lines
+
+
+def _sum_breakdowns(parts: list[scoring.Breakdown | None]) -> scoring.Breakdown | None:
+    present = [p for p in parts if p is not None]
+    if not present:
+        return None
+    return scoring.Breakdown(
+        throws=sum(p.throws for p in present),
+        placement=sum(p.placement for p in present),
+        corner_exits=sum(p.corner_exits for p in present),
+        minutes=sum(p.minutes for p in present),
+    )
 
 
 def draw_classification(*, event: Event, entries: list[Entry] | None = None) -> list[ClassifiedLine]:

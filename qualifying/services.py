@@ -174,6 +174,12 @@ def _check_referee(actor: Actor, event: Event, driver: Driver) -> None:
 
 
 def _apply(run: Run, data: Mapping[str, Any]) -> None:
+    """Copy validated values onto ``run``; refuse an incomplete lap whatever the caller."""
+    if not data.get("eliminated") and (data.get("throws") is None or data.get("stopwatch") is None):
+        raise InvalidInput(
+            _("A run that is not eliminated needs its throws and its stopwatch time."),
+            {"throws": [_("Required.")], "stopwatch": [_("Required.")]},
+        )
     run.tyres = data["tyres"]
     run.eliminated = bool(data.get("eliminated"))
     run.throws = data.get("throws")

@@ -268,7 +268,8 @@ def qtable_save(request: HttpRequest, token: str, session: int, number: int) -> 
                     actor=actor, session=session_obj, driver_number=number, data=form.cleaned_data
                 )
             else:
-                version = int(request.POST.get("version") or 0)
+                raw_version = request.POST.get("version", "")
+                version = int(raw_version) if raw_version.isascii() and raw_version.isdigit() else 0
                 run = run_update(actor=actor, run=run, version=version, data=form.cleaned_data)
         except ServiceError as exc:
             message = exc.message

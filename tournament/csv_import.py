@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -73,8 +74,10 @@ def decode(data: bytes) -> str:
 def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
     """Every valid row and every bad line (1 = the header line) of a drivers CSV."""
     lines = text.splitlines()
+    skipped = 0  # blank lines above the header still count in the reported line numbers
     while lines and not lines[0].strip():
         lines.pop(0)
+        skipped += 1
     if not lines:
         return [], [LineError(1, _("The file is empty."))]
     header_line = lines[0]
@@ -96,7 +99,7 @@ def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
     rows: list[DriverRow] = []
     errors: list[LineError] = []
     seen: dict[int, int] = {}
-    for line_no, cells in enumerate(reader, start=2):
+    for line_no, cells in enumerate(reader, start=skipped + 2):
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) > len(header) and any(c.strip() for c in cells[len(header) :]):
@@ -112,7 +115,7 @@ def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
         problems: list[str] = []
         raw_number = values.get("number", "")
         number = 0
-        if not raw_number.isdigit() or not (1 <= int(raw_number) <= MAX_NUMBER):
+        if not re.fullmatch(r"[0-9]{1,6}", raw_number) or not 1 <= int(raw_number) <= MAX_NUMBER:
             problems.append(
                 _("the number must be a whole number from 1 to %(max)s, not “%(value)s”")
                 % {"max": MAX_NUMBER, "value": raw_number}
@@ -148,5 +151,5 @@ def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
         seen[number] = line_no
         rows.append(DriverRow(line_no, number, first_name, last_name, team, email))
     if not rows and not errors:
-        errors.append(LineError(1, _("The file has a header but no driver.")))
+        errors.append(LineError(skipped + 1, _("The file has a header but no driver.")))
     return rows, errors

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -24,20 +26,26 @@ class DriverImportForm(forms.Form):
         return upload
 
 
-class RegisterForm(forms.Form):
-    numbers = forms.CharField(
-        label=_("Driver numbers"),
-        help_text=_("Numbers separated by spaces or commas."),
-        max_length=4000,
-    )
+class NumberListField(forms.CharField):
+    """Driver numbers typed as ``3 7 12`` or ``3, 7, 12``; cleans to a list of ints."""
 
-    def clean_numbers(self) -> list[int]:
-        raw = self.cleaned_data["numbers"].replace(",", " ").replace(";", " ").split()
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("max_length", 4000)
+        kwargs.setdefault("help_text", _("Numbers separated by spaces or commas."))
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+
+    def clean(self, value: object) -> list[int]:  # type: ignore[override]
+        text = super().clean(value)
         numbers = []
-        for token in raw:
-            if not token.isdigit():
+        for token in text.replace(",", " ").replace(";", " ").split():
+            # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+            if not re.fullmatch(r"[0-9]{1,6}", token):
                 raise forms.ValidationError(
                     _("“%(value)s” is not a driver number."), params={"value": token}
                 )
             numbers.append(int(token))
         return numbers
+
+
+class RegisterForm(forms.Form):
+    numbers = NumberListField(label=_("Driver numbers"))

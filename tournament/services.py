@@ -96,11 +96,20 @@ def circuit_create(
     return _save(circuit, _("The circuit could not be created."))
 
 
+def teams_by_name(championship: Championship) -> dict[str, Team]:
+    """The championship's teams keyed by casefolded name.
+
+    Compared in Python: SQLite's case-insensitive match ignores accented capitals
+    ("écurie" vs "Écurie"), PostgreSQL's does not; both must agree.
+    """
+    return {t.name.casefold(): t for t in Team.objects.filter(championship=championship)}
+
+
 @transaction.atomic
 def team_create(*, actor: Actor, championship: Championship, name: str) -> Team:
     require_organiser(actor, championship)
     name = name.strip()
-    if Team.objects.filter(championship=championship, name__iexact=name).exists():
+    if name.casefold() in teams_by_name(championship):
         raise Conflict(_("The team “%(name)s” already exists.") % {"name": name})
     return _save(Team(championship=championship, name=name), _("The team could not be created."))
 
@@ -109,7 +118,7 @@ def _team_named(championship: Championship, name: str | None) -> Team | None:
     if not name or not name.strip():
         return None
     name = name.strip()
-    team = Team.objects.filter(championship=championship, name__iexact=name).first()
+    team = teams_by_name(championship).get(name.casefold())
     if team is None:
         team = _save(Team(championship=championship, name=name), _("Invalid team."))
     return team
@@ -166,16 +175,14 @@ def drivers_import(*, actor: Actor, championship: Championship, text: str) -> Im
     created = updated = 0
     with transaction.atomic():
         existing = {d.number: d for d in Driver.objects.filter(championship=championship)}
-        teams: dict[str, Team] = {
-            t.name.lower(): t for t in Team.objects.filter(championship=championship)
-        }
+        teams = teams_by_name(championship)
         for row in rows:
             team = None
             if row.team:
-                team = teams.get(row.team.lower())
+                team = teams.get(row.team.casefold())
                 if team is None:
                     team = Team.objects.create(championship=championship, name=row.team)
-                    teams[row.team.lower()] = team
+                    teams[row.team.casefold()] = team
             driver = existing.get(row.number)
             if driver is None:
                 driver = Driver(championship=championship, number=row.number)

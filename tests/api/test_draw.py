@@ -1,0 +1,98 @@
+"""POST /events/{event}/draw: the quick rules' d20 grid draw (§2), lowest roll first."""
+
+from __future__ import annotations
+
+import pytest
+
+from qualifying.models import DrawRoll
+from tests.api.conftest import make_event
+from tournament.models import Entry
+
+pytestmark = pytest.mark.django_db
+
+DRAW = "/events/quick/draw"
+
+
+@pytest.fixture
+def quick(championship, circuit, drivers):
+    event = make_event(championship, circuit, slug="quick", qualifying_mode="draw")
+    for driver in drivers.values():
+        Entry.objects.create(event=event, driver=driver)
+    return event
+
+
+def order(body: dict) -> list[int]:
+    return [line["driver"]["number"] for line in body["order"]]
+
+
+def test_physical_rolls_with_a_tie_then_the_re_roll(organiser, quick):
+    rolls = {"1": 5, "2": [7], "3": 5, "4": 1, "5": 20, "6": 12}
+    response = organiser.post(DRAW, {"rolls": rolls})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert order(body) == [4, 1, 3, 2, 6, 5]
+    assert body["order"][0] == {
+        "rank": 1,
+        "driver": {"number": 4, "name": "David Leroy", "team": None},
+        "rolls": [1],
+        "source": "physical",
+    }
+    assert body["pending_ties"] == [
+        [
+            {"number": 1, "name": "Alice Martin", "team": "Ferrari"},
+            {"number": 3, "name": "Chloé Durand", "team": None},
+        ]
+    ]
+
+    resolved = organiser.post(DRAW, {"rolls": {"1": [5, 9], "3": [5, 2]}}).json()
+    assert order(resolved) == [4, 3, 1, 2, 6, 5]
+    assert resolved["pending_ties"] == []
+    assert resolved["order"][1]["rolls"] == [5, 2]
+    general = organiser.get("/events/quick/qualifying").json()
+    assert [line["driver"]["number"] for line in general] == [4, 3, 1, 2, 6, 5]
+
+
+def test_system_rolls_everything_and_settles_its_own_ties(organiser, quick):
+    response = organiser.post(DRAW, raw=b"")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert sorted(order(body)) == [1, 2, 3, 4, 5, 6]
+    assert [line["rank"] for line in body["order"]] == [1, 2, 3, 4, 5, 6]
+    assert body["pending_ties"] == []
+    assert {line["source"] for line in body["order"]} == {"system"}
+    sequences = [tuple(line["rolls"]) for line in body["order"]]
+    assert sequences == sorted(sequences)
+    assert all(1 <= r <= 20 for seq in sequences for r in seq)
+    assert DrawRoll.objects.filter(event=quick).count() == 6
+
+
+def test_empty_object_body_rolls_everything(organiser, quick):
+    assert organiser.post(DRAW, {}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "rolls",
+    [{"1": 21}, {"1": 0}, {"1": []}, {"1": "five"}, {"one": 5}, {"1": [3, 25]}, {"99": 4}],
+)
+def test_invalid_rolls_are_400(organiser, quick, rolls):
+    response = organiser.post(DRAW, {"rolls": rolls})
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"]
+    assert not DrawRoll.objects.exists()
+
+
+def test_invalid_roll_names_the_driver(organiser, quick):
+    response = organiser.post(DRAW, {"rolls": {"3": "five", "4": [2, 21]}})
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"rolls.3.0", "rolls.4.1"}
+
+
+def test_draw_on_a_qualifying_event_is_409(organiser, event):
+    assert organiser.post("/events/monaco-2025/draw", {}).status_code == 409
+
+
+def test_only_organisers_draw(referee, outsider, anon, quick):
+    assert outsider.post(DRAW, {}).status_code == 403
+    assert anon.post(DRAW, {}).status_code == 401
+    assert referee.post(DRAW, {}).status_code == 403
+    assert not DrawRoll.objects.exists()

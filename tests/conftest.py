@@ -1,0 +1,118 @@
+"""Shared test setup: browser launch, CI strictness, small data builders."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+
+import pytest
+
+# pytest-playwright's sync API runs an event loop in the test thread.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+IN_CI = bool(os.environ.get("CI"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if IN_CI:
+        missing = [name for name in ("DATABASE_URL", "REDIS_URL") if not os.environ.get(name)]
+        if missing:
+            raise pytest.UsageError(f"CI runs against real services: set {', '.join(missing)}.")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # In CI a test skipped for a missing service or browser is a failure, not a pass.
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if IN_CI and skipped and session.exitstatus == 0:
+        reporter.write_line(f"CI: {skipped} test(s) skipped; failing the run.", red=True)
+        session.exitstatus = 1
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (apt-get install chromium).")
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": [
+            "--no-sandbox",
+            "--headless",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    }
+
+
+@pytest.fixture
+def organiser(django_user_model):
+    return django_user_model.objects.create_user("pc", password="pc-password-1")
+
+
+@pytest.fixture
+def championship(organiser):
+    from tournament.models import Championship
+
+    championship = Championship.objects.create(
+        slug="cf", name="Coupe de France", season="2026", points_scale=[10, 8, 6]
+    )
+    championship.organisers.add(organiser)
+    return championship
+
+
+@pytest.fixture
+def circuit():
+    from tournament.models import Circuit
+
+    return Circuit.objects.create(
+        slug="monza",
+        name="Monza",
+        rain_from=1,
+        rain_to=4,
+        variable_from=5,
+        variable_to=8,
+        sun_from=9,
+        sun_to=20,
+    )
+
+
+@pytest.fixture
+def make_event(championship, circuit):
+    from tournament.models import Driver, Entry, Event, Team
+
+    def build(n_drivers: int = 6, **options):
+        event = Event.objects.create(
+            championship=championship,
+            slug=options.pop("slug", "gp"),
+            name="Grand Prix d'Été",
+            date=datetime.date(2026, 7, 14),
+            circuit=circuit,
+            **options,
+        )
+        team = Team.objects.get_or_create(championship=championship, name="Écurie Étoile")[0]
+        for number in range(1, n_drivers + 1):
+            driver, _ = Driver.objects.get_or_create(
+                championship=championship,
+                number=number,
+                defaults={
+                    "first_name": f"Pilote{number}",
+                    "last_name": "Lefèvre",
+                    "team": team if number % 2 else None,
+                },
+            )
+            Entry.objects.create(event=event, driver=driver)
+        return event
+
+    return build
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    # Real hashing costs ~0.3 s a user; the tests are about Paddock, not PBKDF2.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

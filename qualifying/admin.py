@@ -38,7 +38,18 @@ class QualifyingTableAdmin(admin.ModelAdmin):
 
 @admin.register(Run)
 class RunAdmin(SimpleHistoryAdmin):
-    list_display = ("session", "driver", "tyres", "throws", "placement_errors", "exit_squares", "stopwatch", "eliminated", "cancelled", "version")
+    list_display = (
+        "session",
+        "driver",
+        "tyres",
+        "throws",
+        "placement_errors",
+        "exit_squares",
+        "stopwatch",
+        "eliminated",
+        "cancelled",
+        "version",
+    )
     search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
     list_filter = ("session__event", "session", "tyres", "eliminated", "cancelled")
     list_select_related = ("session", "driver")

@@ -26,6 +26,8 @@ class StopwatchField(forms.CharField):
 
     def to_python(self, value: Any) -> int | None:  # type: ignore[override]
         if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value < MAX_STOPWATCH_CS:
+                raise forms.ValidationError(self.error_messages["too_long"], code="too_long")
             return value
         text = super().to_python(value)
         if text in self.empty_values:
@@ -43,7 +45,9 @@ class StopwatchField(forms.CharField):
 
 class RunForm(forms.Form):
     tyres = forms.ChoiceField(label=_("Tyres"), choices=Tyres.choices)
-    throws = forms.IntegerField(label=_("Throws"), min_value=1, max_value=MAX_THROWS, required=False)
+    throws = forms.IntegerField(
+        label=_("Throws"), min_value=1, max_value=MAX_THROWS, required=False
+    )
     placement_errors = forms.IntegerField(
         label=_("Placement errors"), min_value=0, max_value=MAX_PENALTY, required=False
     )
@@ -53,6 +57,12 @@ class RunForm(forms.Form):
     stopwatch = StopwatchField(label=_("Stopwatch"), required=False)
     eliminated = forms.BooleanField(label=_("Eliminated"), required=False)
     performed_at = forms.DateTimeField(label=_("Performed at"), required=False)
+
+    def clean_performed_at(self) -> Any:
+        value = self.cleaned_data.get("performed_at")
+        if value is not None and not 2000 <= value.year <= 2100:
+            raise forms.ValidationError(_("This date is not plausible for a run."))
+        return value
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

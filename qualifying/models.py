@@ -63,9 +63,7 @@ class QualifyingSession(models.Model):
         verbose_name_plural = _("qualifying sessions")
         constraints = [
             models.UniqueConstraint(fields=["event", "number"], name="session_unique_number"),
-            models.CheckConstraint(
-                condition=Q(roll__gte=1, roll__lte=20), name="session_roll_d20"
-            ),
+            models.CheckConstraint(condition=Q(roll__gte=1, roll__lte=20), name="session_roll_d20"),
         ]
 
     def __str__(self) -> str:

@@ -86,9 +86,7 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
         result = run.as_result()
         run_by_key[(result.driver, result.session)] = run
         results.append(result)
-    sessions = list(
-        QualifyingSession.objects.filter(event=event).values_list("number", flat=True)
-    )
+    sessions = list(QualifyingSession.objects.filter(event=event).values_list("number", flat=True))
     rows = scoring.classify_general(
         drivers=[e.driver.number for e in entries],
         sessions=sessions,
@@ -131,7 +129,9 @@ def _sum_breakdowns(parts: list[scoring.Breakdown | None]) -> scoring.Breakdown 
     )
 
 
-def draw_classification(*, event: Event, entries: list[Entry] | None = None) -> list[ClassifiedLine]:
+def draw_classification(
+    *, event: Event, entries: list[Entry] | None = None
+) -> list[ClassifiedLine]:
     """Quick rules §2: the grid order of the d20 draw (lowest first), undrawn drivers last."""
     if entries is None:
         entries = list(Entry.objects.filter(event=event).select_related("driver", "driver__team"))
@@ -140,9 +140,7 @@ def draw_classification(*, event: Event, entries: list[Entry] | None = None) -> 
         r.driver.number: r.rolls
         for r in DrawRoll.objects.filter(event=event).select_related("driver")
     }
-    drawn = sorted(
-        (n for n in drivers if rolls.get(n)), key=lambda n: (tuple(rolls[n]), n)
-    )
+    drawn = sorted((n for n in drivers if rolls.get(n)), key=lambda n: (tuple(rolls[n]), n))
     order = drawn + [n for n in drivers if not rolls.get(n)]
     return [
         ClassifiedLine(
@@ -170,12 +168,12 @@ def qualifying_progress(*, event: Event) -> list[TableProgress]:
     """How many runs each qualifying table has entered, per session."""
     sessions = list(event.sessions.order_by("number").values_list("number", flat=True))
     tables = list(
-        QualifyingTable.objects.filter(event=event).annotate(n_drivers=Count("seats", distinct=True))
+        QualifyingTable.objects.filter(event=event).annotate(
+            n_drivers=Count("seats", distinct=True)
+        )
     )
     seat_table = dict(
-        event.qualifying_tables.values_list("seats__driver_id", "id").exclude(
-            seats__driver_id=None
-        )
+        event.qualifying_tables.values_list("seats__driver_id", "id").exclude(seats__driver_id=None)
     )
     counts: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     for driver_id, session_number in Run.objects.filter(
@@ -215,4 +213,3 @@ def run_history(*, session: QualifyingSession, driver: Driver) -> list[object]:
         .select_related("history_user")
         .order_by("-history_date", "-history_id")
     )
-

@@ -28,6 +28,9 @@ from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
 from tournament.services import require_organiser
 
+MAX_SESSIONS = 20
+MAX_TABLES = 200
+
 RUN_FIELDS = (
     "tyres",
     "throws",
@@ -55,9 +58,14 @@ def session_create(
     """Open a qualifying session and draw its weather once for every table (§1-0-3, §3-1)."""
     require_organiser(actor, event.championship)
     if event.qualifying_mode == Event.QualifyingMode.DRAW:
-        raise Conflict(_("This event uses the d20 draw for the grid: it has no qualifying session."))
-    if number < 1:
-        raise InvalidInput(_("Sessions are numbered from 1."), {"number": [_("1 or more.")]})
+        raise Conflict(
+            _("This event uses the d20 draw for the grid: it has no qualifying session.")
+        )
+    if not 1 <= number <= MAX_SESSIONS:
+        raise InvalidInput(
+            _("Sessions are numbered from 1 to %(max)s.") % {"max": MAX_SESSIONS},
+            {"number": [_("1 to %(max)s.") % {"max": MAX_SESSIONS}]},
+        )
     if QualifyingSession.objects.filter(event=event, number=number).exists():
         raise Conflict(_("Session %(number)s already exists.") % {"number": number})
     roll, source = roll_or_record(weather_roll)
@@ -92,6 +100,16 @@ def qualifying_table_set(
 ) -> QualifyingTable:
     """Create or replace qualifying table ``number``; a driver moves here from any other table."""
     require_organiser(actor, event.championship)
+    if not 1 <= number <= MAX_TABLES:
+        raise InvalidInput(
+            _("Tables are numbered from 1 to %(max)s.") % {"max": MAX_TABLES},
+            {"number": [_("1 to %(max)s.") % {"max": MAX_TABLES}]},
+        )
+    if referee_name is not None and len(referee_name.strip()) > 120:
+        raise InvalidInput(
+            _("The referee's name is limited to 120 characters."),
+            {"referee": [_("120 characters at most.")]},
+        )
     found = {
         e.driver.number: e.driver
         for e in Entry.objects.filter(event=event, driver__number__in=drivers).select_related(
@@ -169,7 +187,8 @@ def _check_referee(actor: Actor, event: Event, driver: Driver) -> None:
     seat = QualifyingSeat.objects.filter(event=event, driver=driver).select_related("table").first()
     if seat is None or not actor.can_referee(seat.table):
         raise NotAllowed(
-            _("Driver %(number)s does not sit at your qualifying table.") % {"number": driver.number}
+            _("Driver %(number)s does not sit at your qualifying table.")
+            % {"number": driver.number}
         )
 
 
@@ -213,7 +232,8 @@ def run_record(
         except IntegrityError as exc:  # the same run sent twice at once
             raise Conflict(
                 _("Driver %(number)s already has a run in session %(session)s.")
-                % {"number": driver.number, "session": session.number}
+                % {"number": driver.number, "session": session.number},
+                current=Run.objects.filter(session=session, driver=driver, cancelled=False).first(),
             ) from exc
     return run
 

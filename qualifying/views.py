@@ -16,7 +16,13 @@ from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
 from qualifying import scoring
-from qualifying.forms import AutoTablesForm, CancelRunForm, QualifyingTableForm, RunForm, SessionForm
+from qualifying.forms import (
+    AutoTablesForm,
+    CancelRunForm,
+    QualifyingTableForm,
+    RunForm,
+    SessionForm,
+)
 from qualifying.models import QualifyingSession, QualifyingTable, Run
 from qualifying.pdf import QualifyingCardRenderer, TableSheetRenderer
 from qualifying.selectors import (
@@ -93,7 +99,9 @@ def desk_tables_auto(request: HttpRequest, slug: str) -> HttpResponse:
         except ServiceError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, _("%(count)s qualifying table(s) set.") % {"count": len(tables)})
+            messages.success(
+                request, _("%(count)s qualifying table(s) set.") % {"count": len(tables)}
+            )
     else:
         messages.error(request, _("Give the number of drivers per table."))
     return redirect("event-desk", slug=slug)
@@ -197,10 +205,7 @@ def qtable(request: HttpRequest, token: str) -> HttpResponse:
     drivers = table_drivers(table=table)
     runs = table_runs(table=table, session=session) if session else {}
     rows = (
-        [
-            _row_context(table=table, session=session, driver=d, run=runs.get(d.pk))
-            for d in drivers
-        ]
+        [_row_context(table=table, session=session, driver=d, run=runs.get(d.pk)) for d in drivers]
         if session
         else []
     )
@@ -247,7 +252,11 @@ def qtable_preview(request: HttpRequest, token: str, session: int, number: int) 
     return render(
         request,
         "qualifying/_preview.html",
-        {"breakdown": breakdown, "form": form, "eliminated": form.data.get(f"d{number}-eliminated")},
+        {
+            "breakdown": breakdown,
+            "form": form,
+            "eliminated": form.data.get(f"d{number}-eliminated"),
+        },
     )
 
 

@@ -45,7 +45,7 @@ class Actor:
         return championship.is_organiser(self.user)
 
     def can_referee(self, table: Any) -> bool:
-        """True when this actor may write ``table``'s sheets: its link, its referee, an organiser."""
+        """True when this actor may write ``table``: its link, its referee or an organiser."""
         if self.table is not None:
             return type(self.table) is type(table) and self.table.pk == table.pk
         if self.is_authenticated and getattr(table, "referee_id", None) == self.user.pk:

@@ -16,7 +16,17 @@ class ChampionshipAdmin(admin.ModelAdmin):
 
 @admin.register(Circuit)
 class CircuitAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "laps", "rain_from", "rain_to", "variable_from", "variable_to", "sun_from", "sun_to")
+    list_display = (
+        "name",
+        "slug",
+        "laps",
+        "rain_from",
+        "rain_to",
+        "variable_from",
+        "variable_to",
+        "sun_from",
+        "sun_to",
+    )
     search_fields = ("name", "slug")
     list_filter = ("laps",)
 

@@ -80,6 +80,15 @@ def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
         skipped += 1
     if not lines:
         return [], [LineError(1, _("The file is empty."))]
+    if "\x00" in text:
+        return [], [LineError(1, _("This is not a text file."))]
+    try:
+        return _parse(lines, skipped)
+    except csv.Error:  # e.g. a field longer than the csv module accepts
+        return [], [LineError(1, _("The file could not be read as CSV."))]
+
+
+def _parse(lines: list[str], skipped: int) -> tuple[list[DriverRow], list[LineError]]:
     header_line = lines[0]
     delimiter = ";" if header_line.count(";") >= header_line.count(",") else ","
     reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
@@ -88,7 +97,7 @@ def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
     if missing:
         return [], [
             LineError(
-                1,
+                skipped + 1,
                 _(
                     "The first line must name the columns number, first_name, last_name, "
                     "team, email; missing: %(columns)s."
@@ -111,7 +120,9 @@ def parse_drivers_csv(text: str) -> tuple[list[DriverRow], list[LineError]]:
                 )
             )
             continue
-        values = {name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(header)}
+        values = {
+            name: (cells[i].strip() if i < len(cells) else "") for i, name in enumerate(header)
+        }
         problems: list[str] = []
         raw_number = values.get("number", "")
         number = 0

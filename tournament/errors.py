@@ -43,7 +43,10 @@ class Conflict(ServiceError):
 def invalid_from_validation_error(exc: ValidationError, message: str) -> InvalidInput:
     """Turn Django's ValidationError (from full_clean) into an InvalidInput."""
     if hasattr(exc, "error_dict"):
-        errors = {field: [str(m) for e in errs for m in e.messages] for field, errs in exc.error_dict.items()}
+        errors = {
+            field: [str(m) for e in errs for m in e.messages]
+            for field, errs in exc.error_dict.items()
+        }
     else:
         errors = {"__all__": [str(m) for m in exc.messages]}
     first = next((msgs[0] for msgs in errors.values() if msgs), message)

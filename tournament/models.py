@@ -16,6 +16,7 @@ from simple_history.signals import pre_create_historical_record
 
 from qualifying.scoring import WeatherScale
 
+
 class HistoryActor(models.Model):
     """Extra column of every history table: who acted when no user is logged in."""
 
@@ -233,7 +234,10 @@ class Event(models.Model):
         DRAW = "draw", _("d20 draw (quick rules)")
 
     championship = models.ForeignKey(
-        Championship, on_delete=models.CASCADE, related_name="events", verbose_name=_("championship")
+        Championship,
+        on_delete=models.CASCADE,
+        related_name="events",
+        verbose_name=_("championship"),
     )
     slug = models.SlugField(_("slug"), unique=True, validators=[slug_validator])
     name = models.CharField(_("name"), max_length=200)

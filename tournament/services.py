@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
-from tournament.csv_import import LineError, parse_drivers_csv
+from tournament.csv_import import MAX_NUMBER, LineError, parse_drivers_csv
 from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 
@@ -49,7 +49,9 @@ def championship_create(
 ) -> Championship:
     _require_superuser(actor)
     if Championship.objects.filter(slug=slug).exists():
-        raise Conflict(_("A championship with the slug “%(slug)s” already exists.") % {"slug": slug})
+        raise Conflict(
+            _("A championship with the slug “%(slug)s” already exists.") % {"slug": slug}
+        )
     championship = Championship(
         slug=slug,
         name=name,
@@ -136,6 +138,7 @@ def driver_create(
     email: str = "",
 ) -> Driver:
     require_organiser(actor, championship)
+    _check_numbers([number])
     if Driver.objects.filter(championship=championship, number=number).exists():
         raise Conflict(
             _("Driver number %(number)s is already registered.") % {"number": number},
@@ -234,9 +237,22 @@ def event_create(
     return _save(event, _("The event could not be created."))
 
 
+def _check_numbers(numbers: Iterable[int]) -> None:
+    bad = [n for n in numbers if not 1 <= n <= MAX_NUMBER]
+    if bad:
+        raise InvalidInput(
+            _("Driver numbers go from 1 to %(max)s: %(numbers)s is not one.")
+            % {"max": MAX_NUMBER, "numbers": ", ".join(str(n) for n in bad)},
+            {"number": [_("1 to %(max)s.") % {"max": MAX_NUMBER}]},
+        )
+
+
 def _drivers_by_number(championship: Championship, numbers: Iterable[int]) -> list[Driver]:
     wanted = list(dict.fromkeys(numbers))
-    found = {d.number: d for d in Driver.objects.filter(championship=championship, number__in=wanted)}
+    _check_numbers(wanted)
+    found = {
+        d.number: d for d in Driver.objects.filter(championship=championship, number__in=wanted)
+    }
     unknown = [n for n in wanted if n not in found]
     if unknown:
         raise InvalidInput(

@@ -110,9 +110,9 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
 
     event = organised_event(request, slug)
     entries = list(
-        Entry.objects.filter(event=event).select_related("driver", "driver__team").order_by(
-            "driver__number"
-        )
+        Entry.objects.filter(event=event)
+        .select_related("driver", "driver__team")
+        .order_by("driver__number")
     )
     registered = {e.driver_id for e in entries}
     not_registered = Driver.objects.filter(championship=event.championship).exclude(

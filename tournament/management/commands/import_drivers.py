@@ -16,7 +16,9 @@ from tournament.services import drivers_import
 
 
 class Command(BaseCommand):
-    help = "Import drivers (number,first_name,last_name,team,email; ';' or ',') into a championship."
+    help = (
+        "Import drivers (number,first_name,last_name,team,email; ';' or ',') into a championship."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("championship", help="The championship's slug.")
@@ -33,7 +35,9 @@ class Command(BaseCommand):
         admin = get_user_model()(username="manage.py", is_superuser=True, is_active=True)
         actor = Actor(user=admin, via="import_drivers")
         try:
-            report = drivers_import(actor=actor, championship=championship, text=decode(path.read_bytes()))
+            report = drivers_import(
+                actor=actor, championship=championship, text=decode(path.read_bytes())
+            )
         except ServiceError as exc:
             for error in exc.current or []:
                 self.stderr.write(f"line {error.line}: {error.message}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from django import forms
@@ -43,6 +44,18 @@ class StopwatchField(forms.CharField):
         return centiseconds
 
 
+class PerformedAtField(forms.DateTimeField):
+    """ISO date-time of when the run was performed; anything but text or a datetime is refused.
+
+    The API feeds raw JSON values to this form: a number or a boolean must be a 400.
+    """
+
+    def to_python(self, value: Any) -> Any:
+        if value is not None and not isinstance(value, str | datetime.datetime):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
 class RunForm(forms.Form):
     tyres = forms.ChoiceField(label=_("Tyres"), choices=Tyres.choices)
     throws = forms.IntegerField(
@@ -56,7 +69,7 @@ class RunForm(forms.Form):
     )
     stopwatch = StopwatchField(label=_("Stopwatch"), required=False)
     eliminated = forms.BooleanField(label=_("Eliminated"), required=False)
-    performed_at = forms.DateTimeField(label=_("Performed at"), required=False)
+    performed_at = PerformedAtField(label=_("Performed at"), required=False)
 
     def clean_performed_at(self) -> Any:
         value = self.cleaned_data.get("performed_at")

@@ -10,16 +10,19 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
 from qualifying import scoring
 from tournament.models import Driver, Event, HistoryActor
 
 
+# Contexts: Django's own French catalogue already has "Sun" (= Sunday), and "Rain" is both
+# a weather and a tyre.
 class Weather(models.TextChoices):
-    SUN = "sun", _("Sun")
-    VARIABLE = "variable", _("Variable")
-    RAIN = "rain", _("Rain")
+    SUN = "sun", pgettext_lazy("weather", "Sun")
+    VARIABLE = "variable", pgettext_lazy("weather", "Variable")
+    RAIN = "rain", pgettext_lazy("weather", "Rain")
 
 
 class Track(models.TextChoices):
@@ -28,9 +31,9 @@ class Track(models.TextChoices):
 
 
 class Tyres(models.TextChoices):
-    HARD = "hard", _("Hard")
-    SOFT = "soft", _("Soft")
-    RAIN = "rain", _("Rain")
+    HARD = "hard", pgettext_lazy("tyres", "Hard")
+    SOFT = "soft", pgettext_lazy("tyres", "Soft")
+    RAIN = "rain", pgettext_lazy("tyres", "Rain")
 
 
 class RollSource(models.TextChoices):

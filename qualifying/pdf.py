@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 
 from django.conf import settings
 from django.utils import formats, translation
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext
 from reportlab.graphics import renderPDF
 from reportlab.graphics.barcode.qr import QrCodeWidget
 from reportlab.graphics.shapes import Drawing
@@ -46,6 +46,8 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
+
+from qualifying.models import Tyres, Weather
 
 FONT = "DejaVuSans"
 FONT_BOLD = "DejaVuSans-Bold"
@@ -119,18 +121,12 @@ def _register_fonts() -> None:
 
 
 def _tyres_label(tyres: str) -> str:
-    labels = {"hard": gettext("Hard"), "soft": gettext("Soft"), "rain": gettext("Rain")}
-    return labels.get(tyres, tyres)
+    # The same labels as the pages: the model's choices (translated with a context).
+    return str(Tyres(tyres).label) if tyres in Tyres.values else tyres
 
 
 def _weather_label(weather: str) -> str:
-    # A context, because Django's own catalogue already translates "Sun" (as Sunday: "dim").
-    labels = {
-        "sun": pgettext("weather", "Sun"),
-        "variable": pgettext("weather", "Variable"),
-        "rain": pgettext("weather", "Rain"),
-    }
-    return labels.get(weather, weather)
+    return str(Weather(weather).label) if weather in Weather.values else weather
 
 
 def _track_label(track: str) -> str:

@@ -116,3 +116,17 @@ def make_event(championship, circuit):
 def _fast_password_hasher(settings):
     # Real hashing costs ~0.3 s a user; the tests are about Paddock, not PBKDF2.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _english_outside_requests():
+    """Services and pure code speak English in tests unless a test says otherwise.
+
+    Requests still get French by default through the middleware, as in production; tests
+    that read a page's words in English set the language cookie.
+    """
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.deactivate()

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -153,13 +155,24 @@ def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
                     messages.error(request, error)
             return redirect("event-desk", slug=slug)
         numbers = form.cleaned_data["numbers"]
+    arrived = request.POST.get("action") == "checkin"
     try:
-        entries = entries_register(actor=actor, event=event, numbers=numbers)
+        with transaction.atomic():
+            entries = entries_register(actor=actor, event=event, numbers=numbers)
+            if arrived:  # a driver at the door: registered if needed, and checked in
+                entries_checkin(actor=actor, event=event, numbers=numbers)
     except ServiceError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, _("%(count)s driver(s) registered.") % {"count": len(entries)})
-    return redirect("event-desk", slug=slug)
+        if arrived:
+            messages.success(
+                request, _("%(count)s driver(s) checked in.") % {"count": len(entries)}
+            )
+        else:
+            messages.success(
+                request, _("%(count)s driver(s) registered.") % {"count": len(entries)}
+            )
+    return redirect(reverse("event-desk", args=[slug]) + "#entries")
 
 
 @require_POST

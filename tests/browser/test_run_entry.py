@@ -49,7 +49,10 @@ def test_referee_enters_a_run_with_the_keyboard_and_sees_the_absolute_time(
 
     run = Run.objects.get(driver__number=1)
     assert (run.tyres, run.throws, run.exit_squares, run.stopwatch_cs) == ("soft", 18, 2, 6520)
-    assert run.history.first().history_actor.endswith("1")  # recorded as the table's link
+    record = run.history.get()
+    # Recorded as the table's referee link (no account), in the page's language.
+    assert record.history_user is None
+    assert record.history_actor == "lien commissaire (Table d'essais 1)"
 
 
 def test_refused_input_keeps_what_was_typed_and_says_why(page: Page, live_server, table):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import unescape
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -265,6 +267,13 @@ def test_upload_page_bad_file_lists_every_line_and_imports_nothing(client, organ
     )
 
     assert response.status_code == 200
+    # The organiser's page speaks French by default.
+    assert "Rien n'a été importé\u00a0: 3 ligne(s) à corriger." in unescape(response.content.decode())
+    client.cookies["django_language"] = "en"
+    response = client.post(
+        reverse("drivers-import", args=[championship.slug]),
+        {"file": upload(THREE_BAD_LINES.encode())},
+    )
     html = response.content.decode()
     assert "Nothing was imported: 3 line(s) to fix." in html
     assert "<td>3</td><td>The number must be a whole number from 1 to 99999, not “x1”.</td>" in html

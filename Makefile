@@ -23,8 +23,8 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
 ## Set up (SQLite, tasks inline, demo championship) and serve on http://127.0.0.1:8000
 run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput -v 0
-	$(PY) manage.py load_demo
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	SITE_URL=http://$(HOST):$(PORT) $(PY) manage.py load_demo
+	SITE_URL=http://$(HOST):$(PORT) $(PY) manage.py runserver $(HOST):$(PORT)
 
 ## Install what the tests need (Python extras, Chromium, poppler) and run the whole suite
 test: $(VENV)/.dev system-deps

@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format messages system-deps serve demo clean
+.PHONY: run test bench lint format messages system-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ system-deps:
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium poppler-utils >/dev/null; \
 	else echo "Please install chromium and poppler-utils (sudo apt-get install chromium poppler-utils)."; fi
+
+## Measure (not test) the costly parts; writes bench/results.json
+bench: $(VENV)/.dev
+	@mkdir -p bench
+	$(PY) bench/bench_allocation.py | tee bench/results.jsonl
+	$(PY) -c "import json; rows=[json.loads(l) for l in open('bench/results.jsonl')]; json.dump(rows, open('bench/results.json','w'), indent=2)"
+	@rm -f bench/results.jsonl
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

@@ -502,7 +502,7 @@ def _draw_rolls(payload: DrawIn | None) -> dict[int, list[int]]:
     rolls: dict[int, list[int]] = {}
     bad: list[str] = []
     for key, value in ((payload.rolls if payload else None) or {}).items():
-        if not key.strip().isdigit() or len(key.strip()) > 9:
+        if not (key.strip().isascii() and key.strip().isdigit()) or len(key.strip()) > 9:
             bad.append(key)
             continue
         rolls[int(key)] = list(value)

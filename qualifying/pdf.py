@@ -13,17 +13,17 @@ from __future__ import annotations
 import datetime
 import functools
 import io
+import itertools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from xml.sax.saxutils import escape
 
 from django.conf import settings
 from django.utils import formats, translation
 from django.utils.translation import gettext
-from reportlab.graphics import renderPDF
-from reportlab.graphics.barcode.qr import QrCodeWidget
-from reportlab.graphics.shapes import Drawing
+from reportlab.graphics.barcode import qrencoder
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT
 from reportlab.lib.pagesizes import A4, landscape
@@ -40,6 +40,7 @@ from reportlab.platypus import (
     Frame,
     KeepInFrame,
     LongTable,
+    PageBreak,
     PageTemplate,
     Paragraph,
     Spacer,
@@ -109,7 +110,7 @@ class QualifyingSheetData:
 
 
 @functools.cache
-def _register_fonts() -> None:
+def register_fonts() -> None:
     # reportlab's built-in fonts have no glyphs beyond Latin-1 and no embedding: DejaVu
     # prints "Écurie", "×", "—" and "…" everywhere a venue's printer may be.
     font_dir = settings.BASE_DIR / "static" / "fonts"
@@ -125,7 +126,7 @@ def _tyres_label(tyres: str) -> str:
     return str(Tyres(tyres).label) if tyres in Tyres.values else tyres
 
 
-def _weather_label(weather: str) -> str:
+def weather_label(weather: str) -> str:
     return str(Weather(weather).label) if weather in Weather.values else weather
 
 
@@ -150,7 +151,16 @@ def _minute_rule_text(minute_penalty: bool) -> str:
     return gettext("Minute penalty: none (full minutes are not counted)")
 
 
-def _date_and_circuit(data: QualifyingSheetData) -> str:
+class _DatedSheet(Protocol):
+    # Any sheet data with a date and a circuit: the race sheet prints the same line.
+    @property
+    def date(self) -> datetime.date: ...
+
+    @property
+    def circuit(self) -> str: ...
+
+
+def date_and_circuit(data: _DatedSheet) -> str:
     # The date in the active language's own format: "14 juin 2025", "June 14, 2025".
     return gettext("Date: %(date)s · Circuit: %(circuit)s") % {
         "date": formats.date_format(data.date, "DATE_FORMAT"),
@@ -172,7 +182,7 @@ def _breakdown_text(run: PrintedRun, minute_penalty: bool) -> str:
     return "= " + " + ".join(str(term) for term in terms)
 
 
-def _fit(text: str, font: str, size: float, width: float, min_size: float) -> tuple[str, float]:
+def fit_text(text: str, font: str, size: float, width: float, min_size: float) -> tuple[str, float]:
     """Shrink `text` down to `min_size` to fit `width`, then cut it with an ellipsis."""
     while size > min_size and stringWidth(text, font, size) > width:
         size = max(min_size, size - 0.5)
@@ -183,7 +193,7 @@ def _fit(text: str, font: str, size: float, width: float, min_size: float) -> tu
     return text.rstrip() + "…", size
 
 
-def _draw_fitted(
+def draw_fitted(
     canvas: Canvas,
     x: float,
     y: float,
@@ -195,7 +205,7 @@ def _draw_fitted(
     min_size: float | None = None,
     align: str = "left",
 ) -> None:
-    text, size = _fit(text, font, size, width, size * 0.7 if min_size is None else min_size)
+    text, size = fit_text(text, font, size, width, size * 0.7 if min_size is None else min_size)
     canvas.setFont(font, size)
     if align == "right":
         canvas.drawRightString(x, y, text)
@@ -205,17 +215,48 @@ def _draw_fitted(
         canvas.drawString(x, y, text)
 
 
-def _draw_qr(canvas: Canvas, link: str, x: float, y: float, size: float) -> None:
-    widget = QrCodeWidget(link, barLevel="M")
-    left, bottom, right, top = widget.getBounds()
-    drawing = Drawing(
-        size, size, transform=[size / (right - left), 0, 0, size / (top - bottom), 0, 0]
-    )
-    drawing.add(widget)
-    renderPDF.draw(drawing, canvas, x, y)
+# Any of the eight QR masks gives a valid code (the code carries its mask number). Scoring
+# all eight, as reportlab's widget does, costs ~22 ms a code in pure Python: a batch of 100
+# race sheets would spend over 2 s on that alone. Mask 2 is the best or close to it for
+# links like ours (on sample referee links, within 6 % of the best penalty on average);
+# 30 random referee links rendered at 100 dpi all decoded with zxing-cpp.
+QR_MASK = 2
+QR_QUIET_ZONE = 4  # modules of white around the code, as the QR standard asks
 
 
-def _split_to_width(text: str, font: str, size: float, width: float) -> list[str]:
+def qr_modules(link: str) -> list[list[bool]]:
+    """The dark (True) and light modules of `link`'s QR code, top row first."""
+    code = qrencoder.QRCode(None, qrencoder.QRErrorCorrectLevel.M)
+    code.addData(link)
+    code.version = code.calculate_version()
+    code.makeImpl(False, QR_MASK)
+    return code.modules
+
+
+def draw_qr(canvas: Canvas, link: str, x: float, y: float, size: float) -> None:
+    """`link`'s QR code, quiet zone included, in the `size` square at (x, y)."""
+    modules = qr_modules(link)
+    count = len(modules)
+    module = size / (count + 2 * QR_QUIET_ZONE)
+    # One rectangle per run of dark modules, in module units (whole numbers), written as
+    # PDF operators: reportlab formats every coordinate in pure Python (~5 µs a number
+    # without its optional C accelerator), and a code has a few hundred runs.
+    runs: list[str] = []
+    for row_index, row in enumerate(modules):
+        column = 0
+        for dark, run in itertools.groupby(row):
+            length = sum(1 for _ in run)
+            if dark:
+                runs.append(f"{column} {count - 1 - row_index} {length} 1 re")
+            column += length
+    canvas.saveState()
+    canvas.transform(module, 0, 0, module, x + QR_QUIET_ZONE * module, y + QR_QUIET_ZONE * module)
+    canvas.setFillColor(colors.black)
+    canvas.addLiteral("\n".join([*runs, "f"]))
+    canvas.restoreState()
+
+
+def split_to_width(text: str, font: str, size: float, width: float) -> list[str]:
     """Break a string with no spaces (a URL) into lines no wider than `width`."""
     lines: list[str] = []
     line = ""
@@ -227,8 +268,8 @@ def _split_to_width(text: str, font: str, size: float, width: float) -> list[str
     return [*lines, line] if line else lines
 
 
-class _TickBox(Flowable):
-    """The "eliminated" box: empty for the pen, or crossed when the run was eliminated."""
+class TickBox(Flowable):
+    """A box for the pen: empty, or crossed (an eliminated run). The race sheet uses it too."""
 
     def __init__(self, checked: bool, size: float) -> None:
         super().__init__()
@@ -249,7 +290,7 @@ class _TickBox(Flowable):
 
 @functools.cache
 def _styles() -> dict[str, ParagraphStyle]:
-    _register_fonts()
+    register_fonts()
     return {
         "header": ParagraphStyle(
             "header", fontName=FONT_BOLD, fontSize=6.5, leading=7.5, alignment=TA_CENTER
@@ -281,7 +322,7 @@ def _run_cells(
 ) -> list[Any]:
     """Tyres, throws, placement errors, corner exits, stopwatch, eliminated, absolute time."""
     if run is None:
-        return ["", "", "", "", "", _TickBox(False, tick_size), ""]
+        return ["", "", "", "", "", TickBox(False, tick_size), ""]
 
     def number(value: int | None) -> str:
         return "" if value is None else str(value)
@@ -303,7 +344,7 @@ def _run_cells(
         number(run.placement_errors),
         number(run.exit_squares),
         run.stopwatch or "",
-        _TickBox(run.eliminated, tick_size),
+        TickBox(run.eliminated, tick_size),
         absolute,
     ]
 
@@ -350,7 +391,7 @@ class QualifyingCardRenderer:
     signature_height_mm = 18.0
 
     def render(self, data: QualifyingSheetData) -> bytes:
-        _register_fonts()
+        register_fonts()
         buffer = io.BytesIO()
         with translation.override(data.language):
             canvas = Canvas(buffer, pagesize=self.page_size, invariant=True)
@@ -403,7 +444,7 @@ class QualifyingCardRenderer:
         canvas.setFont(FONT_BOLD, 13)
         canvas.drawRightString(right, y - 5 * mm, table_label)
         title_width = width - stringWidth(table_label, FONT_BOLD, 13) - 5 * mm
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             y - 5 * mm,
@@ -412,7 +453,7 @@ class QualifyingCardRenderer:
             size=13,
             width=title_width,
         )
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             y - 11 * mm,
@@ -421,11 +462,11 @@ class QualifyingCardRenderer:
             size=10,
             width=width,
         )
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             y - 16 * mm,
-            _date_and_circuit(data),
+            date_and_circuit(data),
             font=FONT,
             size=9,
             width=width,
@@ -452,7 +493,7 @@ class QualifyingCardRenderer:
         y -= table_height
 
         canvas.setFillColor(colors.black)
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             y - 4.5 * mm,
@@ -473,7 +514,7 @@ class QualifyingCardRenderer:
         canvas.rect(left, top - box_height, box_width, box_height)
         self._small_label(canvas, left + 1.5 * mm, top - 3 * mm, gettext("No."))
         if driver is not None:
-            _draw_fitted(
+            draw_fitted(
                 canvas,
                 left + box_width / 2,
                 top - box_height + 4 * mm,
@@ -493,7 +534,7 @@ class QualifyingCardRenderer:
             canvas.line(x, top - 10 * mm, right, top - 10 * mm)
             canvas.line(x, top - 18 * mm, right, top - 18 * mm)
             return
-        _draw_fitted(
+        draw_fitted(
             canvas,
             x,
             top - 9 * mm,
@@ -504,7 +545,7 @@ class QualifyingCardRenderer:
             min_size=10,
         )
         if driver.team:
-            _draw_fitted(
+            draw_fitted(
                 canvas,
                 x,
                 top - 17 * mm,
@@ -544,7 +585,7 @@ class QualifyingCardRenderer:
                 rows.append(["", "", *self._cells(None, data, widths, row_height)])
                 continue
             conditions = [
-                _weather_label(session.weather) if session.weather else "",
+                weather_label(session.weather) if session.weather else "",
                 _track_label(session.track) if session.track else "",
             ]
             run = driver.runs.get(session.number) if driver is not None else None
@@ -608,7 +649,7 @@ class QualifyingCardRenderer:
         x = left + stringWidth(label, FONT, 9) + 2 * mm
         available = right - box_width - 5 * mm - x
         if data.referee:
-            _draw_fitted(
+            draw_fitted(
                 canvas,
                 x,
                 bottom + box_height - 5 * mm,
@@ -636,9 +677,17 @@ class QualifyingCardRenderer:
 
 
 class _PageCountCanvas(Canvas):
-    """Prints "page x of y" in the corner: reportlab knows the page count only at save."""
+    """Prints "page x of y" in the corner: reportlab knows the page count only at save.
 
-    def __init__(self, *args: Any, page_label: Callable[[Canvas, int, int], None], **kwargs: Any):
+    Pages are counted per sheet: a batch's page template sets `page_group` (the sheet's
+    index) as each page begins, so each sheet of a batch says "page 1 of 2" on its own.
+    """
+
+    page_group = 0
+
+    def __init__(
+        self, *args: Any, page_label: Callable[[Canvas, int, int, int], None], **kwargs: Any
+    ):
         super().__init__(*args, **kwargs)
         self._page_label = page_label
         self._page_states: list[dict[str, Any]] = []
@@ -648,12 +697,43 @@ class _PageCountCanvas(Canvas):
         self._startPage()
 
     def save(self) -> None:
-        total = len(self._page_states)
-        for page, state in enumerate(self._page_states, start=1):
+        groups = [state.get("page_group", 0) for state in self._page_states]
+        totals = Counter(groups)
+        pages: Counter[int] = Counter()
+        for state, group in zip(self._page_states, groups, strict=True):
             self.__dict__.update(state)
-            self._page_label(self, page, total)
+            pages[group] += 1
+            self._page_label(self, pages[group], totals[group], group)
             super().showPage()
         super().save()
+
+
+class _AfterSheet(Flowable):
+    """Takes no room; once laid out, the sheet before it is done: tell the progress bar."""
+
+    _ZEROSIZE = True  # fits even in a full frame, so it never starts a page of its own
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        super().__init__()
+        self.callback = callback
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        return 0, 0
+
+    def draw(self) -> None:
+        self.callback()
+
+
+def empty_pdf(page_size: tuple[float, float], message: str) -> bytes:
+    """One page with `message`: a batch with nothing to print still gives a valid PDF."""
+    register_fonts()
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=page_size, invariant=True)
+    canvas.setFont(FONT, 12)
+    canvas.drawString(20 * mm, page_size[1] - 30 * mm, message)
+    canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
 
 
 class TableSheetRenderer:
@@ -674,46 +754,89 @@ class TableSheetRenderer:
     session_gap_mm = 6.0
 
     def render(self, data: QualifyingSheetData) -> bytes:
-        _register_fonts()
+        return self.render_many([data])
+
+    def render_many(
+        self,
+        sheets: Sequence[QualifyingSheetData],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> bytes:
+        """Every sheet in one PDF, each from a new page and with its own page count.
+
+        `progress(done, total)` is called as each sheet is laid out (a Celery task passes
+        it on to the progress bar).
+        """
+        if not sheets:
+            return empty_pdf(self.page_size, gettext("No table sheet to print."))
+        register_fonts()
         buffer = io.BytesIO()
         margin = self.margin_mm * mm
-        with translation.override(data.language):
-            document = BaseDocTemplate(
-                buffer,
-                pagesize=self.page_size,
-                leftMargin=margin,
-                rightMargin=margin,
-                topMargin=margin + self.header_height_mm * mm,
-                bottomMargin=margin + self.footer_height_mm * mm,
-                title=f"{gettext('Qualifying table sheet')} – {data.event}",
-                author=data.championship,
-                invariant=True,
-            )
-            frame = Frame(
-                document.leftMargin,
-                document.bottomMargin,
-                document.width,
-                document.height,
-                leftPadding=0,
-                rightPadding=0,
-                topPadding=0,
-                bottomPadding=0,
-                id="rows",
-            )
-            document.addPageTemplates(
-                [
-                    PageTemplate(
-                        id="sheet",
-                        frames=[frame],
-                        onPage=functools.partial(self._draw_page, data=data),
-                    )
-                ]
-            )
-            document.build(
-                self._story(data),
-                canvasmaker=functools.partial(_PageCountCanvas, page_label=self._draw_page_count),
-            )
+        first = sheets[0]
+        with translation.override(first.language):
+            title = f"{gettext('Qualifying table sheet')} – {first.event}"
+        document = BaseDocTemplate(
+            buffer,
+            pagesize=self.page_size,
+            leftMargin=margin,
+            rightMargin=margin,
+            topMargin=margin + self.header_height_mm * mm,
+            bottomMargin=margin + self.footer_height_mm * mm,
+            title=title,
+            author=first.championship,
+            invariant=True,
+        )
+        # One page template per sheet, so that each page's header is drawn from its own sheet.
+        document.addPageTemplates(
+            [
+                PageTemplate(
+                    id=f"sheet-{index}",
+                    frames=[
+                        Frame(
+                            document.leftMargin,
+                            document.bottomMargin,
+                            document.width,
+                            document.height,
+                            leftPadding=0,
+                            rightPadding=0,
+                            topPadding=0,
+                            bottomPadding=0,
+                            id="rows",
+                        )
+                    ],
+                    onPage=functools.partial(self._begin_page, data=sheet, index=index),
+                )
+                for index, sheet in enumerate(sheets)
+            ]
+        )
+        story: list[Flowable] = []
+        for index, sheet in enumerate(sheets):
+            if index:
+                story.append(PageBreak(nextTemplate=f"sheet-{index}"))
+            # Labels are looked up as the flowables are made: in this sheet's language.
+            with translation.override(sheet.language):
+                story += self._story(sheet)
+            if progress is not None:
+                story.append(_AfterSheet(functools.partial(progress, index + 1, len(sheets))))
+        document.build(
+            story,
+            canvasmaker=functools.partial(
+                _PageCountCanvas,
+                page_label=functools.partial(self._draw_page_count, sheets=sheets),
+            ),
+        )
         return buffer.getvalue()
+
+    def _begin_page(
+        self,
+        canvas: Canvas,
+        document: BaseDocTemplate,
+        *,
+        data: QualifyingSheetData,
+        index: int,
+    ) -> None:
+        canvas.page_group = index  # type: ignore[attr-defined]
+        with translation.override(data.language):
+            self._draw_page(canvas, document, data=data)
 
     def _story(self, data: QualifyingSheetData) -> list[Flowable]:
         styles = _styles()
@@ -730,14 +853,15 @@ class TableSheetRenderer:
                 self._session_table(data, session),
                 Spacer(0, self.session_gap_mm * mm),
             ]
-        return story
+        # No gap after the last session: at a page's foot it would start a blank page.
+        return story[:-1]
 
     @staticmethod
     def _session_title(session: PrintedSession) -> str:
         blank = "________"
         return gettext("Session %(number)s — Weather: %(weather)s · Track: %(track)s") % {
             "number": session.number,
-            "weather": _weather_label(session.weather) if session.weather else blank,
+            "weather": weather_label(session.weather) if session.weather else blank,
             "track": _track_label(session.track) if session.track else blank,
         }
 
@@ -812,9 +936,9 @@ class TableSheetRenderer:
         text_right = right
         if data.referee_link:
             qr_size = self.qr_size_mm * mm
-            _draw_qr(canvas, data.referee_link, right - qr_size, top - qr_size, qr_size)
+            draw_qr(canvas, data.referee_link, right - qr_size, top - qr_size, qr_size)
             canvas.setFont(FONT, 6)
-            lines = _split_to_width(data.referee_link, FONT, 6, self.url_width_mm * mm)
+            lines = split_to_width(data.referee_link, FONT, 6, self.url_width_mm * mm)
             for index, line in enumerate(lines[:3]):
                 canvas.drawRightString(right, top - qr_size - (2.5 + 2.5 * index) * mm, line)
             text_right = right - qr_size - 6 * mm
@@ -823,7 +947,7 @@ class TableSheetRenderer:
         table_label = gettext("Table %(number)s") % {"number": data.table_number}
         canvas.setFont(FONT_BOLD, 16)
         canvas.drawRightString(text_right, top - 6 * mm, table_label)
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             top - 6 * mm,
@@ -832,7 +956,7 @@ class TableSheetRenderer:
             size=15,
             width=width - stringWidth(table_label, FONT_BOLD, 16) - 6 * mm,
         )
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             top - 12.5 * mm,
@@ -842,9 +966,9 @@ class TableSheetRenderer:
             width=width,
         )
         referee = gettext("Referee: %(name)s") % {"name": data.referee or "____________________"}
-        details = f"{_date_and_circuit(data)} · {referee}"
-        _draw_fitted(canvas, left, top - 18 * mm, details, font=FONT, size=9, width=width)
-        _draw_fitted(
+        details = f"{date_and_circuit(data)} · {referee}"
+        draw_fitted(canvas, left, top - 18 * mm, details, font=FONT, size=9, width=width)
+        draw_fitted(
             canvas,
             left,
             top - 23 * mm,
@@ -853,7 +977,7 @@ class TableSheetRenderer:
             size=8,
             width=width,
         )
-        _draw_fitted(
+        draw_fitted(
             canvas,
             left,
             top - 27 * mm,
@@ -867,7 +991,7 @@ class TableSheetRenderer:
         baseline = margin + 3 * mm
         if data.referee:
             label = gettext("Referee: %(name)s") % {"name": data.referee}
-            _draw_fitted(canvas, left, baseline, label, font=FONT, size=9, width=80 * mm)
+            draw_fitted(canvas, left, baseline, label, font=FONT, size=9, width=80 * mm)
         signature = gettext("Referee's signature:")
         x = left + 90 * mm
         canvas.setFont(FONT, 9)
@@ -877,15 +1001,21 @@ class TableSheetRenderer:
         canvas.line(line_start, baseline - 0.5 * mm, line_start + 80 * mm, baseline - 0.5 * mm)
         canvas.restoreState()
 
-    def _draw_page_count(self, canvas: Canvas, page: int, total: int) -> None:
+    def _draw_page_count(
+        self,
+        canvas: Canvas,
+        page: int,
+        total: int,
+        group: int,
+        *,
+        sheets: Sequence[QualifyingSheetData],
+    ) -> None:
         page_width, _ = self.page_size
         margin = self.margin_mm * mm
         canvas.saveState()
         canvas.setFont(FONT, 8)
         canvas.setFillColor(GREY)
-        canvas.drawRightString(
-            page_width - margin,
-            margin + 3 * mm,
-            gettext("Page %(page)s of %(pages)s") % {"page": page, "pages": total},
-        )
+        with translation.override(sheets[group].language):
+            label = gettext("Page %(page)s of %(pages)s") % {"page": page, "pages": total}
+        canvas.drawRightString(page_width - margin, margin + 3 * mm, label)
         canvas.restoreState()

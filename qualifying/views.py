@@ -140,10 +140,15 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
 
 
 def _table_and_actor(request: HttpRequest, token: str) -> tuple[QualifyingTable, Actor]:
-    table = get_object_or_404(
-        QualifyingTable.objects.select_related("event", "event__championship", "event__circuit"),
-        token=token,
+    table = (
+        QualifyingTable.objects.select_related("event", "event__championship", "event__circuit")
+        .filter(token=token)
+        .first()
     )
+    if table is None:
+        from races.views import replaced_or_404
+
+        replaced_or_404(token)
     actor = actor_for(request)
     # An organiser using the link acts under their own name; anyone else acts as the link.
     if not actor.can_organise(table.event.championship):

@@ -1,1 +1,283 @@
-"""Race tables, grids, weather, stands, configurations and results (issue "Race day")."""
+"""Race day: tables and grids, race weather, stands, car configurations, printed sheets."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.lookups import Exact
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from qualifying.models import RollSource, Track, Weather, new_table_token
+from tournament.models import Driver, Event, HistoryActor
+
+
+class ResultStatus(models.TextChoices):
+    EMPTY = "empty", _("Not started")
+    DRAFT = "draft", _("Draft")
+    SUBMITTED = "submitted", _("Submitted")
+    CONFIRMED = "confirmed", _("Confirmed")
+
+
+class RaceTable(models.Model):
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="race_tables", verbose_name=_("event")
+    )
+    number = models.PositiveSmallIntegerField(_("number"), validators=[MinValueValidator(1)])
+    referee_name = models.CharField(_("referee"), max_length=120, blank=True, default="")
+    referee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="race_tables",
+        verbose_name=_("referee account"),
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_table_token, editable=False)
+    # The table's weather as it evolves during a variable race (§3-2-4 … §3-2-6).
+    weather = models.CharField(_("weather"), max_length=10, choices=Weather, blank=True)
+    track = models.CharField(_("track"), max_length=5, choices=Track, blank=True)
+    weather_fixed = models.BooleanField(_("weather fixed"), default=False)
+    last_draw = models.CharField(max_length=10, choices=Weather, blank=True)
+    # Filled by the results workflow; allocation and swaps need every table still empty.
+    result_status = models.CharField(
+        _("result"), max_length=10, choices=ResultStatus, default=ResultStatus.EMPTY
+    )
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["event", "number"]
+        verbose_name = _("race table")
+        verbose_name_plural = _("race tables")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="rtable_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return str(_("Table %(number)s") % {"number": self.number})
+
+
+class GridSlot(models.Model):
+    """A driver's place on a table's grid, with the stand they chose (§4-0-1)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
+    table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="slots")
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="grid_slots")
+    position = models.PositiveSmallIntegerField(_("position"))
+    rank = models.PositiveIntegerField(_("qualifying rank"))
+    stand = models.PositiveSmallIntegerField(_("stand"), null=True, blank=True)
+    swapped = models.BooleanField(_("moved to keep team-mates apart"), default=False)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["table", "position"]
+        verbose_name = _("grid place")
+        verbose_name_plural = _("grid places")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "driver"], name="slot_one_table_per_event"),
+            models.UniqueConstraint(fields=["table", "position"], name="slot_unique_position"),
+            models.UniqueConstraint(
+                fields=["table", "stand"],
+                condition=Q(stand__isnull=False),
+                name="slot_unique_stand",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} P{self.position} {self.driver}"
+
+
+class CarConfiguration(models.Model):
+    """Wear points of a car (§5): six parts ≥ 1 plus 0–2 stand points, 22 in all."""
+
+    slot = models.OneToOneField(GridSlot, on_delete=models.CASCADE, related_name="configuration")
+    tyres = models.PositiveSmallIntegerField(_("tyres"))
+    brakes = models.PositiveSmallIntegerField(_("brakes"))
+    gearbox = models.PositiveSmallIntegerField(_("gearbox"))
+    body = models.PositiveSmallIntegerField(_("body"))
+    engine = models.PositiveSmallIntegerField(_("engine"))
+    road_holding = models.PositiveSmallIntegerField(_("road holding"))
+    stand_points = models.PositiveSmallIntegerField(_("stand points"), default=0)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        verbose_name = _("car configuration")
+        verbose_name_plural = _("car configurations")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    tyres__gte=1,
+                    brakes__gte=1,
+                    gearbox__gte=1,
+                    body__gte=1,
+                    engine__gte=1,
+                    road_holding__gte=1,
+                    stand_points__lte=2,
+                ),
+                name="config_parts_at_least_one",
+            ),
+            # 20 points plus 2 at the stand (§5-0-2, §5-3).
+            models.CheckConstraint(
+                condition=Exact(
+                    F("tyres")
+                    + F("brakes")
+                    + F("gearbox")
+                    + F("body")
+                    + F("engine")
+                    + F("road_holding")
+                    + F("stand_points"),
+                    22,
+                ),
+                name="config_total_22",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.slot)
+
+    def values(self) -> dict[str, int]:
+        return {
+            "tyres": self.tyres,
+            "brakes": self.brakes,
+            "gearbox": self.gearbox,
+            "body": self.body,
+            "engine": self.engine,
+            "road_holding": self.road_holding,
+            "stand_points": self.stand_points,
+        }
+
+
+class RaceWeather(models.Model):
+    """The overall pole's d20 for the race (§2-0-1, §3-2-1)."""
+
+    event = models.OneToOneField(Event, on_delete=models.CASCADE, related_name="race_weather")
+    roll = models.PositiveSmallIntegerField(
+        _("roll"), validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    source = models.CharField(_("roll"), max_length=10, choices=RollSource)
+    weather = models.CharField(_("weather"), max_length=10, choices=Weather)
+    created_at = models.DateTimeField(auto_now_add=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        verbose_name = _("race weather")
+        verbose_name_plural = _("race weather")
+
+    def __str__(self) -> str:
+        return f"{self.event}: {self.get_weather_display()}"
+
+
+class WeatherDraw(models.Model):
+    """A weather draw at a table during a variable race (§3-2-4 … §3-2-6)."""
+
+    table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="weather_draws")
+    number = models.PositiveSmallIntegerField(_("draw"))
+    roll = models.PositiveSmallIntegerField(
+        _("roll"), validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    source = models.CharField(_("roll"), max_length=10, choices=RollSource)
+    drawn = models.CharField(_("drawn"), max_length=10, choices=Weather)
+    weather = models.CharField(_("weather"), max_length=10, choices=Weather)
+    track = models.CharField(_("track"), max_length=5, choices=Track)
+    fixed = models.BooleanField(_("fixed"), default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="draw_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.number}: {self.drawn}"
+
+
+class AllocationRecord(models.Model):
+    """What the last allocation did: its swaps and the conflicts it could not resolve."""
+
+    event = models.OneToOneField(Event, on_delete=models.CASCADE, related_name="allocation")
+    table_size = models.PositiveSmallIntegerField()
+    swaps = models.JSONField(default=list)
+    conflicts = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now=True)
+    actor = models.CharField(max_length=120, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.event} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class ManualSwap(models.Model):
+    """An organiser's swap of two drivers between tables (who, when, why)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="manual_swaps")
+    driver_a = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="+")
+    driver_b = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="+")
+    table_a = models.PositiveSmallIntegerField()
+    table_b = models.PositiveSmallIntegerField()
+    reason = models.CharField(_("reason"), max_length=200, blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.driver_a} ↔ {self.driver_b}"
+
+
+class ReplacedLink(models.Model):
+    """A referee link that was regenerated: it answers "this link was replaced"."""
+
+    token = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=12)  # "race" or "qualifying"
+    table_id = models.PositiveBigIntegerField()
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.kind} table {self.table_id}"
+
+
+class SheetBatch(models.Model):
+    """All the printed sheets of an event in one PDF, built by a background task."""
+
+    class Kind(models.TextChoices):
+        RACE = "race", _("Race sheets")
+        QUALIFYING = "qualifying", _("Qualifying table sheets")
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Being built")
+        DONE = "done", _("Ready")
+        FAILED = "failed", _("Failed")
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="sheet_batches")
+    kind = models.CharField(max_length=12, choices=Kind)
+    status = models.CharField(max_length=10, choices=Status, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    pdf = models.BinaryField(null=True, blank=True, editable=False)
+    language = models.CharField(max_length=5, default="fr")
+    error = models.CharField(max_length=300, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            # Building twice replaces the file: one batch per event and kind.
+            models.UniqueConstraint(fields=["event", "kind"], name="batch_one_per_kind"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.kind} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        """Progress in percent, for the progress bar."""
+        if self.status == self.Status.DONE:
+            return 100
+        return int(100 * self.done / self.total) if self.total else 0

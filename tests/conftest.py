@@ -130,3 +130,21 @@ def _english_outside_requests():
     translation.activate("en")
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def _celery_inline(request):
+    """Tasks run inline in every test but those that start a real worker.
+
+    With REDIS_URL set, nothing would consume a task sent by a page test; worker tests
+    (marked ``celery_worker``) get the real broker instead.
+    """
+    from tournament.celery import app
+
+    if request.node.get_closest_marker("celery_worker"):
+        yield
+        return
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

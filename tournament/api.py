@@ -29,6 +29,7 @@ from ninja.security import HttpBearer
 from pydantic import Field, StrictBool
 
 from qualifying.models import QualifyingTable
+from races.models import RaceTable, ReplacedLink
 from tournament import services
 from tournament.access import Actor
 from tournament.csv_import import decode
@@ -102,6 +103,15 @@ class BearerToken(HttpBearer):
             )
             if table is not None:
                 return Actor(table=table)
+            race_table = (
+                RaceTable.objects.select_related("event__championship", "event__circuit")
+                .filter(token=token)
+                .first()
+            )
+            if race_table is not None:
+                return Actor(table=race_table)
+            if ReplacedLink.objects.filter(token=token).exists():
+                raise Unauthorized(_("This link was replaced: ask race control for the new one."))
         raise Unauthorized(_("Unknown or revoked token."))
 
 
@@ -827,3 +837,8 @@ def referee_link(token: str) -> str:
 from qualifying.api import router as qualifying_router  # noqa: E402
 
 api.add_router("", qualifying_router)
+
+# The race router imports the same helpers.
+from races.api import router as races_router  # noqa: E402
+
+api.add_router("", races_router)

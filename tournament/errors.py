@@ -51,3 +51,7 @@ def invalid_from_validation_error(exc: ValidationError, message: str) -> Invalid
         errors = {"__all__": [str(m) for m in exc.messages]}
     first = next((msgs[0] for msgs in errors.values() if msgs), message)
     return InvalidInput(first if len(errors) == 1 else message, errors)
+
+
+class LinkReplaced(Exception):
+    """A referee link that was regenerated: pages answer "this link was replaced" (410)."""

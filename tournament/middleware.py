@@ -33,3 +33,22 @@ class LanguageMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)
         return response
+
+
+class LinkReplacedMiddleware:
+    """Turn LinkReplaced, raised by any table page, into the "this link was replaced" page."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        from django.shortcuts import render
+
+        from tournament.errors import LinkReplaced
+
+        if isinstance(exception, LinkReplaced):
+            return render(request, "races/link_replaced.html", status=410)
+        return None

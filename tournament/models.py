@@ -272,6 +272,17 @@ class Event(models.Model):
     separate_teams = models.BooleanField(
         _("keep team-mates apart"), default=True, help_text=_("§1-3-3")
     )
+    stand_numbers = models.JSONField(
+        _("stand numbers"),
+        default=list,
+        blank=True,
+        help_text=_("Empty: stands 1 to the table size."),
+    )
+    use_configurations = models.BooleanField(
+        _("record car configurations"),
+        default=False,
+        help_text=_("§5: six parts, each at least 1, plus 0–2 stand points, 22 in all."),
+    )
     published_allocation = models.BooleanField(_("allocation published"), default=False)
     published_qualifying = models.BooleanField(_("qualifying published"), default=False)
     published_results = models.BooleanField(_("results published"), default=False)
@@ -283,6 +294,10 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def stands(self) -> list[int]:
+        """The stand numbers drivers choose from (§4-0-1): the event's own, else 1..table size."""
+        return list(self.stand_numbers) or list(range(1, self.table_size + 1))
 
     @property
     def race_laps(self) -> int:

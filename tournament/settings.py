@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "tournament.middleware.LinkReplacedMiddleware",
 ]
 
 ROOT_URLCONF = "tournament.urls"

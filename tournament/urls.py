@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -10,8 +9,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("qualifying.urls")),
+    path("", include("races.urls")),
     path("", include("tournament.web_urls")),
 ]
-
-if settings.DEBUG:  # pragma: no cover - development convenience only
-    pass

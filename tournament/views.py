@@ -198,6 +198,7 @@ def desk_publish(request: HttpRequest, slug: str) -> HttpResponse:
         actor=actor_for(request),
         event=event,
         qualifying=request.POST.get("qualifying") == "1",
+        allocation=request.POST.get("allocation") == "1",
     )
     messages.success(request, _("Publication settings saved."))
     return redirect("event-desk", slug=slug)

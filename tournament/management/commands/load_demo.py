@@ -15,6 +15,8 @@ from django.utils import timezone
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingTable
 from qualifying.services import qualifying_tables_auto, run_record, session_create
+from races.models import RaceTable
+from races.services import allocation_run, race_weather_draw
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Event
 from tournament.services import (
@@ -124,6 +126,8 @@ class Command(BaseCommand):
         existing = Event.objects.filter(slug="demo-grand-prix-de-printemps").first()
         if existing is not None:
             existing.championship.organisers.add(organiser)
+            if not existing.race_tables.exists():  # a demo loaded before race day existed
+                self._race_day(admin, existing)
             return existing
         championship = Championship.objects.filter(slug="demo").first() or championship_create(
             actor=admin,
@@ -186,7 +190,19 @@ class Command(BaseCommand):
                     actor=admin, session=session, driver_number=number, data=form.cleaned_data
                 )
         event_publish(actor=admin, event=event, qualifying=True)
+        self._race_day(admin, event)
         return event
+
+    def _race_day(self, admin: Actor, event: Event) -> None:
+        """Tables of 8 (team-mates 1 and 2 meet at table 1: one is swapped), variable sky."""
+        tables = allocation_run(actor=admin, event=event, table_size=8)
+        for table, referee in zip(
+            tables, ["Marc Petit", "Sophie André", "Paul Lambert"], strict=False
+        ):
+            table.referee_name = referee
+            table.save(update_fields=["referee_name"])
+        race_weather_draw(actor=admin, event=event, roll=6)
+        event_publish(actor=admin, event=event, allocation=True)
 
     def _print(self, event: Event) -> None:
         base = settings.SITE_URL.rstrip("/")
@@ -197,7 +213,11 @@ class Command(BaseCommand):
             role = "administrator" if superuser else "organiser of the demo championship"
             self.stdout.write(f"  {username} / {password}   ({role})")
         self.stdout.write(f"Race control desk: {base}{reverse('event-desk', args=[event.slug])}")
+        self.stdout.write(f"Race tables: {base}{reverse('allocation', args=[event.slug])}")
+        self.stdout.write(f"Where do I sit? {base}{reverse('where', args=[event.slug])}")
         self.stdout.write("Referee links (no login needed):")
         for table in QualifyingTable.objects.filter(event=event):
             self.stdout.write(f"  {table}: {base}{reverse('qtable', args=[table.token])}")
+        for table in RaceTable.objects.filter(event=event):
+            self.stdout.write(f"  {table}: {base}{reverse('rtable', args=[table.token])}")
         self.stdout.write("")

@@ -1,0 +1,77 @@
+"""Forms of race day pages. The rules themselves are checked by the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from races.models import SheetBatch
+
+PARTS = [
+    ("tyres", _("Tyres")),
+    ("brakes", _("Brakes")),
+    ("gearbox", _("Gearbox")),
+    ("body", _("Body")),
+    ("engine", _("Engine")),
+    ("road_holding", _("Road holding")),
+    ("stand_points", _("Stand points")),
+]
+
+
+class AllocationForm(forms.Form):
+    table_size = forms.IntegerField(label=_("Drivers per table"), min_value=2, max_value=20)
+
+
+class SwapForm(forms.Form):
+    a = forms.IntegerField(label=_("Driver number"), min_value=1, max_value=99999)
+    b = forms.IntegerField(label=_("with driver number"), min_value=1, max_value=99999)
+    reason = forms.CharField(label=_("Reason"), max_length=200, required=False)
+
+
+class RollForm(forms.Form):
+    roll = forms.IntegerField(
+        label=_("d20 rolled"),
+        min_value=1,
+        max_value=20,
+        required=False,
+        help_text=_("Leave empty to let the system roll."),
+    )
+
+
+class SheetBatchForm(forms.Form):
+    kind = forms.ChoiceField(choices=SheetBatch.Kind.choices)
+
+
+class StandForm(forms.Form):
+    stand = forms.TypedChoiceField(label=_("Stand"), coerce=int)
+
+    def __init__(self, *args: Any, stands: list[int], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["stand"].choices = [(s, s) for s in stands]  # type: ignore[attr-defined]
+
+
+class ConfigurationForm(forms.Form):
+    """Seven small number boxes; the service names the part and the rule on refusal."""
+
+    def __init__(self, *args: Any, instance_values: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        values = instance_values.values() if instance_values is not None else {}
+        for name, label in PARTS:
+            self.fields[name] = forms.CharField(
+                label=label,
+                required=False,
+                initial=values.get(name, 0 if name == "stand_points" else None),
+                widget=forms.NumberInput(attrs={"min": 0, "max": 22, "inputmode": "numeric"}),
+            )
+
+    def raw_values(self) -> dict[str, object]:
+        """What was typed, as integers where possible, for the service to judge."""
+        values: dict[str, object] = {}
+        for name, _label in PARTS:
+            raw = (self.data.get(self.add_prefix(name)) or "").strip()
+            if raw == "":
+                continue
+            values[name] = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() else raw
+        return values

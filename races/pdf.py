@@ -1,0 +1,763 @@
+"""PDF renderer for the race sheet, the "feuille de course" (§2-0-3).
+
+One A4 portrait sheet per race table, filled in with the referee's pen: the grid and stands,
+each car's configuration with one box per wear point to cross out (§5-0-1: "chaque point de
+vie perdu doit être rayé sur la feuille de course"), the retirements with cause and lap,
+the finishing order and, in variable weather, the weather draws of the table (§3-2-4).
+
+Boundary: plain dataclasses in, PDF bytes out. No models and no database here; a service
+(`races/sheets.py`) turns models into these dataclasses. Fonts, the QR code, the tick box
+and the text-fitting helpers are the qualifying forms' (`qualifying/pdf.py`), so that every
+printed form of the project looks and fits alike.
+
+The sheet is drawn straight on the canvas rather than with platypus tables: every row has
+the same height, so the layout is simple arithmetic, and a batch of 100 tables of 10 takes
+well under a second (a Celery task renders a whole event at once).
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import io
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.utils import translation
+from django.utils.translation import gettext
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen.canvas import Canvas
+
+from qualifying.models import Track, Weather
+from qualifying.pdf import (
+    FONT,
+    FONT_BOLD,
+    GREY,
+    HEADER_FILL,
+    STRIPE_FILL,
+    TickBox,
+    date_and_circuit,
+    draw_fitted,
+    draw_qr,
+    empty_pdf,
+    fit_text,
+    register_fonts,
+    split_to_width,
+    weather_label,
+)
+from races.configuration import PARTS, STAND_POINTS
+
+# --- Data (built by a service from the models) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrintedConfiguration:
+    tyres: int
+    brakes: int
+    gearbox: int
+    body: int
+    engine: int
+    road_holding: int
+    stand_points: int
+
+
+@dataclass(frozen=True)
+class GridLine:
+    position: int  # 1 = pole of this table
+    number: int
+    name: str
+    team: str | None
+    stand: int | None  # chosen stand, None = box for the pen
+    configuration: PrintedConfiguration | None  # None = empty boxes for the pen
+
+
+@dataclass(frozen=True)
+class RaceSheetData:
+    championship: str
+    event: str
+    date: datetime.date
+    circuit: str
+    laps: int
+    table_number: int
+    referee: str
+    weather: str | None  # race weather at the start: "sun" | "variable" | "rain"; None = not drawn
+    track: str | None  # "dry" | "wet" at this table's start
+    grid: list[GridLine]
+    referee_link: str | None = None
+    language: str = "fr"
+    standard_configuration: bool = False  # quick rules: every car has the same configuration
+
+
+# --- Labels ---------------------------------------------------------------------------------
+
+
+def _part_labels() -> dict[str, str]:
+    # §5-0-1's six parts; "gearbox" is the French sheet's CONSOMMATION (§5-1-3).
+    return {
+        "tyres": gettext("Tyres"),
+        "brakes": gettext("Brakes"),
+        "gearbox": gettext("Gearbox"),
+        "body": gettext("Body"),
+        "engine": gettext("Engine"),
+        "road_holding": gettext("Road holding"),
+    }
+
+
+def _cause_labels() -> list[str]:
+    # The causes of retirement of §20 in the rule's order, then "other" (disqualification,
+    # withdrawal): the referee ticks one rather than writing it out.
+    return [
+        gettext("Off track"),
+        gettext("Blocked"),
+        gettext("Body"),
+        gettext("Engine"),
+        gettext("Road holding"),
+        gettext("Other"),
+    ]
+
+
+def _track_label(track: str) -> str:
+    return str(Track(track).label) if track in Track.values else track
+
+
+def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
+    """Greedy lines of at most `width`, broken at spaces and after hyphens.
+
+    Hyphens matter for names: "Marie-Élisabeth-Wilhelmine" is one word to reportlab.
+    """
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        for index, piece in enumerate(re.findall(r"[^-]+-?|-", word)):
+            glue = " " if index == 0 and line else ""
+            if not line or stringWidth(line + glue + piece, font, size) <= width:
+                line += glue + piece
+            else:
+                lines.append(line)
+                line = piece
+    return [*lines, line] if line else lines
+
+
+def _fit_lines(
+    text: str, font: str, size: float, width: float, max_lines: int, min_size: float
+) -> tuple[list[str], float]:
+    """Wrap `text` on at most `max_lines` lines of `width`, shrinking it down to `min_size`.
+
+    Past that, the last line is cut with an ellipsis: a name never leaves its cell.
+    """
+    while True:
+        lines = _wrap(text, font, size, width)
+        fits = all(stringWidth(line, font, size) <= width for line in lines)
+        if (fits and len(lines) <= max_lines) or size <= min_size:
+            break
+        size = max(min_size, size - 0.5)
+    if len(lines) > max_lines:
+        lines = [*lines[: max_lines - 1], " ".join(lines[max_lines - 1 :])]
+    return [fit_text(line, font, size, width, size)[0] for line in lines], size
+
+
+# A run of words and tick boxes on one line: "Weather at the start: ☐ Sun ☐ Variable ☐ Rain".
+_BOX = None  # stands for a tick box in a segment list
+_Segment = tuple[str, str] | None  # (text, font) or _BOX
+
+
+def _segments_width(segments: Sequence[_Segment], size: float) -> float:
+    return sum(
+        size * 1.15 if segment is _BOX else stringWidth(segment[0], segment[1], size)
+        for segment in segments
+    )
+
+
+def _draw_segments(
+    canvas: Canvas,
+    x: float,
+    y: float,
+    segments: Sequence[_Segment],
+    *,
+    size: float,
+    width: float,
+    min_size: float,
+) -> None:
+    """Draw the segments from (x, y), shrunk (down to `min_size`) to fit `width`."""
+    while size > min_size and _segments_width(segments, size) > width:
+        size = max(min_size, size - 0.25)
+    for segment in segments:
+        if segment is _BOX:
+            TickBox(False, size * 0.8).drawOn(canvas, x, y - size * 0.08)
+            x += size * 1.15
+        else:
+            text, font = segment
+            canvas.setFont(font, size)
+            canvas.drawString(x, y, text)
+            x += stringWidth(text, font, size)
+
+
+def _options(labels: Sequence[str]) -> list[_Segment]:
+    """Options to tick: "☐ Sun  ☐ Variable  ☐ Rain"."""
+    segments: list[_Segment] = []
+    for index, label in enumerate(labels):
+        segments += [_BOX, (label + ("   " if index < len(labels) - 1 else ""), FONT)]
+    return segments
+
+
+def _box_layout(count: int, width: float, height: float, max_pitch: float) -> tuple[int, float]:
+    """Columns and pitch that fit `count` boxes in `width` × `height` with the largest boxes."""
+    best_columns, best_pitch = count, 0.0
+    # From the widest layout down, so that a tie goes to fewer, fuller rows.
+    for columns in range(count, 0, -1):
+        rows = math.ceil(count / columns)
+        pitch = min(width / columns, height / rows, max_pitch)
+        if pitch > best_pitch:
+            best_columns, best_pitch = columns, pitch
+    return best_columns, best_pitch
+
+
+class _Boxes:
+    """Every small box of a page, stroked at once.
+
+    Written as PDF operators to a hundredth of a point: reportlab formats each number of a
+    path in pure Python (~5 µs without its optional C accelerator), and a page holds
+    hundreds of boxes.
+    """
+
+    def __init__(self) -> None:
+        self.operators: list[str] = []
+
+    def add(self, x: float, y: float, width: float, height: float) -> None:
+        self.operators.append(f"{x:.2f} {y:.2f} {width:.2f} {height:.2f} re")
+
+    def stroke(self, canvas: Canvas, *, line_width: float) -> None:
+        if not self.operators:
+            return
+        canvas.saveState()
+        canvas.setLineWidth(line_width)
+        canvas.setStrokeColor(colors.black)
+        canvas.addLiteral("\n".join([*self.operators, "S"]))
+        canvas.restoreState()
+
+
+@dataclass(frozen=True)
+class _Page:
+    rows: list[GridLine | None]  # None: a blank row for a driver written in by hand
+    weather_box: bool
+
+
+# --- Feuille de course --------------------------------------------------------------------
+
+
+class RaceSheetRenderer:
+    """The referee's race sheet (§2-0-3): A4 portrait, one sheet (or more) per table."""
+
+    page_size = A4
+    margin_mm = 10.0
+    header_height_mm = 36.0
+    footer_height_mm = 12.0
+    qr_size_mm = 22.0
+    url_width_mm = 52.0
+    # Position, number, driver and team, stand, the six parts (PARTS order), stand points,
+    # retirement cause, retirement lap, finishing order: 190 mm, the page less its margins.
+    column_widths_mm = (7.0, 9.0, 30.0, 10.0, *(13.5,) * 6, 10.0, 21.0, 10.0, 12.0)
+    grid_header_height_mm = 9.0
+    row_height_mm = 17.5
+    cell_padding_mm = 0.8
+    value_line_mm = 4.5  # top of a part's cell: the printed value, or a box to write it in
+    value_box_mm = (5.5, 3.4)  # that box, when the configuration is not recorded yet
+    wear_pitch_mm = 3.0  # largest step between wear-point boxes: 2.5 mm boxes for the pen
+    # Blank boxes per part when the configuration is unknown. A part may legally hold up to
+    # 17 points (22 less the five other parts at 1), but 12 already leaves only 10 for the
+    # other five parts, and 12 boxes is what a part's cell holds at the full pen-sized pitch
+    # (3 across, 4 down). Past 12 the referee tallies in the cell's margin.
+    blank_wear_boxes = 12
+    cause_box_mm = 1.7
+    blank_rows = 10  # a table with no grid yet: a full table of rows to write in by hand
+    # Weather evolution (variable, or not drawn yet): draws 1–8 in two halves side by side.
+    evolution_gap_mm = 4.0
+    evolution_title_mm = 8.5
+    evolution_header_mm = 5.0
+    evolution_row_mm = 5.5
+    evolution_rows = 4  # per half
+    # Draw, lap / turn, d20, result, track, fixed.
+    evolution_column_widths_mm = (9.0, 13.0, 8.0, 34.0, 22.0, 7.0)
+
+    def render(self, data: RaceSheetData) -> bytes:
+        return self.render_many([data])
+
+    def render_many(
+        self,
+        sheets: Sequence[RaceSheetData],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> bytes:
+        """Every sheet in one PDF, each from a new page and with its own page count.
+
+        `progress(done, total)` is called after each sheet (a Celery task passes it on to
+        the progress bar).
+        """
+        if not sheets:
+            return empty_pdf(self.page_size, gettext("No race sheet to print."))
+        register_fonts()
+        buffer = io.BytesIO()
+        canvas = Canvas(buffer, pagesize=self.page_size, invariant=True)
+        first = sheets[0]
+        with translation.override(first.language):
+            canvas.setTitle(f"{gettext('Race sheet')} – {first.event}")
+        canvas.setAuthor(first.championship)
+        for done, data in enumerate(sheets, start=1):
+            with translation.override(data.language):
+                self._draw_sheet(canvas, data)
+            if progress is not None:
+                progress(done, len(sheets))
+        canvas.save()
+        return buffer.getvalue()
+
+    # --- Layout ---------------------------------------------------------------------------
+
+    @classmethod
+    def _has_weather_box(cls, data: RaceSheetData) -> bool:
+        # Variable weather evolves at each table (§3-2-4). A sheet printed before the draw
+        # (None) gets the box too: the weather may come out variable, and the referee could
+        # not add the box by hand.
+        return data.weather in (Weather.VARIABLE, None)
+
+    @classmethod
+    def rows_per_page(cls, *, weather_box: bool) -> int:
+        """How many grid rows a page holds, under its header and above its footer."""
+        height = (
+            cls.page_size[1] / mm
+            - 2 * cls.margin_mm
+            - cls.header_height_mm
+            - cls.footer_height_mm
+            - cls.grid_header_height_mm
+        )
+        if weather_box:
+            height -= cls._weather_box_height_mm() + cls.evolution_gap_mm
+        return int(height // cls.row_height_mm)
+
+    @classmethod
+    def _weather_box_height_mm(cls) -> float:
+        return (
+            cls.evolution_title_mm
+            + cls.evolution_header_mm
+            + cls.evolution_rows * cls.evolution_row_mm
+        )
+
+    def _pages(self, data: RaceSheetData) -> list[_Page]:
+        rows: list[GridLine | None] = sorted(data.grid, key=lambda line: line.position)
+        if not rows:
+            rows = [None] * self.blank_rows
+        full = self.rows_per_page(weather_box=False)
+        pages = [_Page(rows[start : start + full], False) for start in range(0, len(rows), full)]
+        if self._has_weather_box(data):
+            if len(pages[-1].rows) <= self.rows_per_page(weather_box=True):
+                pages[-1] = _Page(pages[-1].rows, True)
+            else:
+                pages.append(_Page([], True))
+        return pages
+
+    # --- Drawing --------------------------------------------------------------------------
+
+    def _draw_sheet(self, canvas: Canvas, data: RaceSheetData) -> None:
+        pages = self._pages(data)
+        for number, page in enumerate(pages, start=1):
+            top = self._draw_header(canvas, data)
+            bottom = self._draw_grid(canvas, page.rows, top)
+            if page.weather_box:
+                # Drawn once for the grid's top, moved down under this page's rows.
+                draw = functools.partial(self._draw_weather_box, canvas, top)
+                form = self._form(canvas, "weather", draw)
+                self._place(canvas, form, bottom - self.evolution_gap_mm * mm - top)
+            self._draw_footer(canvas, data, number, len(pages))
+            canvas.showPage()
+
+    @staticmethod
+    def _form(canvas: Canvas, key: str, draw: Callable[[], None]) -> str:
+        """The name of a PDF form drawn by `draw` once per document and language.
+
+        The parts that are the same on every sheet (column headers, retirement causes, the
+        weather box) are drawn once and placed many times: a smaller PDF, drawn faster.
+        """
+        name = f"RaceSheet-{key}-{translation.get_language()}"
+        if not canvas.hasForm(name):
+            canvas.beginForm(name)
+            draw()
+            canvas.endForm()
+        return name
+
+    @staticmethod
+    def _place(canvas: Canvas, form: str, dy: float) -> None:
+        canvas.saveState()
+        canvas.translate(0, dy)
+        canvas.doForm(form)
+        canvas.restoreState()
+
+    def _draw_header(self, canvas: Canvas, data: RaceSheetData) -> float:
+        """The event, the table and the conditions at the start; returns the grid's top."""
+        page_width, page_height = self.page_size
+        margin = self.margin_mm * mm
+        left, right, top = margin, page_width - margin, page_height - margin
+
+        text_right = right
+        if data.referee_link:
+            qr_size = self.qr_size_mm * mm
+            draw_qr(canvas, data.referee_link, right - qr_size, top - qr_size, qr_size)
+            canvas.setFont(FONT, 6)
+            lines = split_to_width(data.referee_link, FONT, 6, self.url_width_mm * mm)
+            for index, line in enumerate(lines[:3]):
+                canvas.drawRightString(right, top - qr_size - (2.5 + 2.5 * index) * mm, line)
+            text_right = right - self.url_width_mm * mm - 4 * mm
+        width = text_right - left
+
+        table_label = gettext("Table %(number)s") % {"number": data.table_number}
+        canvas.setFont(FONT_BOLD, 16)
+        canvas.drawRightString(text_right, top - 6 * mm, table_label)
+        draw_fitted(
+            canvas,
+            left,
+            top - 6 * mm,
+            gettext("Race sheet"),
+            font=FONT_BOLD,
+            size=15,
+            width=width - stringWidth(table_label, FONT_BOLD, 16) - 6 * mm,
+        )
+        draw_fitted(
+            canvas,
+            left,
+            top - 12.5 * mm,
+            f"{data.championship} — {data.event}",
+            font=FONT,
+            size=11,
+            width=width,
+        )
+        laps = gettext("Laps: %(laps)s") % {"laps": data.laps}
+        details = f"{date_and_circuit(data)} · {laps}"
+        draw_fitted(canvas, left, top - 18 * mm, details, font=FONT, size=9, width=width)
+        referee = gettext("Referee: %(name)s") % {"name": data.referee or "____________________"}
+        draw_fitted(canvas, left, top - 23 * mm, referee, font=FONT, size=9, width=width)
+
+        weather: list[_Segment] = [(gettext("Weather at the start:") + " ", FONT)]
+        if data.weather:
+            weather.append((weather_label(data.weather), FONT_BOLD))
+        else:
+            weather += _options([str(label) for label in Weather.labels])
+        weather.append(("   ·   " + gettext("Track at the start:") + " ", FONT))
+        if data.track:
+            weather.append((_track_label(data.track), FONT_BOLD))
+        else:
+            weather += _options([str(label) for label in Track.labels])
+        _draw_segments(canvas, left, top - 28.5 * mm, weather, size=9, width=width, min_size=6)
+
+        # Under the QR code's link: the whole width.
+        hint = gettext("Cross out one box for each wear point lost (§5-0-1).")
+        if data.standard_configuration:
+            hint += " " + gettext("Standard car: every car has the same configuration.")
+        canvas.saveState()
+        canvas.setFillColor(GREY)
+        draw_fitted(canvas, left, top - 33.5 * mm, hint, font=FONT, size=7.5, width=right - left)
+        canvas.restoreState()
+        return top - self.header_height_mm * mm
+
+    def _column_edges(self) -> list[float]:
+        edges = [self.margin_mm * mm]
+        for width in self.column_widths_mm:
+            edges.append(edges[-1] + width * mm)
+        return edges
+
+    def _draw_grid(self, canvas: Canvas, rows: list[GridLine | None], top: float) -> float:
+        """The grid's column headers and rows from `top`; returns the grid's bottom."""
+        if not rows:
+            return top
+        edges = self._column_edges()
+        left, right = edges[0], edges[-1]
+        header_height = self.grid_header_height_mm * mm
+        row_height = self.row_height_mm * mm
+        bottom = top - header_height - len(rows) * row_height
+
+        canvas.saveState()
+        canvas.setFillColor(STRIPE_FILL)
+        # Faint stripes help the eye along a long row and still take a pen.
+        for index in range(1, len(rows), 2):
+            y = top - header_height - (index + 1) * row_height
+            canvas.rect(left, y, right - left, row_height, stroke=0, fill=1)
+        canvas.restoreState()
+        self._place(
+            canvas, self._form(canvas, "headers", lambda: self._draw_headers(canvas, top)), 0
+        )
+
+        causes = self._form(canvas, "causes", lambda: self._draw_causes(canvas, edges, top))
+        boxes = _Boxes()
+        for index, line in enumerate(rows):
+            row_top = top - header_height - index * row_height
+            self._draw_row(canvas, boxes, line, edges, row_top)
+            self._place(canvas, causes, -index * row_height)
+        boxes.stroke(canvas, line_width=0.5)
+
+        rules = canvas.beginPath()
+        for index in range(len(rows) + 2):
+            y = top if index == 0 else top - header_height - (index - 1) * row_height
+            rules.moveTo(left, y)
+            rules.lineTo(right, y)
+        for x in edges:
+            rules.moveTo(x, top)
+            rules.lineTo(x, bottom)
+        canvas.setLineWidth(0.6)
+        canvas.drawPath(rules, stroke=1, fill=0)
+        return bottom
+
+    def _draw_headers(self, canvas: Canvas, top: float) -> None:
+        """The grid's column headers, under `top`."""
+        edges = self._column_edges()
+        header_height = self.grid_header_height_mm * mm
+        canvas.saveState()
+        canvas.setFillColor(HEADER_FILL)
+        canvas.rect(
+            edges[0], top - header_height, edges[-1] - edges[0], header_height, stroke=0, fill=1
+        )
+        canvas.restoreState()
+        parts = _part_labels()
+        texts = [
+            gettext("Pos."),
+            gettext("No."),
+            gettext("Driver / team"),
+            gettext("Stand"),
+            *(parts[part] for part in PARTS),
+            gettext("Stand points"),
+            gettext("Retirement cause"),
+            gettext("Retired on lap"),
+            gettext("Finishing order"),
+        ]
+        padding = 2 * self.cell_padding_mm * mm
+        for column, text in enumerate(texts):
+            width = edges[column + 1] - edges[column]
+            lines, size = _fit_lines(text, FONT_BOLD, 6.5, width - padding, 3, 4.5)
+            leading = size * 1.15
+            y = top - header_height / 2 + (len(lines) - 1) * leading / 2 - size * 0.35
+            canvas.setFont(FONT_BOLD, size)
+            for line in lines:
+                canvas.drawCentredString(edges[column] + width / 2, y, line)
+                y -= leading
+
+    def _draw_causes(self, canvas: Canvas, edges: list[float], top: float) -> None:
+        """The first row's retirement causes: one box to tick per cause, six lines."""
+        padding = self.cell_padding_mm * mm
+        labels = _cause_labels()
+        pitch = (self.row_height_mm * mm - 2 * padding) / len(labels)
+        box = self.cause_box_mm * mm
+        x = edges[11] + padding
+        width = edges[12] - padding - (x + box + 1 * mm)
+        y = top - self.grid_header_height_mm * mm - padding - pitch + (pitch - box) / 2
+        boxes = _Boxes()
+        for label in labels:
+            boxes.add(x, y, box, box)
+            draw_fitted(
+                canvas, x + box + 1 * mm, y + 0.15 * mm, label, font=FONT, size=5.5, width=width
+            )
+            y -= pitch
+        boxes.stroke(canvas, line_width=0.5)
+
+    def _draw_row(
+        self,
+        canvas: Canvas,
+        boxes: _Boxes,
+        line: GridLine | None,
+        edges: list[float],
+        top: float,
+    ) -> None:
+        padding = self.cell_padding_mm * mm
+        row_height = self.row_height_mm * mm
+        middle = top - row_height / 2
+
+        def centred(column: int, text: str, size: float) -> None:
+            canvas.setFont(FONT_BOLD, size)
+            x = (edges[column] + edges[column + 1]) / 2
+            canvas.drawCentredString(x, middle - size * 0.35, text)
+
+        if line is not None:
+            centred(0, str(line.position), 11)
+            centred(1, str(line.number), 12)
+            self._draw_driver(canvas, line, edges[2] + padding, edges[3] - padding, top)
+            if line.stand is not None:
+                centred(3, str(line.stand), 12)
+
+        configuration = line.configuration if line is not None else None
+        for offset, part in enumerate(PARTS):
+            value = getattr(configuration, part) if configuration else None
+            self._draw_wear(canvas, boxes, value, edges[4 + offset], edges[5 + offset], top)
+        stand_points = configuration.stand_points if configuration else None
+        self._draw_wear(canvas, boxes, stand_points, edges[10], edges[11], top, stand=True)
+
+    def _draw_driver(
+        self, canvas: Canvas, line: GridLine, left: float, right: float, top: float
+    ) -> None:
+        width = right - left
+        bottom = top - self.row_height_mm * mm
+        # Up to three lines above the team, four without one; small print before cutting.
+        max_lines = 3 if line.team else 4
+        name_lines, size = _fit_lines(line.name, FONT_BOLD, 9, width, max_lines, 5)
+        canvas.setFont(FONT_BOLD, size)
+        y = top - 4 * mm
+        for text in name_lines:
+            canvas.drawString(left, y, text)
+            y -= size * 1.15
+        if line.team:
+            canvas.saveState()
+            canvas.setFillColor(GREY)
+            # One line, under a name that may take three.
+            draw_fitted(
+                canvas, left, bottom + 2 * mm, line.team, font=FONT, size=7, width=width, min_size=5
+            )
+            canvas.restoreState()
+
+    def _draw_wear(
+        self,
+        canvas: Canvas,
+        boxes: _Boxes,
+        value: int | None,
+        left: float,
+        right: float,
+        top: float,
+        *,
+        stand: bool = False,
+    ) -> None:
+        """A part's cell: its points on top, then one box per point to cross out."""
+        padding = self.cell_padding_mm * mm
+        if value is None:
+            # Not recorded yet: a box to write the points in, and blank boxes to cross.
+            width, height = (size * mm for size in self.value_box_mm)
+            boxes.add(left + padding, top - padding - height, width, height)
+            count = STAND_POINTS if stand else self.blank_wear_boxes
+        else:
+            canvas.setFont(FONT_BOLD, 8.5)
+            canvas.drawString(left + padding + 0.4 * mm, top - 3.6 * mm, str(value))
+            count = value
+        if count <= 0:
+            return
+        area_top = top - self.value_line_mm * mm
+        area_width = right - left - 2 * padding
+        area_height = area_top - (top - self.row_height_mm * mm) - padding
+        columns, pitch = _box_layout(count, area_width, area_height, self.wear_pitch_mm * mm)
+        size = pitch * 5 / 6
+        x0 = left + (right - left - columns * pitch) / 2 + (pitch - size) / 2
+        for index in range(count):
+            row, column = divmod(index, columns)
+            boxes.add(x0 + column * pitch, area_top - (row + 1) * pitch, size, size)
+
+    def _draw_weather_box(self, canvas: Canvas, top: float) -> None:
+        """The table's weather draws in a variable race (§3-2-4 … §3-2-6), two halves."""
+        margin = self.margin_mm * mm
+        page_width = self.page_size[0]
+        width = page_width - 2 * margin
+        canvas.setFont(FONT_BOLD, 9.5)
+        canvas.drawString(margin, top - 3.5 * mm, gettext("Weather evolution"))
+        note = gettext(
+            "Draw at the end of a game turn in which a car rolled 20 in 5th or 30 in 6th"
+            " (§3-2-4). Sun or rain twice in a row: fixed for the rest of the race (§3-2-6)."
+        )
+        canvas.saveState()
+        canvas.setFillColor(GREY)
+        draw_fitted(canvas, margin, top - 7 * mm, note, font=FONT, size=7, width=width)
+        canvas.restoreState()
+
+        headers = [
+            gettext("Draw"),
+            gettext("Lap / turn"),
+            gettext("d20"),
+            gettext("Result"),
+            gettext("Track"),
+            gettext("Fixed"),
+        ]
+        weathers = _options([str(label) for label in Weather.labels])
+        tracks = _options([str(label) for label in Track.labels])
+        half_width = sum(self.evolution_column_widths_mm) * mm
+        gap = width - 2 * half_width
+        header_height = self.evolution_header_mm * mm
+        row_height = self.evolution_row_mm * mm
+        table_top = top - self.evolution_title_mm * mm
+        for half in range(2):
+            edges = [margin + half * (half_width + gap)]
+            for column_width in self.evolution_column_widths_mm:
+                edges.append(edges[-1] + column_width * mm)
+            left, right = edges[0], edges[-1]
+            bottom = table_top - header_height - self.evolution_rows * row_height
+            canvas.saveState()
+            canvas.setFillColor(HEADER_FILL)
+            canvas.rect(
+                left, table_top - header_height, right - left, header_height, stroke=0, fill=1
+            )
+            canvas.restoreState()
+            for column, label in enumerate(headers):
+                cell = edges[column + 1] - edges[column] - 1 * mm
+                text, size = fit_text(label, FONT_BOLD, 6.5, cell, 4.5)
+                canvas.setFont(FONT_BOLD, size)
+                x = (edges[column] + edges[column + 1]) / 2
+                canvas.drawCentredString(x, table_top - header_height / 2 - size * 0.35, text)
+            for row in range(self.evolution_rows):
+                row_top = table_top - header_height - row * row_height
+                baseline = row_top - row_height / 2 - 2.3
+                canvas.setFont(FONT_BOLD, 8)
+                draw_number = str(half * self.evolution_rows + row + 1)
+                canvas.drawCentredString((edges[0] + edges[1]) / 2, baseline, draw_number)
+                for column, options in ((3, weathers), (4, tracks)):
+                    _draw_segments(
+                        canvas,
+                        edges[column] + 1 * mm,
+                        baseline,
+                        options,
+                        size=6.5,
+                        width=edges[column + 1] - edges[column] - 2 * mm,
+                        min_size=4.5,
+                    )
+                box = 2.8 * mm
+                TickBox(False, box).drawOn(
+                    canvas, (edges[5] + edges[6] - box) / 2, row_top - (row_height + box) / 2
+                )
+            rules = canvas.beginPath()
+            for y in [
+                table_top,
+                *(
+                    table_top - header_height - row * row_height
+                    for row in range(self.evolution_rows + 1)
+                ),
+            ]:
+                rules.moveTo(left, y)
+                rules.lineTo(right, y)
+            for x in edges:
+                rules.moveTo(x, table_top)
+                rules.lineTo(x, bottom)
+            canvas.setLineWidth(0.6)
+            canvas.drawPath(rules, stroke=1, fill=0)
+
+    def _draw_footer(self, canvas: Canvas, data: RaceSheetData, page: int, pages: int) -> None:
+        page_width, _ = self.page_size
+        margin = self.margin_mm * mm
+        left, right = margin, page_width - margin
+        baseline = margin + 3 * mm
+        canvas.saveState()
+        canvas.setFillColor(GREY)
+        handing_in = gettext("The referee hands this sheet in to race control after the race.")
+        draw_fitted(
+            canvas,
+            left,
+            margin + 9 * mm,
+            f"{handing_in} (§2-0-3)",
+            font=FONT,
+            size=7,
+            width=120 * mm,
+        )
+        canvas.restoreState()
+        # Every page is signed, so a page that comes loose is still the referee's word.
+        signature = gettext("Referee's signature:")
+        canvas.setFont(FONT, 9)
+        canvas.drawString(left, baseline, signature)
+        canvas.setLineWidth(0.5)
+        line_start = left + stringWidth(signature, FONT, 9) + 2 * mm
+        canvas.line(line_start, baseline - 0.5 * mm, line_start + 75 * mm, baseline - 0.5 * mm)
+        canvas.saveState()
+        canvas.setFont(FONT, 8)
+        canvas.setFillColor(GREY)
+        count = gettext("Page %(page)s of %(pages)s") % {"page": page, "pages": pages}
+        canvas.drawRightString(right, baseline, count)
+        canvas.restoreState()

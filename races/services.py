@@ -1,0 +1,420 @@
+"""Writes for race day: allocation and swaps, race weather and table draws, stands,
+configurations, referee links and the batch of printed sheets.
+
+The rules themselves live in the pure modules ``races.allocation``, ``races.weather`` and
+``races.configuration``; here we check who acts, validate, save, and record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from qualifying.models import QualifyingTable
+from qualifying.selectors import general_classification
+from qualifying.services import roll_or_record
+from races import allocation as allocation_rules
+from races import configuration as configuration_rules
+from races import weather as weather_rules
+from races.models import (
+    AllocationRecord,
+    CarConfiguration,
+    GridSlot,
+    ManualSwap,
+    RaceTable,
+    RaceWeather,
+    ReplacedLink,
+    ResultStatus,
+    SheetBatch,
+    WeatherDraw,
+)
+from tournament.access import Actor
+from tournament.errors import Conflict, InvalidInput, NotAllowed
+from tournament.models import Event
+from tournament.services import require_organiser
+
+PART_NAMES = {
+    "tyres": gettext_lazy("tyres"),
+    "brakes": gettext_lazy("brakes"),
+    "gearbox": gettext_lazy("gearbox"),
+    "body": gettext_lazy("body"),
+    "engine": gettext_lazy("engine"),
+    "road_holding": gettext_lazy("road holding"),
+    "stand_points": gettext_lazy("stand points"),
+    "total": gettext_lazy("total"),
+}
+
+
+def results_started(event: Event) -> bool:
+    """True once any race table of ``event`` has a result that is no longer empty."""
+    return RaceTable.objects.filter(event=event).exclude(result_status=ResultStatus.EMPTY).exists()
+
+
+def _require_no_results(event: Event) -> None:
+    if results_started(event):
+        raise Conflict(_("Results are already being entered: the tables can no longer change."))
+
+
+def _last_session_weather(event: Event) -> str | None:
+    session = event.sessions.order_by("-number").first()
+    return session.weather if session else None
+
+
+def _start_weather(table: RaceTable, race: RaceWeather | None, event: Event) -> None:
+    """Set a table's weather as the race starts (§3-2-2 … §3-2-4)."""
+    if race is None:
+        table.weather, table.track, table.weather_fixed, table.last_draw = "", "", False, ""
+        return
+    state = weather_rules.race_start(race.weather, _last_session_weather(event))  # type: ignore[arg-type]
+    table.weather, table.track = state.weather, state.track
+    table.weather_fixed, table.last_draw = state.fixed, state.last_draw or ""
+
+
+def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None) -> list[RaceTable]:
+    """Allocate the drivers to race tables by general classification (§1-3-2, §1-3-3).
+
+    Re-running is allowed until the first result; it clears stands and configurations.
+    Existing tables keep their referee and link.
+    """
+    require_organiser(actor, event.championship)
+    size = event.table_size if table_size is None else table_size
+    if not 2 <= size <= 20:
+        raise InvalidInput(_("A table seats 2 to 20 drivers."), {"table_size": [_("2 to 20.")]})
+    lines = general_classification(event=event)
+    checked = set(event.entries.filter(checked_in=True).values_list("driver_id", flat=True))
+    if checked:  # only the drivers present when the event uses check-in
+        lines = [line for line in lines if line.driver.pk in checked]
+    if not lines:
+        raise InvalidInput(_("Register drivers for the event first."))
+    ranked = [
+        allocation_rules.RankedDriver(
+            driver=line.driver.number, rank=line.rank, team=line.driver.team_id
+        )
+        for line in lines
+    ]
+    result = allocation_rules.allocate(ranked, capacity=size, separate_teams=event.separate_teams)
+    drivers = {line.driver.number: line.driver for line in lines}
+    ranks = {line.driver.number: line.rank for line in lines}
+    moved = {swap.moved_down for swap in result.swaps} | {swap.moved_up for swap in result.swaps}
+    with transaction.atomic():
+        _require_no_results(event)
+        race = RaceWeather.objects.filter(event=event).first()
+        GridSlot.objects.filter(event=event).delete()
+        RaceTable.objects.filter(event=event, number__gt=len(result.tables)).delete()
+        tables = []
+        for index, numbers in enumerate(result.tables, start=1):
+            table, _created = RaceTable.objects.get_or_create(event=event, number=index)
+            _start_weather(table, race, event)
+            table.weather_draws.all().delete()
+            actor.stamp(table).save()
+            GridSlot.objects.bulk_create(
+                GridSlot(
+                    event=event,
+                    table=table,
+                    driver=drivers[number],
+                    position=position,
+                    rank=ranks[number],
+                    swapped=number in moved,
+                )
+                for position, number in enumerate(numbers, start=1)
+            )
+            tables.append(table)
+        AllocationRecord.objects.update_or_create(
+            event=event,
+            defaults={
+                "table_size": size,
+                "actor": actor.label,
+                "swaps": [
+                    {
+                        "moved_down": s.moved_down,
+                        "moved_up": s.moved_up,
+                        "from_table": s.from_table,
+                        "to_table": s.to_table,
+                        "teammate": s.teammate,
+                    }
+                    for s in result.swaps
+                ],
+                # Only conflicts the event wanted avoided are worth a warning.
+                "conflicts": [
+                    {"table": c.table, "drivers": list(c.drivers)} for c in result.conflicts
+                ]
+                if event.separate_teams
+                else [],
+            },
+        )
+    return tables
+
+
+def _renumber(table: RaceTable) -> None:
+    """Keep a grid sorted by qualifying rank after a swap (positions 1..n)."""
+    slots = list(table.slots.order_by("rank", "driver__number"))
+    # Out of the way first, so the unique (table, position) never sees two equal positions.
+    table.slots.update(position=F("position") + 1000)
+    for position, slot in enumerate(slots, start=1):
+        slot.position = position
+        slot.save(update_fields=["position"])
+
+
+def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = "") -> ManualSwap:
+    """Exchange two drivers' tables by hand (recorded: who, when, why)."""
+    require_organiser(actor, event.championship)
+    if a == b:
+        raise InvalidInput(_("Choose two different drivers."))
+    with transaction.atomic():
+        _require_no_results(event)
+        slots = {
+            s.driver.number: s
+            for s in GridSlot.objects.select_for_update()
+            .filter(event=event, driver__number__in=[a, b])
+            .select_related("driver", "table")
+        }
+        missing = [n for n in (a, b) if n not in slots]
+        if missing:
+            raise InvalidInput(
+                _("Not on any table of this event: %(numbers)s.")
+                % {"numbers": ", ".join(str(n) for n in missing)}
+            )
+        slot_a, slot_b = slots[a], slots[b]
+        if slot_a.table_id == slot_b.table_id:
+            raise InvalidInput(_("These two drivers already sit at the same table."))
+        table_a, table_b = slot_a.table, slot_b.table
+        # A stand belongs to a table: a driver who moves chooses again.
+        for index, (slot, table) in enumerate(((slot_a, table_b), (slot_b, table_a))):
+            slot.table = table
+            slot.stand = None
+            # A parking position no grid uses (nor _renumber's +1000 shift) until renumbered.
+            slot.position = 5000 + index
+            actor.stamp(slot).save(update_fields=["table", "stand", "position"])
+        _renumber(table_a)
+        _renumber(table_b)
+        record = ManualSwap.objects.create(
+            event=event,
+            driver_a=slot_a.driver,
+            driver_b=slot_b.driver,
+            table_a=table_a.number,
+            table_b=table_b.number,
+            reason=reason.strip()[:200],
+            user=actor.user if actor.is_authenticated else None,
+            actor=actor.label,
+        )
+    return record
+
+
+def race_weather_draw(*, actor: Actor, event: Event, roll: int | None = None) -> RaceWeather:
+    """The overall pole's d20 for the race (§2-0-1, §3-2-1); sets every table's start."""
+    require_organiser(actor, event.championship)
+    value, source = roll_or_record(roll)
+    weather = event.circuit.weather_scale.weather_for(value)
+    with transaction.atomic():
+        if WeatherDraw.objects.filter(table__event=event).exists() or results_started(event):
+            raise Conflict(_("The race has started: its weather can no longer be drawn again."))
+        race, _created = RaceWeather.objects.update_or_create(
+            event=event, defaults={"roll": value, "source": source, "weather": weather}
+        )
+        for table in RaceTable.objects.filter(event=event):
+            _start_weather(table, race, event)
+            actor.stamp(table).save()
+    return race
+
+
+def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = None) -> WeatherDraw:
+    """A weather draw at one table of a variable race (§3-2-4 … §3-2-6)."""
+    if not actor.can_referee(table):
+        raise NotAllowed(_("Only this table's referee or an organiser may draw its weather."))
+    event = table.event
+    value, source = roll_or_record(roll)
+    drawn = event.circuit.weather_scale.weather_for(value)
+    with transaction.atomic():
+        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        race = RaceWeather.objects.filter(event=event).first()
+        if race is None or race.weather != "variable":
+            raise Conflict(_("The weather evolves only in a variable race."))
+        state = weather_rules.TableWeather(
+            weather=table.weather,  # type: ignore[arg-type]
+            track=table.track,  # type: ignore[arg-type]
+            fixed=table.weather_fixed,
+            last_draw=table.last_draw or None,  # type: ignore[arg-type]
+        )
+        try:
+            after = weather_rules.apply_draw(state, drawn)  # type: ignore[arg-type]
+        except weather_rules.WeatherFixed as exc:
+            raise Conflict(
+                _("The weather of this table is fixed for the rest of the race.")
+            ) from exc
+        table.weather, table.track = after.weather, after.track
+        table.weather_fixed, table.last_draw = after.fixed, after.last_draw or ""
+        actor.stamp(table).save()
+        number = table.weather_draws.count() + 1
+        return WeatherDraw.objects.create(
+            table=table,
+            number=number,
+            roll=value,
+            source=source,
+            drawn=drawn,
+            weather=after.weather,
+            track=after.track,
+            fixed=after.fixed,
+            actor=actor.label,
+        )
+
+
+def _slots_by_number(table: RaceTable, numbers: list[int]) -> dict[int, GridSlot]:
+    slots = {s.driver.number: s for s in table.slots.select_related("driver")}
+    missing = [n for n in numbers if n not in slots]
+    if missing:
+        raise InvalidInput(
+            _("Not on the grid of %(table)s: %(numbers)s.")
+            % {"table": table, "numbers": ", ".join(str(n) for n in missing)},
+            {str(n): [_("Not at this table.")] for n in missing},
+        )
+    return slots
+
+
+def stands_set(
+    *, actor: Actor, table: RaceTable, stands: Mapping[int, int | None]
+) -> list[GridSlot]:
+    """Record the stands chosen (§4-0-1): one per driver, never twice at a table."""
+    if not actor.can_referee(table):
+        raise NotAllowed(_("Only this table's referee or an organiser may record its stands."))
+    allowed = set(table.event.stands())
+    errors: dict[str, list[str]] = {}
+    for number, stand in stands.items():
+        if stand is not None and stand not in allowed:
+            errors[str(number)] = [
+                _("Stand %(stand)s does not exist here (stands: %(stands)s).")
+                % {"stand": stand, "stands": ", ".join(str(s) for s in sorted(allowed))}
+            ]
+    if errors:
+        raise InvalidInput(next(iter(errors.values()))[0], errors)
+    with transaction.atomic():
+        if table.result_status == ResultStatus.CONFIRMED:
+            raise Conflict(_("This table's result is confirmed: its stands can no longer change."))
+        slots = _slots_by_number(table, list(stands))
+        final = {s.driver.number: s.stand for s in slots.values()}
+        final.update(stands)
+        taken: dict[int, int] = {}
+        for number, stand in sorted(final.items(), key=lambda item: slots[item[0]].position):
+            if stand is None:
+                continue
+            if stand in taken:
+                raise InvalidInput(
+                    _("Stand %(stand)s is already taken by driver %(other)s at this table.")
+                    % {"stand": stand, "other": taken[stand]},
+                    {str(number): [_("Stand already taken.")]},
+                )
+            taken[stand] = number
+        # Free the stands first so that exchanging two stands does not trip the constraint.
+        changed = [slots[n] for n, stand in stands.items() if slots[n].stand != stand]
+        for slot in changed:
+            slot.stand = None
+            slot.save(update_fields=["stand"])
+        for slot in changed:
+            slot.stand = stands[slot.driver.number]
+            try:
+                with transaction.atomic():
+                    actor.stamp(slot).save(update_fields=["stand"])
+            except IntegrityError as exc:  # someone else took it meanwhile
+                raise Conflict(
+                    _("Stand %(stand)s was just taken.") % {"stand": slot.stand}
+                ) from exc
+    return list(table.slots.select_related("driver"))
+
+
+def configuration_messages(problems: list[Any]) -> dict[str, list[str]]:
+    """Translated sentences naming the part and the rule for each configuration problem."""
+    errors: dict[str, list[str]] = {}
+    for problem in problems:
+        name = PART_NAMES.get(problem.field, problem.field)
+        if problem.kind == "missing":
+            text = _("%(part)s: missing (%(rule)s).")
+        elif problem.kind == "not_integer":
+            text = _("%(part)s: a whole number is needed (%(rule)s).")
+        elif problem.kind == "below_minimum":
+            text = _("%(part)s: at least 1 point per part (%(rule)s).")
+        elif problem.kind == "stand_range":
+            text = _("%(part)s: 0 to 2 points at the stand (%(rule)s).")
+        else:
+            text = _("The parts and stand points add up to %(value)s, not 22 (%(rule)s).")
+        errors.setdefault(problem.field, []).append(
+            text % {"part": name, "rule": problem.rule, "value": problem.value}
+        )
+    return errors
+
+
+def configurations_set(
+    *, actor: Actor, table: RaceTable, configurations: Mapping[int, Mapping[str, object]]
+) -> list[CarConfiguration]:
+    """Record car configurations (§5) for drivers of ``table``; all or nothing."""
+    if not actor.can_referee(table):
+        raise NotAllowed(_("Only this table's referee or an organiser may record configurations."))
+    if not table.event.use_configurations:
+        raise Conflict(_("This event does not record car configurations."))
+    if table.result_status == ResultStatus.CONFIRMED:
+        raise Conflict(
+            _("This table's result is confirmed: its configurations can no longer change.")
+        )
+    errors: dict[str, list[str]] = {}
+    parsed = {}
+    for number, values in configurations.items():
+        problems = configuration_rules.configuration_problems(values)
+        if problems:
+            for field, messages in configuration_messages(problems).items():
+                errors[f"{number}.{field}"] = messages
+        else:
+            parsed[number] = configuration_rules.parse_configuration(values)
+    if errors:
+        first = next(iter(errors))
+        raise InvalidInput(
+            _("Driver %(number)s: %(message)s")
+            % {"number": first.split(".")[0], "message": errors[first][0]},
+            errors,
+        )
+    saved = []
+    with transaction.atomic():
+        slots = _slots_by_number(table, list(configurations))
+        for number, config in parsed.items():
+            record = CarConfiguration.objects.filter(slot=slots[number]).first()
+            record = record or CarConfiguration(slot=slots[number])
+            for field in configuration_rules.PARTS:
+                setattr(record, field, getattr(config, field))
+            record.stand_points = config.stand_points
+            actor.stamp(record).save()
+            saved.append(record)
+    return saved
+
+
+def referee_link_regenerate(*, actor: Actor, table: RaceTable | QualifyingTable) -> Any:
+    """Give a table a new referee link; the old one then says it was replaced."""
+    require_organiser(actor, table.event.championship)
+    with transaction.atomic():
+        kind = "race" if isinstance(table, RaceTable) else "qualifying"
+        ReplacedLink.objects.create(token=table.token, kind=kind, table_id=table.pk)
+        table.token = type(table)._meta.get_field("token").get_default()
+        table.save(update_fields=["token"])
+    return table
+
+
+def sheet_batch_request(*, actor: Actor, event: Event, kind: str, language: str) -> SheetBatch:
+    """Queue the build of all of an event's sheets in one PDF (replacing the last one)."""
+    from races.tasks import build_sheet_batch
+
+    require_organiser(actor, event.championship)
+    if kind not in SheetBatch.Kind.values:
+        raise InvalidInput(_("Unknown kind of sheets."))
+    with transaction.atomic():
+        batch, _created = SheetBatch.objects.select_for_update().get_or_create(
+            event=event, kind=kind
+        )
+        batch.status = SheetBatch.Status.QUEUED
+        batch.done = 0
+        batch.total = 0
+        batch.error = ""
+        batch.language = language if language in ("fr", "en") else "fr"
+        batch.save()
+        transaction.on_commit(lambda: build_sheet_batch.delay(batch.pk))
+    return batch

@@ -1,0 +1,32 @@
+from django.urls import path
+
+from races import views
+
+urlpatterns = [
+    path("e/<slug:slug>/allocation/", views.allocation_page, name="allocation"),
+    path("e/<slug:slug>/allocation/run/", views.allocation_submit, name="allocation-run"),
+    path("e/<slug:slug>/allocation/swap/", views.swap_submit, name="allocation-swap"),
+    path("e/<slug:slug>/race-weather/", views.race_weather_submit, name="race-weather"),
+    path(
+        "e/<slug:slug>/tables/<int:number>/referee-link/",
+        views.referee_link_submit,
+        name="race-referee-link",
+    ),
+    path("e/<slug:slug>/sheets/", views.sheet_batch_submit, name="sheet-batch-request"),
+    path("e/<slug:slug>/sheets/<str:kind>/", views.sheet_batch_page, name="sheet-batch"),
+    path(
+        "e/<slug:slug>/sheets/<str:kind>/download.pdf",
+        views.sheet_batch_download,
+        name="sheet-batch-download",
+    ),
+    path("e/<slug:slug>/where/", views.where_page, name="where"),
+    path("r/<str:token>/", views.rtable, name="rtable"),
+    path("r/<str:token>/sheet.pdf", views.rtable_sheet, name="rtable-sheet"),
+    path("r/<str:token>/stands/<int:number>/", views.rtable_stand, name="rtable-stand"),
+    path(
+        "r/<str:token>/configurations/<int:number>/",
+        views.rtable_configuration,
+        name="rtable-configuration",
+    ),
+    path("r/<str:token>/weather/", views.rtable_weather, name="rtable-weather"),
+]

@@ -268,6 +268,49 @@ def split_to_width(text: str, font: str, size: float, width: float) -> list[str]
     return [*lines, line] if line else lines
 
 
+def draw_sheet_title(
+    canvas: Canvas,
+    *,
+    left: float,
+    right: float,
+    top: float,
+    title: str,
+    table_number: int,
+    heading: str,
+    link: str | None,
+    qr_size: float,
+    url_width: float,
+    reserve: float,
+) -> float:
+    """The top of every table sheet: QR code of the referee link with the link under it at
+    the top right, the title, the table number and the championship — event line.
+
+    Returns the width left for the text lines beside the QR code.
+    """
+    text_right = right
+    if link:
+        draw_qr(canvas, link, right - qr_size, top - qr_size, qr_size)
+        canvas.setFont(FONT, 6)
+        for index, line in enumerate(split_to_width(link, FONT, 6, url_width)[:3]):
+            canvas.drawRightString(right, top - qr_size - (2.5 + 2.5 * index) * mm, line)
+        text_right = right - reserve
+    width = text_right - left
+    table_label = gettext("Table %(number)s") % {"number": table_number}
+    canvas.setFont(FONT_BOLD, 16)
+    canvas.drawRightString(text_right, top - 6 * mm, table_label)
+    draw_fitted(
+        canvas,
+        left,
+        top - 6 * mm,
+        title,
+        font=FONT_BOLD,
+        size=15,
+        width=width - stringWidth(table_label, FONT_BOLD, 16) - 6 * mm,
+    )
+    draw_fitted(canvas, left, top - 12.5 * mm, heading, font=FONT, size=11, width=width)
+    return width
+
+
 class TickBox(Flowable):
     """A box for the pen: empty, or crossed (an eliminated run). The race sheet uses it too."""
 
@@ -933,37 +976,18 @@ class TableSheetRenderer:
         left, right, top = margin, page_width - margin, page_height - margin
         canvas.saveState()
 
-        text_right = right
-        if data.referee_link:
-            qr_size = self.qr_size_mm * mm
-            draw_qr(canvas, data.referee_link, right - qr_size, top - qr_size, qr_size)
-            canvas.setFont(FONT, 6)
-            lines = split_to_width(data.referee_link, FONT, 6, self.url_width_mm * mm)
-            for index, line in enumerate(lines[:3]):
-                canvas.drawRightString(right, top - qr_size - (2.5 + 2.5 * index) * mm, line)
-            text_right = right - qr_size - 6 * mm
-        width = text_right - left
-
-        table_label = gettext("Table %(number)s") % {"number": data.table_number}
-        canvas.setFont(FONT_BOLD, 16)
-        canvas.drawRightString(text_right, top - 6 * mm, table_label)
-        draw_fitted(
+        width = draw_sheet_title(
             canvas,
-            left,
-            top - 6 * mm,
-            gettext("Qualifying table sheet"),
-            font=FONT_BOLD,
-            size=15,
-            width=width - stringWidth(table_label, FONT_BOLD, 16) - 6 * mm,
-        )
-        draw_fitted(
-            canvas,
-            left,
-            top - 12.5 * mm,
-            f"{data.championship} — {data.event}",
-            font=FONT,
-            size=11,
-            width=width,
+            left=left,
+            right=right,
+            top=top,
+            title=gettext("Qualifying table sheet"),
+            table_number=data.table_number,
+            heading=f"{data.championship} — {data.event}",
+            link=data.referee_link,
+            qr_size=self.qr_size_mm * mm,
+            url_width=self.url_width_mm * mm,
+            reserve=(self.qr_size_mm + 6) * mm,
         )
         referee = gettext("Referee: %(name)s") % {"name": data.referee or "____________________"}
         details = f"{date_and_circuit(data)} · {referee}"

@@ -43,11 +43,10 @@ from qualifying.pdf import (
     TickBox,
     date_and_circuit,
     draw_fitted,
-    draw_qr,
+    draw_sheet_title,
     empty_pdf,
     fit_text,
     register_fonts,
-    split_to_width,
     weather_label,
 )
 from races.configuration import PARTS, STAND_POINTS
@@ -400,37 +399,18 @@ class RaceSheetRenderer:
         margin = self.margin_mm * mm
         left, right, top = margin, page_width - margin, page_height - margin
 
-        text_right = right
-        if data.referee_link:
-            qr_size = self.qr_size_mm * mm
-            draw_qr(canvas, data.referee_link, right - qr_size, top - qr_size, qr_size)
-            canvas.setFont(FONT, 6)
-            lines = split_to_width(data.referee_link, FONT, 6, self.url_width_mm * mm)
-            for index, line in enumerate(lines[:3]):
-                canvas.drawRightString(right, top - qr_size - (2.5 + 2.5 * index) * mm, line)
-            text_right = right - self.url_width_mm * mm - 4 * mm
-        width = text_right - left
-
-        table_label = gettext("Table %(number)s") % {"number": data.table_number}
-        canvas.setFont(FONT_BOLD, 16)
-        canvas.drawRightString(text_right, top - 6 * mm, table_label)
-        draw_fitted(
+        width = draw_sheet_title(
             canvas,
-            left,
-            top - 6 * mm,
-            gettext("Race sheet"),
-            font=FONT_BOLD,
-            size=15,
-            width=width - stringWidth(table_label, FONT_BOLD, 16) - 6 * mm,
-        )
-        draw_fitted(
-            canvas,
-            left,
-            top - 12.5 * mm,
-            f"{data.championship} — {data.event}",
-            font=FONT,
-            size=11,
-            width=width,
+            left=left,
+            right=right,
+            top=top,
+            title=gettext("Race sheet"),
+            table_number=data.table_number,
+            heading=f"{data.championship} — {data.event}",
+            link=data.referee_link,
+            qr_size=self.qr_size_mm * mm,
+            url_width=self.url_width_mm * mm,
+            reserve=(self.url_width_mm + 4) * mm,
         )
         laps = gettext("Laps: %(laps)s") % {"laps": data.laps}
         details = f"{date_and_circuit(data)} · {laps}"

@@ -1,0 +1,190 @@
+"""A table's race result as the referee writes it (Formula Dé): no database here.
+
+Everything in this module is pure: plain values in, plain values out. Article numbers
+in comments (``§21-1-4``) refer to ``rules/formule-de-competition-rules.fr.txt``.
+
+The referee writes the grid, each retirement with its cause, and the finishing order
+(§2-0-3). The race ends when every driver has retired or crossed the line (§21-1-3),
+so a submitted result names every grid driver exactly once. How retired and
+non-starting drivers are classified at the table is a product choice described in
+DOMAIN.md ("Race result and retirements"): the rule text only orders the finishers.
+
+Problems are returned as structured values, not prose, and exception messages are
+plain English on purpose: callers translate them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+# §20-1 off track, §20-2 blocked, §20-3 body, §20-4 engine, §20-5 road holding;
+# "other" covers what the text does not list (disqualification, withdrawal) and
+# needs a note saying which.
+Cause = Literal["off_track", "blocked", "body", "engine", "road_holding", "other"]
+Status = Literal["finished", "retired", "dns"]
+ProblemKind = Literal[
+    "unknown_driver", "duplicate", "missing", "bad_cause", "note_required", "bad_lap"
+]
+Section = Literal["finish", "retired", "dns"]
+
+CAUSES: tuple[str, ...] = get_args(Cause)
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """One retirement, with its cause and the lap it happened in (1 = first lap)."""
+
+    driver: Hashable
+    cause: Cause
+    lap: int | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """A table's result: what the race sheet holds besides the grid (§2-0-3)."""
+
+    # Order of crossing the line, not the square reached (§21-1-4). A car whose
+    # engine broke after the second-to-last corner and still reached the line is
+    # a finisher (§16-0-6): it is listed here, with no retirement.
+    finish: tuple[Hashable, ...]
+    # In the order the retirements happened.
+    retired: tuple[Retirement, ...]
+    # Did not start, in the order given.
+    dns: tuple[Hashable, ...]
+
+
+@dataclass(frozen=True)
+class ResultProblem:
+    """One reason a result cannot be accepted as written.
+
+    ``detail`` depends on ``kind``: for ``unknown_driver`` the section where the
+    driver was first written (``finish``, ``retired``, ``dns``); for ``duplicate``
+    every section the driver appears in, comma-separated in order of appearance
+    (``finish,retired``); for ``bad_cause`` the cause as given; for ``bad_lap`` the
+    lap as given, or ``required`` when a complete result lacks it; otherwise None.
+    """
+
+    kind: ProblemKind
+    driver: Hashable | None
+    detail: str | None = None
+
+
+def _is_int(value: object) -> bool:
+    # bool is an int subclass; a stray True would silently count as lap 1.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _entries(result: TableResult) -> list[tuple[Section, Hashable, Retirement | None]]:
+    """Every driver written on the sheet, section by section, in the order written."""
+    entries: list[tuple[Section, Hashable, Retirement | None]] = []
+    entries.extend(("finish", driver, None) for driver in result.finish)
+    entries.extend(("retired", retirement.driver, retirement) for retirement in result.retired)
+    entries.extend(("dns", driver, None) for driver in result.dns)
+    return entries
+
+
+def result_problems(
+    result: TableResult, *, grid: Sequence[Hashable], laps: int, complete: bool
+) -> list[ResultProblem]:
+    """Every problem of ``result`` at once; empty when it can be accepted.
+
+    ``grid`` is the table's grid, ``laps`` the race length (3 by default, §2-0-3).
+    A draft (``complete=False``) may leave drivers out and retirement laps blank; a
+    submitted result (``complete=True``) names every grid driver exactly once
+    (§21-1-3) and gives the lap of each retirement.
+
+    Problems come in the order the sheet is written (finish, retired, dns), each
+    driver's problems together; ``missing`` drivers follow, in grid order.
+    """
+    if not _is_int(laps) or laps < 1:
+        raise ValueError(f"laps must be a positive integer, got {laps!r}")
+    on_grid = set(grid)
+    if len(on_grid) != len(grid):
+        raise ValueError("the grid lists a driver twice")
+
+    sections: dict[Hashable, list[Section]] = {}
+    for section, driver, _ in _entries(result):
+        sections.setdefault(driver, []).append(section)
+
+    problems: list[ResultProblem] = []
+    reported: set[Hashable] = set()
+    for section, driver, retirement in _entries(result):
+        if driver not in reported:
+            reported.add(driver)
+            if driver not in on_grid:
+                problems.append(ResultProblem("unknown_driver", driver, section))
+            if len(sections[driver]) > 1:
+                problems.append(ResultProblem("duplicate", driver, ",".join(sections[driver])))
+        if retirement is not None:
+            problems.extend(_retirement_problems(retirement, laps=laps, complete=complete))
+    if complete:
+        problems.extend(
+            ResultProblem("missing", driver) for driver in grid if driver not in sections
+        )
+    return problems
+
+
+def _retirement_problems(
+    retirement: Retirement, *, laps: int, complete: bool
+) -> list[ResultProblem]:
+    problems: list[ResultProblem] = []
+    driver = retirement.driver
+    if retirement.cause not in CAUSES:
+        problems.append(ResultProblem("bad_cause", driver, str(retirement.cause)))
+    elif retirement.cause == "other" and not (retirement.note or "").strip():
+        problems.append(ResultProblem("note_required", driver))
+    lap = retirement.lap
+    if lap is None:
+        if complete:
+            problems.append(ResultProblem("bad_lap", driver, "required"))
+    elif not _is_int(lap) or not 1 <= lap <= laps:
+        problems.append(ResultProblem("bad_lap", driver, str(lap)))
+    return problems
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A driver's place in the table classification."""
+
+    driver: Hashable
+    position: int
+    status: Status
+    cause: Cause | None
+    lap: int | None
+
+
+def table_classification(result: TableResult) -> list[Placed]:
+    """The table classification: positions 1..n, every driver written once.
+
+    Finishers in crossing order (§21-1-1, §21-1-4); then retired drivers, the latest
+    retirement first (the one who went furthest ranks best); then drivers who did
+    not start, in the order given. The rule text orders only the finishers; the rest
+    is the product choice of DOMAIN.md. Retirements are ordered as the referee
+    recorded them, not by their laps. Works on drafts too; a driver written twice
+    raises ValueError (see :func:`result_problems`).
+    """
+    seen: set[Hashable] = set()
+    for _, driver, _ in _entries(result):
+        if driver in seen:
+            raise ValueError(f"driver {driver!r} is written twice in the result")
+        seen.add(driver)
+
+    placed: list[Placed] = []
+    for driver in result.finish:
+        placed.append(Placed(driver, len(placed) + 1, "finished", None, None))
+    for retirement in reversed(result.retired):
+        placed.append(
+            Placed(
+                retirement.driver,
+                len(placed) + 1,
+                "retired",
+                retirement.cause,
+                retirement.lap,
+            )
+        )
+    for driver in result.dns:
+        placed.append(Placed(driver, len(placed) + 1, "dns", None, None))
+    return placed

@@ -1,0 +1,249 @@
+"""Championship points and standings for Formula Dé competitions: no database here.
+
+Everything in this module is pure: plain values in, plain values out. Article numbers
+in comments (``§21-1-2``) refer to ``rules/formule-de-competition-rules.fr.txt``.
+
+The rule text only says that a driver must cross the finishing line to score the
+points the organisers give for their place (§21-1-2). The scales, the day
+classification, the ``overall`` mode, best-K results, countback and shared ranks are
+the product choices described in DOMAIN.md ("Race result and retirements",
+championship standings).
+
+Exception messages are plain English on purpose: callers translate them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
+
+from races.results import Placed
+
+# Points by place, 1st first; places beyond the scale score nothing.
+PRESETS: dict[str, tuple[int, ...]] = {
+    "f1": (25, 18, 15, 12, 10, 8, 6, 4, 2, 1),
+    "classic": (10, 8, 6, 4, 3, 2, 1),
+    "twelve": (12, 10, 8, 7, 6, 5, 4, 3, 2, 1),
+    "short": (8, 6, 4, 3, 2, 1),
+}
+
+Mode = Literal["per_table", "overall"]
+
+
+def _check_int(name: str, value: object, *, minimum: int) -> None:
+    # bool is an int subclass; a stray True would silently count as 1.
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+
+
+def _check_scale(scale: Sequence[int]) -> None:
+    for points in scale:
+        _check_int("points in the scale", points, minimum=0)
+
+
+def _scale_points(scale: Sequence[int], place: int) -> int:
+    return scale[place - 1] if place <= len(scale) else 0
+
+
+# ---------------------------------------------------------------------------
+# Day classification
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DayLine:
+    """A driver's line in the day classification of one event."""
+
+    driver: Hashable
+    table: int
+    position: int
+    rank: int
+    status: str
+    cause: str | None
+    lap: int | None
+    points: int
+
+
+def day_classification(
+    tables: Sequence[Sequence[Placed]], *, scale: Sequence[int], mode: Mode = "per_table"
+) -> list[DayLine]:
+    """The day classification: table 1's classification, then table 2's, and so on.
+
+    ``tables`` are the table classifications, table 1 first; each is placed by
+    ``position``. Only finishers score (§21-1-2). Mode ``per_table`` gives
+    ``scale[position - 1]``; mode ``overall`` gives ``scale[rank - 1]``, retired and
+    non-starting drivers taking their ranks with 0 points (so the winner at table 2
+    behind an 8-driver table 1 is rank 9). Places beyond the scale score 0.
+    """
+    if mode not in get_args(Mode):
+        raise ValueError(f"unknown points mode: {mode!r}")
+    _check_scale(scale)
+    seen: set[Hashable] = set()
+    lines: list[DayLine] = []
+    for number, table in enumerate(tables, start=1):
+        for placed in sorted(table, key=lambda placed: placed.position):
+            _check_int("position", placed.position, minimum=1)
+            if placed.driver in seen:
+                raise ValueError(f"driver {placed.driver!r} is classified twice")
+            seen.add(placed.driver)
+            rank = len(lines) + 1
+            points = 0
+            if placed.status == "finished":  # §21-1-2
+                place = placed.position if mode == "per_table" else rank
+                points = _scale_points(scale, place)
+            lines.append(
+                DayLine(
+                    driver=placed.driver,
+                    table=number,
+                    position=placed.position,
+                    rank=rank,
+                    status=placed.status,
+                    cause=placed.cause,
+                    lap=placed.lap,
+                    points=points,
+                )
+            )
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Championship standings
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventResult:
+    """A driver's confirmed result at one event: table position and points."""
+
+    event: Hashable
+    driver: Hashable
+    position: int
+    status: str
+    points: int
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    """A driver's line in the championship standings.
+
+    ``counted`` lists the events whose points count (all of them without a best-K
+    option), in the order the results were given; ``results`` are all the driver's
+    results in that order; ``countback`` counts the driver's 1st, 2nd, 3rd... places
+    at their table over all results, one entry per place up to the highest position
+    anyone reached, so that every line has the same length.
+    """
+
+    rank: int
+    driver: Hashable
+    points: int
+    counted: tuple[Hashable, ...]
+    results: tuple[EventResult, ...]
+    countback: tuple[int, ...]
+
+
+def standings(
+    drivers: Sequence[Hashable],
+    results: Iterable[EventResult],
+    *,
+    best: int | None = None,
+) -> list[StandingLine]:
+    """The championship standings of ``drivers`` over ``results``.
+
+    Every driver is listed, with 0 points if need be; a driver with results who is
+    not in ``drivers`` is added after them, in the order of their first result.
+    Points are the sum of all results, or of the ``best`` highest ones when set
+    (equal points: the earlier result counts). Equal points are separated by
+    countback over all results: more 1st places at their table, then more 2nd
+    places, and so on. Lines still equal share a rank (1, 2, 2, 4) and keep the order
+    of ``drivers``.
+    """
+    if best is not None:
+        _check_int("best results", best, minimum=1)
+    order: dict[Hashable, int] = {}
+    for driver in drivers:
+        if driver in order:
+            raise ValueError(f"driver {driver!r} is listed twice")
+        order[driver] = len(order)
+
+    by_driver: dict[Hashable, list[EventResult]] = {driver: [] for driver in order}
+    deepest = 0
+    for result in results:
+        _check_int("position", result.position, minimum=1)
+        _check_int("points", result.points, minimum=0)
+        driver_results = by_driver.setdefault(result.driver, [])
+        order.setdefault(result.driver, len(order))
+        if any(earlier.event == result.event for earlier in driver_results):
+            raise ValueError(f"driver {result.driver!r} has two results at event {result.event!r}")
+        driver_results.append(result)
+        deepest = max(deepest, result.position)
+
+    unranked: list[StandingLine] = []
+    for driver, driver_results in by_driver.items():
+        kept = driver_results
+        if best is not None:
+            # sorted() is stable: among equal points the earlier result is kept.
+            chosen = sorted(driver_results, key=lambda result: -result.points)[:best]
+            kept = [result for result in driver_results if result in chosen]
+        countback = [0] * deepest
+        for result in driver_results:
+            countback[result.position - 1] += 1
+        unranked.append(
+            StandingLine(
+                rank=0,
+                driver=driver,
+                points=sum(result.points for result in kept),
+                counted=tuple(result.event for result in kept),
+                results=tuple(driver_results),
+                countback=tuple(countback),
+            )
+        )
+
+    def key(line: StandingLine) -> tuple[int, tuple[int, ...]]:
+        return (-line.points, tuple(-count for count in line.countback))
+
+    # Stable sort over lines built in the order of ``drivers``.
+    unranked.sort(key=key)
+    ranked: list[StandingLine] = []
+    for index, line in enumerate(unranked):
+        # Written 1, 2, 2, 4: a shared rank still uses up the places it covers.
+        shared = index > 0 and key(line) == key(unranked[index - 1])
+        ranked.append(replace(line, rank=ranked[-1].rank if shared else index + 1))
+    return ranked
+
+
+# ---------------------------------------------------------------------------
+# Team standings
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TeamLine:
+    rank: int
+    team: Hashable
+    points: int
+
+
+def team_standings(
+    lines: Sequence[StandingLine], team_of: Mapping[Hashable, Hashable | None]
+) -> list[TeamLine]:
+    """Team standings: the sum of the team's drivers' counted points.
+
+    Drivers without a team (absent from ``team_of`` or mapped to None) are left out.
+    Equal points share a rank (1, 2, 2, 4); teams with equal points keep the order in
+    which they first appear in ``lines``.
+    """
+    totals: dict[Hashable, int] = {}
+    for line in lines:
+        team = team_of.get(line.driver)
+        if team is not None:
+            totals[team] = totals.get(team, 0) + line.points
+    ordered = sorted(totals.items(), key=lambda item: -item[1])
+    ranked: list[TeamLine] = []
+    for index, (team, points) in enumerate(ordered):
+        shared = index > 0 and points == ordered[index - 1][1]
+        rank = ranked[-1].rank if shared else index + 1
+        ranked.append(TeamLine(rank=rank, team=team, points=points))
+    return ranked

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from simple_history.utils import bulk_create_with_history
 
 from qualifying.models import QualifyingTable
 from qualifying.selectors import general_classification
@@ -112,16 +113,21 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
             _start_weather(table, race, event)
             table.weather_draws.all().delete()
             actor.stamp(table).save()
-            GridSlot.objects.bulk_create(
-                GridSlot(
-                    event=event,
-                    table=table,
-                    driver=drivers[number],
-                    position=position,
-                    rank=ranks[number],
-                    swapped=number in moved,
-                )
-                for position, number in enumerate(numbers, start=1)
+            bulk_create_with_history(
+                [
+                    GridSlot(
+                        event=event,
+                        table=table,
+                        driver=drivers[number],
+                        position=position,
+                        rank=ranks[number],
+                        swapped=number in moved,
+                    )
+                    for position, number in enumerate(numbers, start=1)
+                ],
+                GridSlot,
+                default_user=actor.user if actor.is_authenticated else None,
+                custom_historical_attrs={"history_actor": actor.label},
             )
             tables.append(table)
         AllocationRecord.objects.update_or_create(
@@ -150,14 +156,14 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     return tables
 
 
-def _renumber(table: RaceTable) -> None:
+def _renumber(table: RaceTable, actor: Actor) -> None:
     """Keep a grid sorted by qualifying rank after a swap (positions 1..n)."""
     slots = list(table.slots.order_by("rank", "driver__number"))
     # Out of the way first, so the unique (table, position) never sees two equal positions.
     table.slots.update(position=F("position") + 1000)
     for position, slot in enumerate(slots, start=1):
         slot.position = position
-        slot.save(update_fields=["position"])
+        actor.stamp(slot).save(update_fields=["position"])
 
 
 def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = "") -> ManualSwap:
@@ -190,8 +196,8 @@ def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = ""
             # A parking position no grid uses (nor _renumber's +1000 shift) until renumbered.
             slot.position = 5000 + index
             actor.stamp(slot).save(update_fields=["table", "stand", "position"])
-        _renumber(table_a)
-        _renumber(table_b)
+        _renumber(table_a, actor)
+        _renumber(table_b, actor)
         record = ManualSwap.objects.create(
             event=event,
             driver_a=slot_a.driver,
@@ -213,9 +219,9 @@ def race_weather_draw(*, actor: Actor, event: Event, roll: int | None = None) ->
     with transaction.atomic():
         if WeatherDraw.objects.filter(table__event=event).exists() or results_started(event):
             raise Conflict(_("The race has started: its weather can no longer be drawn again."))
-        race, _created = RaceWeather.objects.update_or_create(
-            event=event, defaults={"roll": value, "source": source, "weather": weather}
-        )
+        race = RaceWeather.objects.filter(event=event).first() or RaceWeather(event=event)
+        race.roll, race.source, race.weather = value, source, weather
+        actor.stamp(race).save()
         for table in RaceTable.objects.filter(event=event):
             _start_weather(table, race, event)
             actor.stamp(table).save()
@@ -312,7 +318,7 @@ def stands_set(
         changed = [slots[n] for n, stand in stands.items() if slots[n].stand != stand]
         for slot in changed:
             slot.stand = None
-            slot.save(update_fields=["stand"])
+            actor.stamp(slot).save(update_fields=["stand"])
         for slot in changed:
             slot.stand = stands[slot.driver.number]
             try:
@@ -395,7 +401,7 @@ def referee_link_regenerate(*, actor: Actor, table: RaceTable | QualifyingTable)
         kind = "race" if isinstance(table, RaceTable) else "qualifying"
         ReplacedLink.objects.create(token=table.token, kind=kind, table_id=table.pk)
         table.token = type(table)._meta.get_field("token").get_default()
-        table.save(update_fields=["token"])
+        actor.stamp(table).save(update_fields=["token"])
     return table
 
 

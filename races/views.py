@@ -295,6 +295,8 @@ def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpR
     try:
         configurations_set(actor=actor, table=table, configurations={number: values})
     except ServiceError as exc:
+        if not exc.errors:
+            messages.error(request, exc.message)
         for errors in exc.errors.values():
             for error in errors:
                 messages.error(request, f"{number}: {error}")

@@ -26,10 +26,14 @@ def _printed(run: Run) -> PrintedRun:
 
 
 def sheet_data(
-    *, table: QualifyingTable, language: str = "fr", link: str | None = None
+    *, table: QualifyingTable, language: str | None = None, link: str | None = None
 ) -> QualifyingSheetData:
-    """Everything the qualifying card and the table sheet print for ``table``."""
+    """Everything the qualifying card and the table sheet print for ``table``.
+
+    Printed in the event's language unless ``language`` says otherwise.
+    """
     event = table.event
+    language = language or event.language
     sessions = list(event.sessions.all())
     drivers = table_drivers(table=table)
     runs: dict[tuple[int, int], Run] = {

@@ -382,7 +382,7 @@ def run_history_view(request: HttpRequest, token: str, session: int, number: int
 
 def qtable_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
     table, _actor = _table_and_actor(request, token)
-    data = sheet_data(table=table, language=request.LANGUAGE_CODE, link=referee_link(table))
+    data = sheet_data(table=table, link=referee_link(table))
     if kind == "cards":
         pdf, name = QualifyingCardRenderer().render(data), f"fiches-table-{table.number}.pdf"
     else:

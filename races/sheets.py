@@ -16,9 +16,13 @@ def race_referee_link(table: RaceTable) -> str:
 
 
 def race_sheets(
-    *, event: Event, language: str = "fr", tables: list[RaceTable] | None = None
+    *, event: Event, language: str | None = None, tables: list[RaceTable] | None = None
 ) -> list[RaceSheetData]:
-    """Sheet data of every race table of ``event`` (or of ``tables``), table 1 first."""
+    """Sheet data of every race table of ``event`` (or of ``tables``), table 1 first.
+
+    Printed in the event's language unless ``language`` says otherwise.
+    """
+    language = language or event.language
     if tables is None:
         tables = tables_with_grids(event=event)
     race = RaceWeather.objects.filter(event=event).first()

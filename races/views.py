@@ -168,7 +168,7 @@ def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
     kind = form.cleaned_data["kind"]
     try:
         sheet_batch_request(
-            actor=actor_for(request), event=event, kind=kind, language=request.LANGUAGE_CODE
+            actor=actor_for(request), event=event, kind=kind, language=event.language
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -335,7 +335,7 @@ def rtable_weather(request: HttpRequest, token: str) -> HttpResponse:
 def rtable_sheet(request: HttpRequest, token: str) -> HttpResponse:
     table, _actor = _race_table(request, token)
     tables = [t for t in tables_with_grids(event=table.event) if t.pk == table.pk]
-    (data,) = race_sheets(event=table.event, language=request.LANGUAGE_CODE, tables=tables)
+    (data,) = race_sheets(event=table.event, tables=tables)
     response = HttpResponse(RaceSheetRenderer().render(data), content_type="application/pdf")
     response["Content-Disposition"] = (
         f'inline; filename="{table.event.slug}-table-{table.number}.pdf"'

@@ -272,6 +272,13 @@ class Event(models.Model):
     separate_teams = models.BooleanField(
         _("keep team-mates apart"), default=True, help_text=_("§1-3-3")
     )
+    language = models.CharField(
+        _("language of the sheets"),
+        max_length=5,
+        choices=settings.LANGUAGES,
+        default="fr",
+        help_text=_("The printed sheets are in this language."),
+    )
     stand_numbers = models.JSONField(
         _("stand numbers"),
         default=list,

@@ -62,10 +62,12 @@ def test_only_the_referee_and_organisers_get_the_link_on_the_sheet(organiser, an
     assert token not in squeezed(other)
 
 
-def test_sheet_is_in_the_requested_language(organiser, allocated):
+def test_sheet_is_in_the_event_language_whoever_asks(organiser, allocated):
+    """Sheets are for the referees' pens: the event's language, French by default."""
     token = organiser.client.defaults["HTTP_AUTHORIZATION"].split()[1]
-    assert "May 24, 2025" in pdf_text(Api(token, language="en").get(SHEET))
-    assert "24 mai 2025" in pdf_text(Api(token, language="fr").get(SHEET))
+    assert "24 mai 2025" in pdf_text(Api(token, language="en").get(SHEET))
+    Event.objects.filter(pk=allocated.pk).update(language="en")
+    assert "May 24, 2025" in pdf_text(Api(token, language="fr").get(SHEET))
 
 
 def test_sheet_permissions(anon, outsider, referee, allocated):

@@ -21,6 +21,17 @@ class ResultStatus(models.TextChoices):
     CONFIRMED = "confirmed", _("Confirmed")
 
 
+class RetirementCause(models.TextChoices):
+    """Why a car left the race (§20), in the referee's words on the sheet."""
+
+    OFF_TRACK = "off_track", _("Off track")
+    BLOCKED = "blocked", _("Blocked")
+    BODY = "body", _("Body")
+    ENGINE = "engine", _("Engine")
+    ROAD_HOLDING = "road_holding", _("Road holding")
+    OTHER = "other", _("Other")
+
+
 class RaceTable(models.Model):
     event = models.ForeignKey(
         Event, on_delete=models.CASCADE, related_name="race_tables", verbose_name=_("event")
@@ -281,3 +292,67 @@ class SheetBatch(models.Model):
         if self.status == self.Status.DONE:
             return 100
         return int(100 * self.done / self.total) if self.total else 0
+
+
+class RaceResult(models.Model):
+    """What a table's referee wrote on the race sheet (§2-0-3), versioned.
+
+    One row per table (the database allows no second one, hence never two confirmed
+    results for a table); its status lives on ``RaceTable.result_status``.
+    """
+
+    table = models.OneToOneField(RaceTable, on_delete=models.CASCADE, related_name="result")
+    version = models.PositiveIntegerField(_("version"), default=1)
+    finish = models.JSONField(_("finishing order"), default=list)
+    retired = models.JSONField(_("retirements"), default=list)
+    dns = models.JSONField(_("did not start"), default=list)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reopen_reason = models.CharField(_("reason for reopening"), max_length=200, blank=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        verbose_name = _("race result")
+        verbose_name_plural = _("race results")
+
+    def __str__(self) -> str:
+        return f"{self.table} v{self.version}"
+
+
+class ResultLine(models.Model):
+    """A driver's confirmed place, stored when race control confirms the table's result,
+    so that standings read one row per driver and event, whatever the size."""
+
+    class Status(models.TextChoices):
+        FINISHED = "finished", _("Finished")
+        RETIRED = "retired", _("Retired")
+        DNS = "dns", _("Did not start")
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="result_lines")
+    table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="result_lines")
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="result_lines")
+    position = models.PositiveSmallIntegerField(_("position"))
+    rank = models.PositiveIntegerField(_("rank of the day"))
+    status = models.CharField(_("status"), max_length=10, choices=Status)
+    cause = models.CharField(_("cause"), max_length=20, choices=RetirementCause, blank=True)
+    lap = models.PositiveSmallIntegerField(_("lap"), null=True, blank=True)
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    points = models.PositiveIntegerField(_("points"), default=0)
+
+    class Meta:
+        ordering = ["event", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "driver"], name="line_one_per_driver"),
+            models.UniqueConstraint(fields=["table", "position"], name="line_unique_position"),
+            # §21-1-2: only finishers score.
+            models.CheckConstraint(
+                condition=Q(status="finished") | Q(points=0), name="line_points_finishers_only"
+            ),
+        ]
+        indexes = [models.Index(fields=["event", "driver"])]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.driver}: {self.rank}"

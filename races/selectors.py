@@ -83,3 +83,14 @@ def where_do_i_sit(*, event: Event, query: str) -> list[Seat]:
         ):
             seats.append(Seat(driver, slot.table, slot.position, slot.stand))
     return seats[:50]
+
+
+def event_results(*, event: Event) -> list:
+    """The confirmed places of the day, by rank (table 1's classification first)."""
+    from races.models import ResultLine
+
+    return list(
+        ResultLine.objects.filter(event=event)
+        .select_related("driver", "driver__team", "table")
+        .order_by("rank")
+    )

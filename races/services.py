@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from simple_history.utils import bulk_create_with_history
@@ -27,9 +28,11 @@ from races.models import (
     CarConfiguration,
     GridSlot,
     ManualSwap,
+    RaceResult,
     RaceTable,
     RaceWeather,
     ReplacedLink,
+    ResultLine,
     ResultStatus,
     SheetBatch,
     WeatherDraw,
@@ -424,3 +427,198 @@ def sheet_batch_request(*, actor: Actor, event: Event, kind: str, language: str)
         batch.save()
         transaction.on_commit(lambda: build_sheet_batch.delay(batch.pk))
     return batch
+
+
+# --- Race results: draft → submitted (referee) → confirmed (race control) -----------------
+
+
+def _result_problem_messages(problems: list[Any], names: Mapping[int, str]) -> dict[str, list[str]]:
+    """Translated sentences, each naming the driver, for the problems of a result."""
+    texts = {
+        "unknown_driver": _("%(driver)s is not on this table's grid."),
+        "duplicate": _("%(driver)s is written more than once."),
+        "missing": _("%(driver)s is missing: every driver of the grid appears exactly once."),
+        "bad_cause": _("%(driver)s: unknown retirement cause."),
+        "note_required": _("%(driver)s: “other” needs a note (disqualification, withdrawal…)."),
+        "bad_lap": _("%(driver)s: the retirement lap must be between 1 and the race's laps."),
+    }
+    errors: dict[str, list[str]] = {}
+    for problem in problems:
+        who = names.get(problem.driver, str(problem.driver))
+        errors.setdefault(str(problem.driver), []).append(texts[problem.kind] % {"driver": who})
+    return errors
+
+
+def _table_result(finish: list[int], retired: list[Mapping[str, Any]], dns: list[int]) -> Any:
+    from races.results import Retirement, TableResult
+
+    return TableResult(
+        finish=tuple(finish),
+        retired=tuple(
+            Retirement(
+                driver=r.get("driver"),
+                cause=r.get("cause"),  # type: ignore[arg-type]
+                lap=r.get("lap"),
+                note=str(r.get("note") or ""),
+            )
+            for r in retired
+        ),
+        dns=tuple(dns),
+    )
+
+
+def result_save(
+    *,
+    actor: Actor,
+    table: RaceTable,
+    version: int,
+    finish: list[int],
+    retired: list[Mapping[str, Any]],
+    dns: list[int],
+    submit: bool,
+) -> RaceResult:
+    """Save what the referee wrote; ``submit`` asks race control to confirm it.
+
+    A draft may be incomplete; a submitted result has every grid driver exactly once.
+    Refused once confirmed, or when ``version`` is not the stored one (nothing is lost:
+    the stored result comes back with the refusal).
+    """
+    from races.results import result_problems
+
+    if not actor.can_referee(table):
+        raise NotAllowed(_("Only this table's referee or an organiser may enter its result."))
+    grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}
+    problems = result_problems(
+        _table_result(finish, retired, dns),
+        grid=list(grid),
+        laps=table.event.race_laps,
+        complete=submit,
+    )
+    if problems:
+        errors = _result_problem_messages(problems, {n: f"{n} {name}" for n, name in grid.items()})
+        raise InvalidInput(next(iter(errors.values()))[0], errors)
+    with transaction.atomic():
+        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        result = RaceResult.objects.filter(table=table).first()
+        stored_version = result.version if result else 0
+        if table.result_status == ResultStatus.CONFIRMED:
+            raise Conflict(
+                _("This result is confirmed: only race control can reopen it."), current=result
+            )
+        if version != stored_version:
+            raise Conflict(
+                _(
+                    "The result changed meanwhile (version %(stored)s, you had %(sent)s): "
+                    "check it and save again."
+                )
+                % {"stored": stored_version, "sent": version},
+                current=result,
+            )
+        result = result or RaceResult(table=table, version=0)
+        result.finish = list(finish)
+        result.retired = [
+            {
+                "driver": r.get("driver"),
+                "cause": r.get("cause"),
+                "lap": r.get("lap"),
+                "note": str(r.get("note") or "")[:200],
+            }
+            for r in retired
+        ]
+        result.dns = list(dns)
+        result.version = stored_version + 1
+        result.submitted_at = timezone.now() if submit else None
+        actor.stamp(result).save()
+        table.result_status = ResultStatus.SUBMITTED if submit else ResultStatus.DRAFT
+        actor.stamp(table).save(update_fields=["result_status"])
+    return result
+
+
+def _first_rank(table: RaceTable) -> int:
+    """Day ranks of a table start after every driver of the tables before it."""
+    return GridSlot.objects.filter(event=table.event_id, table__number__lt=table.number).count() + 1
+
+
+def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None) -> RaceResult:
+    """Race control confirms a submitted result; its places and points are stored."""
+    from races.results import table_classification
+    from tournament.points import table_lines
+
+    event = table.event
+    require_organiser(actor, event.championship)
+    with transaction.atomic():
+        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        result = RaceResult.objects.filter(table=table).first()
+        if result is None or table.result_status != ResultStatus.SUBMITTED:
+            raise Conflict(_("Only a submitted result can be confirmed."), current=result)
+        if version is not None and version != result.version:
+            raise Conflict(
+                _("The result changed meanwhile (version %(stored)s, you had %(sent)s).")
+                % {"stored": result.version, "sent": version},
+                current=result,
+            )
+        placed = table_classification(_table_result(result.finish, result.retired, result.dns))
+        championship = event.championship
+        lines = table_lines(
+            placed,
+            table=table.number,
+            first_rank=_first_rank(table),
+            scale=championship.points_scale,
+            mode=championship.points_mode,  # type: ignore[arg-type]
+        )
+        drivers = {s.driver.number: s.driver for s in table.slots.select_related("driver")}
+        notes = {r["driver"]: r.get("note", "") for r in result.retired}
+        ResultLine.objects.filter(table=table).delete()
+        ResultLine.objects.bulk_create(
+            ResultLine(
+                event=event,
+                table=table,
+                driver=drivers[line.driver],
+                position=line.position,
+                rank=line.rank,
+                status=line.status,
+                cause=line.cause or "",
+                lap=line.lap,
+                note=notes.get(line.driver, "")[:200],
+                points=line.points,
+            )
+            for line in lines
+        )
+        result.version += 1
+        result.confirmed_at = timezone.now()
+        result.confirmed_by = actor.user if actor.is_authenticated else None
+        actor.stamp(result).save()
+        table.result_status = ResultStatus.CONFIRMED
+        actor.stamp(table).save(update_fields=["result_status"])
+    return result
+
+
+def result_reopen(
+    *, actor: Actor, table: RaceTable, reason: str, version: int | None = None
+) -> RaceResult:
+    """Race control reopens a confirmed result (with a reason): back to submitted."""
+    require_organiser(actor, table.event.championship)
+    if not reason or not reason.strip():
+        raise InvalidInput(
+            _("Say why the result is reopened."), {"reason": [_("A reason is required.")]}
+        )
+    with transaction.atomic():
+        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        result = RaceResult.objects.filter(table=table).first()
+        if result is None or table.result_status != ResultStatus.CONFIRMED:
+            raise Conflict(_("Only a confirmed result can be reopened."), current=result)
+        if version is not None and version != result.version:
+            raise Conflict(
+                _("The result changed meanwhile (version %(stored)s, you had %(sent)s).")
+                % {"stored": result.version, "sent": version},
+                current=result,
+            )
+        ResultLine.objects.filter(table=table).delete()
+        result.version += 1
+        result.confirmed_at = None
+        result.confirmed_by = None
+        result.reopen_reason = reason.strip()[:200]
+        actor.stamp(result).save()
+        table.result_status = ResultStatus.SUBMITTED
+        actor.stamp(table).save(update_fields=["result_status"])
+    return result

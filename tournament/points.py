@@ -84,28 +84,51 @@ def day_classification(
     seen: set[Hashable] = set()
     lines: list[DayLine] = []
     for number, table in enumerate(tables, start=1):
-        for placed in sorted(table, key=lambda placed: placed.position):
-            _check_int("position", placed.position, minimum=1)
-            if placed.driver in seen:
-                raise ValueError(f"driver {placed.driver!r} is classified twice")
-            seen.add(placed.driver)
-            rank = len(lines) + 1
-            points = 0
-            if placed.status == "finished":  # §21-1-2
-                place = placed.position if mode == "per_table" else rank
-                points = _scale_points(scale, place)
-            lines.append(
-                DayLine(
-                    driver=placed.driver,
-                    table=number,
-                    position=placed.position,
-                    rank=rank,
-                    status=placed.status,
-                    cause=placed.cause,
-                    lap=placed.lap,
-                    points=points,
-                )
+        for line in table_lines(
+            table, table=number, first_rank=len(lines) + 1, scale=scale, mode=mode
+        ):
+            if line.driver in seen:
+                raise ValueError(f"driver {line.driver!r} is classified twice")
+            seen.add(line.driver)
+            lines.append(line)
+    return lines
+
+
+def table_lines(
+    placed: Sequence[Placed],
+    *,
+    table: int,
+    first_rank: int,
+    scale: Sequence[int],
+    mode: Mode = "per_table",
+) -> list[DayLine]:
+    """One table's part of the day classification, its first driver at ``first_rank``.
+
+    Lets a table be scored as soon as it is confirmed: its ranks only depend on how many
+    drivers sit at the tables before it, not on their results.
+    """
+    if mode not in get_args(Mode):
+        raise ValueError(f"unknown points mode: {mode!r}")
+    _check_scale(scale)
+    lines: list[DayLine] = []
+    for offset, line in enumerate(sorted(placed, key=lambda p: p.position)):
+        _check_int("position", line.position, minimum=1)
+        rank = first_rank + offset
+        points = 0
+        if line.status == "finished":  # §21-1-2
+            points = _scale_points(scale, line.position if mode == "per_table" else rank)
+        lines.append(
+            DayLine(
+                driver=line.driver,
+                table=table,
+                position=line.position,
+                rank=rank,
+                status=line.status,
+                cause=line.cause,
+                lap=line.lap,
+                points=points,
             )
+        )
     return lines
 
 

@@ -10,5 +10,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("qualifying.urls")),
     path("", include("races.urls")),
+    path("", include("races.result_urls")),
+    path("", include("tournament.standings_urls")),
     path("", include("tournament.web_urls")),
 ]

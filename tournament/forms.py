@@ -7,6 +7,8 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from tournament.models import Event
+
 MAX_UPLOAD = 2 * 1024 * 1024
 
 
@@ -49,3 +51,43 @@ class NumberListField(forms.CharField):
 
 class RegisterForm(forms.Form):
     numbers = NumberListField(label=_("Driver numbers"))
+
+
+class EventForm(forms.ModelForm):
+    """An event's settings as the organiser sets them at the desk."""
+
+    stand_numbers = NumberListField(
+        label=_("Stand numbers"),
+        required=False,
+        help_text=_("Empty: stands 1 to the table size. Otherwise numbers separated by spaces."),
+    )
+
+    class Meta:
+        model = Event
+        fields = [
+            "name",
+            "slug",
+            "date",
+            "circuit",
+            "laps",
+            "table_size",
+            "qualifying_mode",
+            "minute_penalty",
+            "allow_redo",
+            "separate_teams",
+            "language",
+            "use_configurations",
+        ]
+        widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        if self.instance.pk:
+            self.fields.pop("slug")  # links and QR codes already printed use it
+            self.initial["stand_numbers"] = " ".join(str(n) for n in self.instance.stand_numbers)
+
+    def clean_stand_numbers(self) -> list[int]:
+        numbers = self.cleaned_data.get("stand_numbers") or []
+        if len(set(numbers)) != len(numbers):
+            raise forms.ValidationError(_("A stand number is listed twice."))
+        return numbers

@@ -216,7 +216,9 @@ def event_create(
     minute_penalty: bool = True,
     allow_redo: bool = False,
     separate_teams: bool = True,
+    **options: object,
 ) -> Event:
+    """Create an event; ``options`` are further Event settings (language, stands, …)."""
     require_organiser(actor, championship)
     if Event.objects.filter(slug=slug).exists():
         raise Conflict(_("An event with the slug “%(slug)s” already exists.") % {"slug": slug})
@@ -234,7 +236,39 @@ def event_create(
         allow_redo=allow_redo,
         separate_teams=separate_teams,
     )
+    for name_, value in options.items():
+        if name_ not in EVENT_SETTINGS:
+            raise InvalidInput(_("Unknown event setting: %(name)s.") % {"name": name_})
+        setattr(event, name_, value)
     return _save(event, _("The event could not be created."))
+
+
+#: What an organiser may change on an event after creating it.
+EVENT_SETTINGS = (
+    "name",
+    "date",
+    "circuit",
+    "laps",
+    "table_size",
+    "qualifying_mode",
+    "minute_penalty",
+    "allow_redo",
+    "separate_teams",
+    "language",
+    "stand_numbers",
+    "use_configurations",
+)
+
+
+@transaction.atomic
+def event_update(*, actor: Actor, event: Event, **changes: object) -> Event:
+    """Change an event's settings (not its championship nor its slug)."""
+    require_organiser(actor, event.championship)
+    for name_, value in changes.items():
+        if name_ not in EVENT_SETTINGS:
+            raise InvalidInput(_("Unknown event setting: %(name)s.") % {"name": name_})
+        setattr(event, name_, value)
+    return _save(event, _("The event could not be saved."))
 
 
 def _check_numbers(numbers: Iterable[int]) -> None:

@@ -487,20 +487,12 @@ def result_save(
 
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may enter its result."))
-    grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}
-    problems = result_problems(
-        _table_result(finish, retired, dns),
-        grid=list(grid),
-        laps=table.event.race_laps,
-        complete=submit,
-    )
-    if problems:
-        errors = _result_problem_messages(problems, {n: f"{n} {name}" for n, name in grid.items()})
-        raise InvalidInput(next(iter(errors.values()))[0], errors)
     with transaction.atomic():
         table = RaceTable.objects.select_for_update().get(pk=table.pk)
         result = RaceResult.objects.filter(table=table).first()
         stored_version = result.version if result else 0
+        # The state of the stored result first: a referee whose result was confirmed or
+        # changed meanwhile must be told so (with the stored result), not about typos.
         if table.result_status == ResultStatus.CONFIRMED:
             raise Conflict(
                 _("This result is confirmed: only race control can reopen it."), current=result
@@ -514,6 +506,17 @@ def result_save(
                 % {"stored": stored_version, "sent": version},
                 current=result,
             )
+        grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}
+        problems = result_problems(
+            _table_result(finish, retired, dns),
+            grid=list(grid),
+            laps=table.event.race_laps,
+            complete=submit,
+        )
+        if problems:
+            names = {n: f"{n} {name}" for n, name in grid.items()}
+            errors = _result_problem_messages(problems, names)
+            raise InvalidInput(next(iter(errors.values()))[0], errors)
         result = result or RaceResult(table=table, version=0)
         result.finish = list(finish)
         result.retired = [

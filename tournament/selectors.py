@@ -49,8 +49,11 @@ def standings_for(*, championship: Championship, published_only: bool = True) ->
         .distinct()
         .order_by("number")
     )
-    rows = ResultLine.objects.filter(event__in=events).values_list(
-        "event_id", "driver_id", "position", "status", "points"
+    # In event order: on equal points, best-K keeps the earlier result.
+    rows = (
+        ResultLine.objects.filter(event__in=events)
+        .order_by("event__date", "event_id", "pk")
+        .values_list("event_id", "driver_id", "position", "status", "points")
     )
     results = [
         points.EventResult(event=e, driver=d, position=p, status=s, points=pts)

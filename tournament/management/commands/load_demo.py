@@ -1,4 +1,16 @@
-"""Load the demo championship (idempotent) and the demo logins."""
+"""Load the demo championship (idempotent) and the demo logins.
+
+Two events of one championship, both with confirmed and published results:
+
+* "Grand Prix de printemps" (Monaco): two qualifying sessions, tables of 8, variable sky.
+* "Grand Prix d'été" (Spa-Francorchamps): the quick rules' d20 draw for the grid
+  (``qualifying_mode="draw"``, physical rolls recorded with ``draw_record``), sunny race.
+
+Across the two events every retirement cause appears, two drivers do not start, and the
+standings hold a countback tie: drivers 11 (Camille Roux: 1st and 6th) and 1 (Élodie
+Lefèvre: 2nd and 3rd) both have 33 points; 11 ranks ahead on her 1st place. Drivers 13 and
+20 (31 points, each a 1st and a 7th) cannot be separated and share their rank.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +21,19 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from qualifying.forms import RunForm
-from qualifying.models import QualifyingTable
-from qualifying.services import qualifying_tables_auto, run_record, session_create
-from races.models import RaceTable
-from races.services import allocation_run, race_weather_draw
+from qualifying.models import DrawRoll, QualifyingTable
+from qualifying.services import (
+    draw_record,
+    qualifying_tables_auto,
+    run_record,
+    session_create,
+)
+from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus
+from races.services import allocation_run, race_weather_draw, result_confirm, result_save
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Event
 from tournament.services import (
@@ -94,9 +111,70 @@ SESSION_2: dict[int, tuple[Any, ...]] = {
     12: ("rain", 20, 0, 1, "1:05.00", False),
 }
 
+# The race results, by event and table: (finishing order, retirements in the order they
+# happened as (driver, cause, lap, note), did not start). The grids they follow come from
+# the data above: keep both in step (tests/tournament/test_demo_results.py checks them).
+RetirementRow = tuple[int, str, int, str]
+TableSheet = tuple[list[int], list[RetirementRow], list[int]]
+SPRING_RESULTS: dict[int, TableSheet] = {
+    # Grid 4, 11, 16, 2, 7, 23, 9, 19: Camille Roux (11) wins from 2nd on the grid.
+    1: ([11, 4, 2, 7, 19, 23], [(16, "off_track", 2, ""), (9, "engine", 3, "")], []),
+    # Grid 12, 1, 3, 14, 24, 10, 5, 8: driver 8 does not start.
+    2: ([3, 1, 12, 24, 10, 5], [(14, "blocked", 1, "")], [8]),
+    # Grid 13, 15, 6, 21, 22, 17, 18, 20.
+    3: ([13, 6, 15, 22, 21, 18, 20], [(17, "body", 2, "")], []),
+}
+
+# The quick rules' d20 draw of the summer event (lowest first; ties re-rolled among the tied
+# drivers): the order 7, 2, 13, 18, 9, 24, 5, 12 | 15, 11, 4, 20, 1, 21, 6, 23 |
+# 3, 8, 10, 14, 16, 17, 19, 22 puts one driver of each team at every table of 8.
+SUMMER_ROLLS: dict[int, list[int]] = {
+    7: [1],
+    2: [2],
+    13: [3, 4],
+    18: [3, 15],
+    9: [4],
+    24: [5],
+    5: [6],
+    12: [7],
+    15: [8],
+    11: [9, 2],
+    4: [9, 11],
+    20: [10],
+    1: [11],
+    21: [12],
+    6: [13],
+    23: [14],
+    3: [15, 6],
+    8: [15, 9],
+    10: [16],
+    14: [17],
+    16: [18],
+    17: [19, 5, 3],
+    19: [19, 5, 17],
+    22: [20],
+}
+SUMMER_RESULTS: dict[int, TableSheet] = {
+    # Grid 7, 2, 13, 18, 9, 24, 5, 12.
+    1: ([2, 9, 7, 24, 5, 12, 13], [(18, "road_holding", 3, "")], []),
+    # Grid 15, 11, 4, 20, 1, 21, 6, 23: Élodie Lefèvre (1) 3rd, Camille Roux (11) 6th.
+    2: (
+        [20, 4, 1, 15, 21, 11],
+        [(6, "off_track", 1, ""), (23, "other", 2, "Disqualification")],
+        [],
+    ),
+    # Grid 3, 8, 10, 14, 16, 17, 19, 22: driver 8 does not start again.
+    3: ([16, 22, 10, 17, 3, 19], [(14, "engine", 2, "")], [8]),
+}
+REFEREES = ["Marc Petit", "Sophie André", "Paul Lambert"]
+SUMMER_SLUG = "demo-grand-prix-d-ete"
+
 
 class Command(BaseCommand):
-    help = "Load the demo championship, its event and runs, and the demo logins (idempotent)."
+    help = (
+        "Load the demo championship, its two events with runs, draw and results, and the "
+        "demo logins (idempotent)."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--quiet", action="store_true", help="Print nothing.")
@@ -105,9 +183,12 @@ class Command(BaseCommand):
         users = self._users()
         admin = Actor(user=users["admin"], via="demo")
         with transaction.atomic():
-            event = self._championship(admin, users["organisateur"])
+            spring = self._championship(admin, users["organisateur"])
+            self._results(admin, spring, SPRING_RESULTS)
+            summer = self._summer(admin, spring.championship)
+            self._results(admin, summer, SUMMER_RESULTS)
         if not options["quiet"]:
-            self._print(event)
+            self._print([spring, summer])
 
     def _users(self) -> dict[str, Any]:
         User = get_user_model()
@@ -196,15 +277,78 @@ class Command(BaseCommand):
     def _race_day(self, admin: Actor, event: Event) -> None:
         """Tables of 8 (team-mates 1 and 2 meet at table 1: one is swapped), variable sky."""
         tables = allocation_run(actor=admin, event=event, table_size=8)
-        for table, referee in zip(
-            tables, ["Marc Petit", "Sophie André", "Paul Lambert"], strict=False
-        ):
-            table.referee_name = referee
-            table.save(update_fields=["referee_name"])
+        self._referees(tables)
         race_weather_draw(actor=admin, event=event, roll=6)
         event_publish(actor=admin, event=event, allocation=True)
 
-    def _print(self, event: Event) -> None:
+    @staticmethod
+    def _referees(tables: list[RaceTable]) -> None:
+        for table, referee in zip(tables, REFEREES, strict=False):
+            table.referee_name = referee
+            table.save(update_fields=["referee_name"])
+
+    def _summer(self, admin: Actor, championship: Championship) -> Event:
+        """The second event: a d20 draw for the grid (quick rules §2), tables of 8, sun.
+
+        Each step runs only if its result is missing, so that loading twice changes nothing.
+        """
+        event = Event.objects.filter(slug=SUMMER_SLUG).first()
+        if event is None:
+            circuit = Circuit.objects.filter(slug="spa").first() or circuit_create(
+                actor=admin,
+                slug="spa",
+                name="Spa-Francorchamps",
+                laps=3,
+                weather_scale={"rain": [1, 6], "variable": [7, 12], "sun": [13, 20]},
+            )
+            event = event_create(
+                actor=admin,
+                championship=championship,
+                slug=SUMMER_SLUG,
+                name="Grand Prix d'été",
+                date=datetime.date(2026, 6, 21),
+                circuit=circuit,
+                table_size=8,
+                qualifying_mode=Event.QualifyingMode.DRAW,
+            )
+            numbers = list(range(1, 25))
+            entries_register(actor=admin, event=event, numbers=numbers)
+            entries_checkin(actor=admin, event=event, numbers=numbers)
+        if not DrawRoll.objects.filter(event=event).exists():
+            draw_record(actor=admin, event=event, rolls=SUMMER_ROLLS)
+        if not event.race_tables.exists():
+            self._referees(allocation_run(actor=admin, event=event))
+        if not RaceWeather.objects.filter(event=event).exists():
+            race_weather_draw(actor=admin, event=event, roll=16)  # sun at Spa: dry all race
+        if not event.published_allocation:
+            event_publish(actor=admin, event=event, allocation=True)
+        return event
+
+    def _results(self, admin: Actor, event: Event, sheets: dict[int, TableSheet]) -> None:
+        """Enter each table's sheet as submitted, confirm it, then publish the results."""
+        for table in RaceTable.objects.filter(event=event).order_by("number"):
+            if table.result_status == ResultStatus.CONFIRMED:
+                continue
+            if table.result_status != ResultStatus.SUBMITTED:
+                finish, retired, dns = sheets[table.number]
+                stored = RaceResult.objects.filter(table=table).first()
+                result_save(
+                    actor=admin,
+                    table=table,
+                    version=stored.version if stored else 0,
+                    finish=finish,
+                    retired=[
+                        {"driver": driver, "cause": cause, "lap": lap, "note": note}
+                        for driver, cause, lap, note in retired
+                    ],
+                    dns=dns,
+                    submit=True,
+                )
+            result_confirm(actor=admin, table=table)
+        if not event.published_results:
+            event_publish(actor=admin, event=event, results=True)
+
+    def _print(self, events: list[Event]) -> None:
         base = settings.SITE_URL.rstrip("/")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Paddock is ready: " + base + "/"))
@@ -212,12 +356,22 @@ class Command(BaseCommand):
         for username, password, superuser in DEMO_LOGINS:
             role = "administrator" if superuser else "organiser of the demo championship"
             self.stdout.write(f"  {username} / {password}   ({role})")
-        self.stdout.write(f"Race control desk: {base}{reverse('event-desk', args=[event.slug])}")
-        self.stdout.write(f"Race tables: {base}{reverse('allocation', args=[event.slug])}")
-        self.stdout.write(f"Where do I sit? {base}{reverse('where', args=[event.slug])}")
-        self.stdout.write("Referee links (no login needed):")
-        for table in QualifyingTable.objects.filter(event=event):
-            self.stdout.write(f"  {table}: {base}{reverse('qtable', args=[table.token])}")
-        for table in RaceTable.objects.filter(event=event):
-            self.stdout.write(f"  {table}: {base}{reverse('rtable', args=[table.token])}")
+        try:  # the standings page may not exist yet
+            standings = reverse("standings", args=[events[0].championship.slug])
+        except NoReverseMatch:
+            standings = ""
+        if standings:
+            self.stdout.write(f"Championship standings: {base}{standings}")
+        for event in events:
+            self.stdout.write(f"{event.name} ({event.date:%Y-%m-%d}):")
+            self.stdout.write(
+                f"  Race control desk: {base}{reverse('event-desk', args=[event.slug])}"
+            )
+            self.stdout.write(f"  Race tables: {base}{reverse('allocation', args=[event.slug])}")
+            self.stdout.write(f"  Where do I sit? {base}{reverse('where', args=[event.slug])}")
+            self.stdout.write("  Referee links (no login needed):")
+            for table in QualifyingTable.objects.filter(event=event):
+                self.stdout.write(f"    {table}: {base}{reverse('qtable', args=[table.token])}")
+            for table in RaceTable.objects.filter(event=event):
+                self.stdout.write(f"    {table}: {base}{reverse('rtable', args=[table.token])}")
         self.stdout.write("")

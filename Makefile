@@ -38,12 +38,9 @@ system-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium poppler-utils >/dev/null; \
 	else echo "Please install chromium and poppler-utils (sudo apt-get install chromium poppler-utils)."; fi
 
-## Measure (not test) the costly parts; writes bench/results.json
+## Measure (not test) a national championship's size and a hundred referees; writes bench/results.json
 bench: $(VENV)/.dev
-	@mkdir -p bench
-	$(PY) bench/bench_allocation.py | tee bench/results.jsonl
-	$(PY) -c "import json; rows=[json.loads(l) for l in open('bench/results.jsonl')]; json.dump(rows, open('bench/results.json','w'), indent=2)"
-	@rm -f bench/results.jsonl
+	$(PY) -m bench.run
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

@@ -67,6 +67,9 @@ class QualifyingSession(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["event", "number"], name="session_unique_number"),
             models.CheckConstraint(condition=Q(roll__gte=1, roll__lte=20), name="session_roll_d20"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="session_number_positive"),
+            models.CheckConstraint(condition=Q(weather__in=Weather.values), name="session_weather"),
+            models.CheckConstraint(condition=Q(track__in=Track.values), name="session_track"),
         ]
 
     def __str__(self) -> str:
@@ -98,6 +101,7 @@ class QualifyingTable(models.Model):
         verbose_name_plural = _("qualifying tables")
         constraints = [
             models.UniqueConstraint(fields=["event", "number"], name="qtable_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="qtable_number_positive"),
         ]
 
     def __str__(self) -> str:
@@ -159,6 +163,9 @@ class Run(models.Model):
                 condition=Q(eliminated=True) | Q(throws__isnull=False, stopwatch_cs__isnull=False),
                 name="run_complete_unless_eliminated",
             ),
+            models.CheckConstraint(condition=Q(tyres__in=Tyres.values), name="run_tyres"),
+            # Versioned writes start at 1 and only go up (API.md, "Versioned writes").
+            models.CheckConstraint(condition=Q(version__gte=1), name="run_version_positive"),
         ]
 
     def __str__(self) -> str:
@@ -210,6 +217,7 @@ class DrawRoll(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["event", "driver"], name="draw_one_per_driver"),
+            models.CheckConstraint(condition=Q(source__in=RollSource.values), name="draw_source"),
         ]
 
     def __str__(self) -> str:

@@ -12,8 +12,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
-from django_tables2 import RequestConfig
-from django_tables2.export import TableExport
 
 from qualifying import scoring
 from qualifying.forms import (
@@ -45,6 +43,7 @@ from qualifying.tables import ClassificationTable
 from tournament.access import Actor
 from tournament.errors import ServiceError
 from tournament.models import Event
+from tournament.tables import sorted_or_exported
 from tournament.views import actor_for, organised_event
 
 
@@ -114,7 +113,7 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
     if table is not None:
         initial["referee_name"] = table.referee_name
         initial["drivers"] = " ".join(str(d.number) for d in table_drivers(table=table))
-    form = QualifyingTableForm(request.POST or None, initial=initial)
+    form = QualifyingTableForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             qualifying_table_set(
@@ -140,20 +139,18 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
 
 
 def _table_and_actor(request: HttpRequest, token: str) -> tuple[QualifyingTable, Actor]:
+    from races.views import replaced_or_404, table_actor
+
     table = (
         QualifyingTable.objects.select_related("event", "event__championship", "event__circuit")
         .filter(token=token)
         .first()
     )
     if table is None:
-        from races.views import replaced_or_404
-
-        replaced_or_404(token)
-    actor = actor_for(request)
-    # An organiser using the link acts under their own name; anyone else acts as the link.
-    if not actor.can_organise(table.event.championship):
-        actor = Actor(table=table)
-    return table, actor
+        replaced_or_404(token, request)
+    # An organiser or the table's referee account acts under their own name; anyone else
+    # holding the link acts as the link.
+    return table, table_actor(request, table)
 
 
 def _session_of(table: QualifyingTable, number: str | int | None) -> QualifyingSession | None:
@@ -241,6 +238,7 @@ def qtable_preview(request: HttpRequest, token: str, session: int, number: int) 
     """The absolute time and its breakdown for what is typed, before saving."""
     table, _actor = _table_and_actor(request, token)
     session_obj = _session_of(table, session)
+    _driver_at_table(table, number)  # a link previews its own drivers only
     form = RunForm(request.POST, prefix=f"d{number}")
     breakdown = None
     if session_obj is not None and form.is_valid() and not form.cleaned_data["eliminated"]:
@@ -317,7 +315,7 @@ def qtable_cancel(request: HttpRequest, token: str, session: int, number: int) -
     session_obj = _session_of(table, session)
     driver = _driver_at_table(table, number)
     run = get_object_or_404(Run, session=session_obj, driver=driver, cancelled=False)
-    form = CancelRunForm(request.POST or None)
+    form = CancelRunForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
             run_cancel(actor=actor, run=run, reason=form.cleaned_data["reason"])
@@ -405,11 +403,10 @@ def _readable_event(request: HttpRequest, slug: str) -> Event:
 def _classification_page(
     request: HttpRequest, event: Event, lines: list, title: str, filename: str
 ) -> HttpResponse:
-    table = ClassificationTable.from_lines(lines, request=request)
-    RequestConfig(request, paginate=False).configure(table)
-    export_format = request.GET.get("_export")
-    if TableExport.is_valid_format(export_format):
-        return TableExport(export_format, table).response(f"{filename}.{export_format}")
+    table = ClassificationTable.from_lines(lines)
+    exported = sorted_or_exported(request, table, filename)
+    if exported:
+        return exported
     return render(
         request,
         "qualifying/classification.html",

@@ -306,6 +306,9 @@ class RaceResult(models.Model):
     finish = models.JSONField(_("finishing order"), default=list)
     retired = models.JSONField(_("retirements"), default=list)
     dns = models.JSONField(_("did not start"), default=list)
+    # What the referee wrote for games other than Formula Dé, in the shape of the game's
+    # API body: Cannes–Monaco {"squares": {...}, "crossed": [...]}, Racetrack {"runs": {...}}.
+    game_data = models.JSONField(_("game sheet"), default=dict, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
     confirmed_by = models.ForeignKey(
@@ -330,6 +333,10 @@ class ResultLine(models.Model):
         FINISHED = "finished", _("Finished")
         RETIRED = "retired", _("Retired")
         DNS = "dns", _("Did not start")
+        # Other games: still on the road when the race stopped (Cannes–Monaco, Racetrack),
+        # out of the race (Racetrack's crash or collision).
+        RUNNING = "running", _("Still running")
+        ELIMINATED = "eliminated", _("Eliminated")
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="result_lines")
     table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="result_lines")
@@ -347,12 +354,69 @@ class ResultLine(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["event", "driver"], name="line_one_per_driver"),
             models.UniqueConstraint(fields=["table", "position"], name="line_unique_position"),
-            # §21-1-2: only finishers score.
+            # §21-1-2: only finishers score (other games: and cars still on the road).
             models.CheckConstraint(
-                condition=Q(status="finished") | Q(points=0), name="line_points_finishers_only"
+                condition=Q(status__in=["finished", "running"]) | Q(points=0),
+                name="line_points_finishers_only",
             ),
         ]
         indexes = [models.Index(fields=["event", "driver"])]
 
     def __str__(self) -> str:
         return f"{self.event} {self.driver}: {self.rank}"
+
+
+# --- Rallyman: special stages timed across every game of the rally ---------------------------
+
+
+class Stage(models.Model):
+    """A special stage (ES) of a rally: its route and whether a service park follows."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="stages")
+    number = models.PositiveSmallIntegerField(_("number"), validators=[MinValueValidator(1)])
+    route = models.CharField(
+        _("route"), max_length=200, help_text=_("Zones, e.g. C8 C3-J6-J5-C4 C5")
+    )
+    service_after = models.BooleanField(_("service park after"), default=False)
+    # Driver numbers in start order; stage 1 is set (or drawn) by the organisers.
+    start_order = models.JSONField(_("start order"), default=list, blank=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["event", "number"]
+        verbose_name = _("special stage")
+        verbose_name_plural = _("special stages")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="stage_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return str(_("SS%(number)s") % {"number": self.number})
+
+
+class StageTime(models.Model):
+    """A driver's chrono on a stage: sum of the speed cards, minus the seconds tokens held."""
+
+    stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="times")
+    driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="stage_times")
+    chrono = models.PositiveIntegerField(_("chrono (s)"), null=True, blank=True)
+    seconds_held = models.PositiveSmallIntegerField(_("seconds tokens held"), default=0)
+    retired = models.BooleanField(_("retired"), default=False)
+    # Optional intermediate time points, in seconds from the start of the stage.
+    splits = models.JSONField(_("intermediate times"), default=list, blank=True)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["stage", "driver__number"]
+        verbose_name = _("stage time")
+        verbose_name_plural = _("stage times")
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "driver"], name="stagetime_one_per_driver"),
+            models.CheckConstraint(
+                condition=Q(retired=True) | Q(chrono__isnull=False), name="stagetime_chrono_or_out"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stage} {self.driver}"

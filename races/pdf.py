@@ -387,11 +387,12 @@ class RaceSheetRenderer:
         return name
 
     @staticmethod
-    def _place(canvas: Canvas, form: str, dy: float) -> None:
-        canvas.saveState()
-        canvas.translate(0, dy)
+    def _place(canvas: Canvas, form: str, dy: float, dx: float = 0) -> None:
+        # Hand-written operators (q, cm, Q): the form changes nothing of the canvas's own
+        # state, and reportlab's saveState/translate/restoreState cost more than the rest.
+        canvas.addLiteral(f"q 1 0 0 1 {dx:.4f} {dy:.4f} cm")
         canvas.doForm(form)
-        canvas.restoreState()
+        canvas.addLiteral("Q")
 
     def _draw_header(self, canvas: Canvas, data: RaceSheetData) -> float:
         """The event, the table and the conditions at the start; returns the grid's top."""
@@ -468,23 +469,19 @@ class RaceSheetRenderer:
         )
 
         causes = self._form(canvas, "causes", lambda: self._draw_causes(canvas, edges, top))
-        boxes = _Boxes()
         for index, line in enumerate(rows):
             row_top = top - header_height - index * row_height
-            self._draw_row(canvas, boxes, line, edges, row_top)
+            self._draw_row(canvas, line, edges, row_top)
             self._place(canvas, causes, -index * row_height)
-        boxes.stroke(canvas, line_width=0.5)
 
-        rules = canvas.beginPath()
+        # The rules as PDF operators, like the boxes (_Boxes): one path, stroked once.
+        rules = []
         for index in range(len(rows) + 2):
             y = top if index == 0 else top - header_height - (index - 1) * row_height
-            rules.moveTo(left, y)
-            rules.lineTo(right, y)
-        for x in edges:
-            rules.moveTo(x, top)
-            rules.lineTo(x, bottom)
+            rules.append(f"{left:.4f} {y:.4f} m {right:.4f} {y:.4f} l")
+        rules += [f"{x:.4f} {top:.4f} m {x:.4f} {bottom:.4f} l" for x in edges]
         canvas.setLineWidth(0.6)
-        canvas.drawPath(rules, stroke=1, fill=0)
+        canvas.addLiteral("\n".join([*rules, "S"]))
         return bottom
 
     def _draw_headers(self, canvas: Canvas, top: float) -> None:
@@ -541,7 +538,6 @@ class RaceSheetRenderer:
     def _draw_row(
         self,
         canvas: Canvas,
-        boxes: _Boxes,
         line: GridLine | None,
         edges: list[float],
         top: float,
@@ -565,9 +561,9 @@ class RaceSheetRenderer:
         configuration = line.configuration if line is not None else None
         for offset, part in enumerate(PARTS):
             value = getattr(configuration, part) if configuration else None
-            self._draw_wear(canvas, boxes, value, edges[4 + offset], edges[5 + offset], top)
+            self._draw_wear(canvas, value, edges[4 + offset], edges[5 + offset], top)
         stand_points = configuration.stand_points if configuration else None
-        self._draw_wear(canvas, boxes, stand_points, edges[10], edges[11], top, stand=True)
+        self._draw_wear(canvas, stand_points, edges[10], edges[11], top, stand=True)
 
     def _draw_driver(
         self, canvas: Canvas, line: GridLine, left: float, right: float, top: float
@@ -594,7 +590,6 @@ class RaceSheetRenderer:
     def _draw_wear(
         self,
         canvas: Canvas,
-        boxes: _Boxes,
         value: int | None,
         left: float,
         right: float,
@@ -606,24 +601,46 @@ class RaceSheetRenderer:
         padding = self.cell_padding_mm * mm
         if value is None:
             # Not recorded yet: a box to write the points in, and blank boxes to cross.
-            width, height = (size * mm for size in self.value_box_mm)
-            boxes.add(left + padding, top - padding - height, width, height)
             count = STAND_POINTS if stand else self.blank_wear_boxes
         else:
             canvas.setFont(FONT_BOLD, 8.5)
             canvas.drawString(left + padding + 0.4 * mm, top - 3.6 * mm, str(value))
             count = value
-        if count <= 0:
+        if count <= 0 and value is not None:
             return
-        area_top = top - self.value_line_mm * mm
-        area_width = right - left - 2 * padding
-        area_height = area_top - (top - self.row_height_mm * mm) - padding
-        columns, pitch = _box_layout(count, area_width, area_height, self.wear_pitch_mm * mm)
-        size = pitch * 5 / 6
-        x0 = left + (right - left - columns * pitch) / 2 + (pitch - size) / 2
-        for index in range(count):
-            row, column = divmod(index, columns)
-            boxes.add(x0 + column * pitch, area_top - (row + 1) * pitch, size, size)
+        form = self._wear_form(canvas, count, right - left, blank=value is None)
+        self._place(canvas, form, top, left)
+
+    def _wear_form(self, canvas: Canvas, count: int, width: float, *, blank: bool) -> str:
+        """The boxes of a wear cell ``width`` wide, its top left corner at the origin.
+
+        Drawn once per document for each number of boxes and cell width, then placed in every
+        cell that needs it: a sheet has seventy such cells and some eight hundred boxes, which
+        drawn one by one made most of a sheet's size and time.
+        """
+        name = f"RaceSheet-wear-{count}-{width:.2f}-{'blank' if blank else 'value'}"
+        if canvas.hasForm(name):
+            return name
+        row_height = self.row_height_mm * mm
+        canvas.beginForm(name, lowerx=0, lowery=-row_height, upperx=width, uppery=0)
+        padding = self.cell_padding_mm * mm
+        boxes = _Boxes()
+        if blank:
+            box_width, box_height = (size * mm for size in self.value_box_mm)
+            boxes.add(padding, -padding - box_height, box_width, box_height)
+        if count > 0:
+            area_top = -self.value_line_mm * mm
+            area_width = width - 2 * padding
+            area_height = area_top + row_height - padding
+            columns, pitch = _box_layout(count, area_width, area_height, self.wear_pitch_mm * mm)
+            size = pitch * 5 / 6
+            x0 = (width - columns * pitch) / 2 + (pitch - size) / 2
+            for index in range(count):
+                row, column = divmod(index, columns)
+                boxes.add(x0 + column * pitch, area_top - (row + 1) * pitch, size, size)
+        boxes.stroke(canvas, line_width=0.5)
+        canvas.endForm()
+        return name
 
     def _draw_weather_box(self, canvas: Canvas, top: float) -> None:
         """The table's weather draws in a variable race (§3-2-4 … §3-2-6), two halves."""

@@ -25,11 +25,18 @@ from typing import Literal, get_args
 Cause = Literal["off_track", "blocked", "body", "engine", "road_holding", "other"]
 Status = Literal["finished", "retired", "dns"]
 ProblemKind = Literal[
-    "unknown_driver", "duplicate", "missing", "bad_cause", "note_required", "bad_lap"
+    "unknown_driver",
+    "duplicate",
+    "missing",
+    "bad_cause",
+    "note_required",
+    "note_too_long",
+    "bad_lap",
 ]
 Section = Literal["finish", "retired", "dns"]
 
 CAUSES: tuple[str, ...] = get_args(Cause)
+NOTE_MAX = 200  # characters of a retirement note, as the sheet's line holds
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,8 @@ def _retirement_problems(
         problems.append(ResultProblem("bad_cause", driver, str(retirement.cause)))
     elif retirement.cause == "other" and not (retirement.note or "").strip():
         problems.append(ResultProblem("note_required", driver))
+    if len(retirement.note or "") > NOTE_MAX:
+        problems.append(ResultProblem("note_too_long", driver))
     lap = retirement.lap
     if lap is None:
         if complete:

@@ -7,6 +7,7 @@ The rules themselves live in the pure modules ``races.allocation``, ``races.weat
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,7 @@ from qualifying.selectors import general_classification
 from qualifying.services import roll_or_record
 from races import allocation as allocation_rules
 from races import configuration as configuration_rules
+from races import games
 from races import weather as weather_rules
 from races.models import (
     AllocationRecord,
@@ -41,6 +43,8 @@ from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Event
 from tournament.services import require_organiser
+
+logger = logging.getLogger(__name__)
 
 PART_NAMES = {
     "tyres": gettext_lazy("tyres"),
@@ -89,7 +93,11 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     size = event.table_size if table_size is None else table_size
     if not 2 <= size <= 20:
         raise InvalidInput(_("A table seats 2 to 20 drivers."), {"table_size": [_("2 to 20.")]})
-    lines = general_classification(event=event)
+    lines: list[Any] = general_classification(event=event)
+    if event.game == Event.Game.RALLYMAN:  # games of up to 4 in stage-1 start order
+        from races.game_services import rally_start_lines
+
+        lines = rally_start_lines(event=event)
     checked = set(event.entries.filter(checked_in=True).values_list("driver_id", flat=True))
     if checked:  # only the drivers present when the event uses check-in
         lines = [line for line in lines if line.driver.pk in checked]
@@ -169,11 +177,21 @@ def _renumber(table: RaceTable, actor: Actor) -> None:
         actor.stamp(slot).save(update_fields=["position"])
 
 
+def _checked_reason(reason: str) -> str:
+    """A reason as stored: trimmed, refused (not cut) beyond the 200 characters kept."""
+    reason = (reason or "").strip()
+    if len(reason) > 200:
+        message = _("The reason is too long (200 characters at most).")
+        raise InvalidInput(message, {"reason": [message]})
+    return reason
+
+
 def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = "") -> ManualSwap:
     """Exchange two drivers' tables by hand (recorded: who, when, why)."""
     require_organiser(actor, event.championship)
     if a == b:
         raise InvalidInput(_("Choose two different drivers."))
+    reason = _checked_reason(reason)
     with transaction.atomic():
         _require_no_results(event)
         slots = {
@@ -207,7 +225,7 @@ def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = ""
             driver_b=slot_b.driver,
             table_a=table_a.number,
             table_b=table_b.number,
-            reason=reason.strip()[:200],
+            reason=reason,
             user=actor.user if actor.is_authenticated else None,
             actor=actor.label,
         )
@@ -408,10 +426,15 @@ def referee_link_regenerate(*, actor: Actor, table: RaceTable | QualifyingTable)
     return table
 
 
-def sheet_batch_request(*, actor: Actor, event: Event, kind: str, language: str) -> SheetBatch:
-    """Queue the build of all of an event's sheets in one PDF (replacing the last one)."""
-    from races.tasks import build_sheet_batch
+def sheet_batch_request(
+    *, actor: Actor, event: Event, kind: str, language: str, inline: bool = False
+) -> SheetBatch:
+    """Queue the build of all of an event's sheets in one PDF (replacing the last one).
 
+    ``inline`` builds it within the request (the organiser's choice when no worker runs);
+    an unreachable queue builds it inline too, so that a request is never lost. The batch
+    comes back with ``ran_inline`` and ``queue_unreachable`` saying which happened.
+    """
     require_organiser(actor, event.championship)
     if kind not in SheetBatch.Kind.values:
         raise InvalidInput(_("Unknown kind of sheets."))
@@ -425,8 +448,31 @@ def sheet_batch_request(*, actor: Actor, event: Event, kind: str, language: str)
         batch.error = ""
         batch.language = language if language in ("fr", "en") else "fr"
         batch.save()
-        transaction.on_commit(lambda: build_sheet_batch.delay(batch.pk))
+        batch.ran_inline = batch.queue_unreachable = False  # type: ignore[attr-defined]
+        transaction.on_commit(lambda: _sheet_batch_send(batch, inline=inline))
     return batch
+
+
+def _sheet_batch_send(batch: SheetBatch, *, inline: bool) -> None:
+    """Hand the batch to a worker, or build it here when asked or when the queue is down."""
+    from kombu.exceptions import OperationalError
+    from redis.exceptions import RedisError
+
+    from races.tasks import build_sheet_batch
+
+    if not inline:
+        try:
+            build_sheet_batch.delay(batch.pk)
+            batch.ran_inline = bool(build_sheet_batch.app.conf.task_always_eager)  # type: ignore[attr-defined]
+            return
+        except (OperationalError, RedisError, OSError):
+            logger.warning("sheet batch %s: task queue unreachable, building inline", batch.pk)
+            batch.queue_unreachable = True  # type: ignore[attr-defined]
+    batch.ran_inline = True  # type: ignore[attr-defined]
+    try:
+        build_sheet_batch(batch.pk)
+    except Exception:  # noqa: BLE001 - the batch row now says "failed" and why
+        logger.exception("sheet batch %s failed", batch.pk)
 
 
 # --- Race results: draft → submitted (referee) → confirmed (race control) -----------------
@@ -440,6 +486,7 @@ def _result_problem_messages(problems: list[Any], names: Mapping[int, str]) -> d
         "missing": _("%(driver)s is missing: every driver of the grid appears exactly once."),
         "bad_cause": _("%(driver)s: unknown retirement cause."),
         "note_required": _("%(driver)s: “other” needs a note (disqualification, withdrawal…)."),
+        "note_too_long": _("%(driver)s: the note is too long (200 characters at most)."),
         "bad_lap": _("%(driver)s: the retirement lap must be between 1 and the race's laps."),
     }
     errors: dict[str, list[str]] = {}
@@ -524,7 +571,7 @@ def result_save(
                 "driver": r.get("driver"),
                 "cause": r.get("cause"),
                 "lap": r.get("lap"),
-                "note": str(r.get("note") or "")[:200],
+                "note": str(r.get("note") or ""),
             }
             for r in retired
         ]
@@ -560,15 +607,20 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
                 % {"stored": result.version, "sent": version},
                 current=result,
             )
-        placed = table_classification(_table_result(result.finish, result.retired, result.dns))
         championship = event.championship
-        lines = table_lines(
-            placed,
-            table=table.number,
-            first_rank=_first_rank(table),
-            scale=championship.points_scale,
-            mode=championship.points_mode,  # type: ignore[arg-type]
-        )
+        if games.table_game(event.game) is not None:  # the game's own places and points
+            from races.game_services import game_table_lines
+
+            lines = game_table_lines(table, result, first_rank=_first_rank(table))
+        else:
+            placed = table_classification(_table_result(result.finish, result.retired, result.dns))
+            lines = table_lines(
+                placed,
+                table=table.number,
+                first_rank=_first_rank(table),
+                scale=championship.points_scale,
+                mode=championship.points_mode,  # type: ignore[arg-type]
+            )
         drivers = {s.driver.number: s.driver for s in table.slots.select_related("driver")}
         notes = {r["driver"]: r.get("note", "") for r in result.retired}
         ResultLine.objects.filter(table=table).delete()
@@ -582,7 +634,7 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
                 status=line.status,
                 cause=line.cause or "",
                 lap=line.lap,
-                note=notes.get(line.driver, "")[:200],
+                note=notes.get(line.driver, ""),
                 points=line.points,
             )
             for line in lines
@@ -605,6 +657,7 @@ def result_reopen(
         raise InvalidInput(
             _("Say why the result is reopened."), {"reason": [_("A reason is required.")]}
         )
+    reason = _checked_reason(reason)
     with transaction.atomic():
         table = RaceTable.objects.select_for_update().get(pk=table.pk)
         result = RaceResult.objects.filter(table=table).first()
@@ -620,8 +673,74 @@ def result_reopen(
         result.version += 1
         result.confirmed_at = None
         result.confirmed_by = None
-        result.reopen_reason = reason.strip()[:200]
+        result.reopen_reason = reason
         actor.stamp(result).save()
         table.result_status = ResultStatus.SUBMITTED
+        actor.stamp(table).save(update_fields=["result_status"])
+    return result
+
+
+def result_restore(
+    *, actor: Actor, table: RaceTable, history_id: int, version: int | None = None
+) -> RaceResult:
+    """Race control puts an earlier version of a table's result back, as a new version.
+
+    The restored sheet is written like a referee's save: a new version, recorded in the
+    history with who and "restored version N", and it waits for confirmation again
+    (submitted when every driver is written, draft otherwise). A confirmed result is
+    refused: its places and points are in the standings, so race control reopens it first
+    (with a reason) and then restores. ``version`` guards against a change meanwhile.
+    """
+    from races.results import result_problems
+
+    require_organiser(actor, table.event.championship)
+    with transaction.atomic():
+        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        result = RaceResult.objects.filter(table=table).first()
+        record = (
+            RaceResult.history.filter(table_id=table.pk, history_id=history_id).first()
+            if result is not None
+            else None
+        )
+        if result is None or record is None:
+            raise InvalidInput(_("This version is not in the history of this table's result."))
+        if table.result_status == ResultStatus.CONFIRMED:
+            raise Conflict(
+                _("This result is confirmed: reopen it first, then restore a version."),
+                current=result,
+            )
+        if version is not None and version != result.version:
+            raise Conflict(
+                _("The result changed meanwhile (version %(stored)s, you had %(sent)s).")
+                % {"stored": result.version, "sent": version},
+                current=result,
+            )
+        grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}
+        restored = _table_result(list(record.finish), list(record.retired), list(record.dns))
+        complete = not result_problems(
+            restored, grid=list(grid), laps=table.event.race_laps, complete=True
+        )
+        problems = result_problems(
+            restored, grid=list(grid), laps=table.event.race_laps, complete=False
+        )
+        if games.table_game(table.event.game) is not None:  # the game's own sheet
+            from races.game_services import game_sheet_complete
+
+            complete = game_sheet_complete(table, record.game_data or {})
+        if problems:
+            names = {n: f"{n} {name}" for n, name in grid.items()}
+            errors = _result_problem_messages(problems, names)
+            raise InvalidInput(next(iter(errors.values()))[0], errors)
+        result.finish = list(record.finish)
+        result.retired = [dict(r) for r in record.retired]
+        result.dns = list(record.dns)
+        result.game_data = record.game_data
+        result.version += 1
+        result.submitted_at = timezone.now() if complete else None
+        result._change_reason = _("restored version %(version)s") % {  # type: ignore[attr-defined]
+            "version": record.version
+        }
+        actor.stamp(result).save()
+        table.result_status = ResultStatus.SUBMITTED if complete else ResultStatus.DRAFT
         actor.stamp(table).save(update_fields=["result_status"])
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.urls import reverse
 
+from races.configuration import FIELDS
 from races.models import RaceTable, RaceWeather
 from races.pdf import GridLine, PrintedConfiguration, RaceSheetData
 from races.selectors import tables_with_grids
@@ -26,6 +27,12 @@ def race_sheets(
     if tables is None:
         tables = tables_with_grids(event=event)
     race = RaceWeather.objects.filter(event=event).first()
+    # Quick rules: the organisers' standard car, printed for every driver without their own.
+    standard = (
+        PrintedConfiguration(**{k: event.standard_configuration[k] for k in FIELDS})
+        if event.standard_configuration
+        else None
+    )
     sheets = []
     for table in tables:
         grid = []
@@ -38,7 +45,7 @@ def race_sheets(
                     name=slot.driver.name,
                     team=slot.driver.team.name if slot.driver.team else None,
                     stand=slot.stand,
-                    configuration=PrintedConfiguration(**config.values()) if config else None,
+                    configuration=PrintedConfiguration(**config.values()) if config else standard,
                 )
             )
         sheets.append(
@@ -55,6 +62,7 @@ def race_sheets(
                 grid=grid,
                 referee_link=race_referee_link(table),
                 language=language if language in ("fr", "en") else "fr",
+                standard_configuration=standard is not None,
             )
         )
     return sheets

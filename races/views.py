@@ -3,12 +3,14 @@ table's page for its referee, the race sheets and the batch of all sheets."""
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -34,6 +36,7 @@ from races.services import (
     table_weather_draw,
 )
 from races.sheets import race_referee_link, race_sheets
+from tournament import ratelimit
 from tournament.access import Actor
 from tournament.errors import LinkReplaced, ServiceError
 from tournament.models import Event
@@ -166,13 +169,23 @@ def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
         _flash_errors(request, form)
         return redirect("allocation", slug=slug)
     kind = form.cleaned_data["kind"]
+    inline = request.POST.get("inline") == "1"
     try:
-        sheet_batch_request(
-            actor=actor_for(request), event=event, kind=kind, language=event.language
+        batch = sheet_batch_request(
+            actor=actor_for(request),
+            event=event,
+            kind=kind,
+            language=event.language,
+            inline=inline,
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("allocation", slug=slug)
+    if batch.queue_unreachable:
+        messages.warning(
+            request,
+            _("The task queue is unavailable: the sheets were built right away instead."),
+        )
     return redirect("sheet-batch", slug=slug, kind=kind)
 
 
@@ -180,7 +193,11 @@ def sheet_batch_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse
     event = organised_event(request, slug)
     batch = get_object_or_404(SheetBatch.objects.defer("pdf"), event=event, kind=kind)
     template = "races/_batch_progress.html" if request.htmx else "races/batch.html"  # type: ignore[attr-defined]
-    return render(request, template, {"event": event, "batch": batch})
+    # A worker that died mid-build leaves "running" behind: offer to build it here then.
+    stalled = batch.status == SheetBatch.Status.RUNNING and batch.updated_at < (
+        timezone.now() - datetime.timedelta(minutes=2)
+    )
+    return render(request, template, {"event": event, "batch": batch, "stalled": stalled})
 
 
 def sheet_batch_download(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
@@ -209,11 +226,29 @@ def where_page(request: HttpRequest, slug: str) -> HttpResponse:
 # --- A race table, opened from its referee link -----------------------------------------------
 
 
-def replaced_or_404(token: str) -> None:
-    """An old referee link gets a clear page (LinkReplaced) rather than a bare 404."""
+def replaced_or_404(token: str, request: HttpRequest | None = None) -> None:
+    """An old referee link gets a clear page (LinkReplaced) rather than a bare 404.
+
+    An unknown link counts as a failure of the address; past the limit it gets a 429
+    (``tournament.ratelimit``). Valid links are never limited.
+    """
     if ReplacedLink.objects.filter(token=token).exists():
         raise LinkReplaced()
+    if request is not None:
+        ratelimit.check(request)
+        ratelimit.record_failure(request)
     raise Http404(_("Unknown table link."))
+
+
+def table_actor(request: HttpRequest, table: Any) -> Actor:
+    """Who acts on a table's pages: an organiser or the table's referee account under
+    their own name; anyone else holding the link acts as the link."""
+    actor = actor_for(request)
+    if actor.can_organise(table.event.championship):
+        return actor
+    if actor.is_authenticated and table.referee_id == actor.user.pk:
+        return actor
+    return Actor(table=table)
 
 
 def _race_table(request: HttpRequest, token: str) -> tuple[RaceTable, Actor]:
@@ -223,11 +258,8 @@ def _race_table(request: HttpRequest, token: str) -> tuple[RaceTable, Actor]:
         .first()
     )
     if table is None:
-        replaced_or_404(token)
-    actor = actor_for(request)
-    if not actor.can_organise(table.event.championship):  # type: ignore[union-attr]
-        actor = Actor(table=table)
-    return table, actor  # type: ignore[return-value]
+        replaced_or_404(token, request)
+    return table, table_actor(request, table)  # type: ignore[return-value]
 
 
 def rtable(request: HttpRequest, token: str) -> HttpResponse:
@@ -284,6 +316,12 @@ def rtable_stand(request: HttpRequest, token: str, number: int) -> HttpResponse:
         stands_set(actor=actor, table=table, stands={number: form.cleaned_data["stand"]})
     except ServiceError as exc:
         messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("Stand %(stand)s taken by driver %(number)s.")
+            % {"stand": form.cleaned_data["stand"], "number": number},
+        )
     return _back(token, "#stands")
 
 

@@ -148,3 +148,13 @@ def _celery_inline(request):
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_token_failures():
+    """Bad-link failures are counted per address, and every test client is 127.0.0.1:
+    each test starts with none (tournament.ratelimit)."""
+    from tournament import ratelimit
+
+    ratelimit.forget("127.0.0.1")
+    yield

@@ -30,7 +30,7 @@ from pydantic import Field, StrictBool
 
 from qualifying.models import QualifyingTable
 from races.models import RaceTable, ReplacedLink
-from tournament import services
+from tournament import ratelimit, services
 from tournament.access import Actor
 from tournament.csv_import import decode
 from tournament.errors import (
@@ -49,6 +49,7 @@ from tournament.models import (
     Entry,
     Event,
 )
+from tournament.selectors import standings_for, team_standings_for
 
 # ---------------------------------------------------------------------------
 # Input types
@@ -89,7 +90,15 @@ class BearerToken(HttpBearer):
         scheme, _space, token = header.strip().partition(" ")
         if scheme.lower() != self.openapi_scheme or not token.strip():
             raise Unauthorized(_("Send the token as “Authorization: Bearer <token>”."))
-        return self.authenticate(request, token.strip())
+        try:
+            return self.authenticate(request, token.strip())
+        except Unauthorized as exc:
+            # Only unknown tokens count, and only they are limited (429 past the limit):
+            # a valid token always works, and a replaced link is an honest mistake.
+            if not getattr(exc, "replaced", False):
+                ratelimit.check(request)
+                ratelimit.record_failure(request)
+            raise
 
     def authenticate(self, request: HttpRequest, token: str) -> Actor:
         if "\x00" not in token and len(token) <= 200:
@@ -111,7 +120,11 @@ class BearerToken(HttpBearer):
             if race_table is not None:
                 return Actor(table=race_table)
             if ReplacedLink.objects.filter(token=token).exists():
-                raise Unauthorized(_("This link was replaced: ask race control for the new one."))
+                replaced = Unauthorized(
+                    _("This link was replaced: ask race control for the new one.")
+                )
+                replaced.replaced = True  # type: ignore[attr-defined]
+                raise replaced
         raise Unauthorized(_("Unknown or revoked token."))
 
 
@@ -131,11 +144,14 @@ def require_token(actor: Actor) -> None:
 
 
 def is_event_referee(actor: Actor, event: Event) -> bool:
-    """True for a table link of ``event`` or a user refereeing one of its qualifying tables."""
+    """True for a table link of ``event`` or a user refereeing one of its tables."""
     if actor.table is not None:
         return getattr(actor.table, "event_id", None) == event.pk
     if actor.is_authenticated:
-        return QualifyingTable.objects.filter(event=event, referee=actor.user).exists()
+        return (
+            QualifyingTable.objects.filter(event=event, referee=actor.user).exists()
+            or RaceTable.objects.filter(event=event, referee=actor.user).exists()
+        )
     return False
 
 
@@ -659,6 +675,9 @@ class EventIn(Schema):
     minute_penalty: StrictBool = True
     allow_redo: StrictBool = False
     separate_teams: StrictBool = True
+    # Other games (API.md): Racetrack's accident rules.
+    crash_limit: Int = 1
+    collisions: StrictBool = True
 
 
 class PublishedOut(Schema):
@@ -681,6 +700,9 @@ class EventOut(Schema):
     minute_penalty: bool
     allow_redo: bool
     separate_teams: bool
+    crash_limit: int
+    collisions: bool
+    standard_configuration: dict[str, int] | None
     published: PublishedOut
 
 
@@ -699,6 +721,9 @@ def event_out(event: Event) -> dict[str, Any]:
         "minute_penalty": event.minute_penalty,
         "allow_redo": event.allow_redo,
         "separate_teams": event.separate_teams,
+        "crash_limit": event.crash_limit,
+        "collisions": event.collisions,
+        "standard_configuration": event.standard_configuration,
         "published": {
             "allocation": event.published_allocation,
             "qualifying": event.published_qualifying,
@@ -713,7 +738,7 @@ def _any_published(event: Event) -> bool:
 
 @setup.post("/championships/{slug}/events", response={201: EventOut, **ERRORS})
 def event_create(request: HttpRequest, slug: str, payload: EventIn) -> Status[Any]:
-    """Create an event; only the game ``formula_de`` is available for now."""
+    """Create an event of any game: Formula Dé (full or quick rules) or another racing game."""
     actor = actor_of(request)
     require_token(actor)
     championship = get_championship(slug)
@@ -828,6 +853,90 @@ def event_publish(request: HttpRequest, event: str, payload: PublishIn) -> dict[
 api.add_router("", setup)
 
 
+# ---------------------------------------------------------------------------
+# Standings
+# ---------------------------------------------------------------------------
+
+standings_router = Router(tags=["Standings"])
+
+
+class StandingResultOut(Schema):
+    event: str = Field(description="The event's slug.")
+    position: int = Field(description="Place in the table classification.")
+    status: Literal["finished", "retired", "dns", "running", "eliminated"]
+    points: int
+    counted: bool = Field(description="False for a result left out by “best K results”.")
+
+
+class StandingOut(Schema):
+    rank: int = Field(description="Shared on equal points and countback: 1, 2, 2, 4.")
+    driver: DriverOut
+    points: int
+    results: list[StandingResultOut] = Field(description="One per counted event, by date.")
+    countback: list[int] = Field(description="How many 1st, 2nd, 3rd… places at their table.")
+
+
+class TeamStandingOut(Schema):
+    rank: int
+    team: str
+    points: int
+
+
+def _published_only(request: HttpRequest, championship: Championship) -> bool:
+    """Organisers see every event with confirmed results; everyone else published ones."""
+    return not actor_of(request).can_organise(championship)
+
+
+@standings_router.get(
+    "/championships/{slug}/standings", response={200: list[StandingOut], **ERRORS}
+)
+def standings(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
+    """The drivers' standings: every driver with an entry in a counted event, 0 points
+    included; best K results when the championship says so; ties by countback, then a
+    shared rank. Anonymous readers and other tokens see published events only."""
+    championship = get_championship(slug)
+    table = standings_for(
+        championship=championship, published_only=_published_only(request, championship)
+    )
+    slugs = {event.pk: event.slug for event in table.events}
+    return [
+        {
+            "rank": line.rank,
+            "driver": driver_out(line.driver),
+            "points": line.points,
+            "results": [
+                {
+                    "event": slugs[event.pk],
+                    "position": result.position,
+                    "status": result.status,
+                    "points": result.points,
+                    "counted": event.pk in line.counted,
+                }
+                for event in table.events
+                if (result := line.results.get(event.pk)) is not None
+            ],
+            "countback": list(line.countback),
+        }
+        for line in table.lines
+    ]
+
+
+@standings_router.get(
+    "/championships/{slug}/team-standings", response={200: list[TeamStandingOut], **ERRORS}
+)
+def team_standings(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
+    """The teams' standings: the sum of their drivers' counted points; equal points share
+    the rank. Same events as the drivers' standings."""
+    championship = get_championship(slug)
+    lines = team_standings_for(
+        championship=championship, published_only=_published_only(request, championship)
+    )
+    return [{"rank": line.rank, "team": line.team.name, "points": line.points} for line in lines]
+
+
+api.add_router("", standings_router)
+
+
 def referee_link(token: str) -> str:
     """The URL printed as a QR code on a table's sheet."""
     return f"{settings.SITE_URL.rstrip('/')}/q/{token}/"
@@ -842,3 +951,7 @@ api.add_router("", qualifying_router)
 from races.api import router as races_router  # noqa: E402
 
 api.add_router("", races_router)
+
+from races.games_api import router as games_router  # noqa: E402
+
+api.add_router("", games_router)

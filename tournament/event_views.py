@@ -28,7 +28,7 @@ def event_new(request: HttpRequest, slug: str) -> HttpResponse:
     actor = actor_for(request)
     if not actor.can_organise(championship):
         raise PermissionDenied(_("Only the organisers of this championship may create events."))
-    form = EventForm(request.POST or None)
+    form = EventForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -36,6 +36,7 @@ def event_new(request: HttpRequest, slug: str) -> HttpResponse:
                 actor=actor,
                 championship=championship,
                 slug=data["slug"],
+                game=data.get("game") or "formula_de",
                 **{k: v for k, v in data.items() if k in EVENT_SETTINGS},
             )
         except ServiceError as exc:
@@ -50,7 +51,7 @@ def event_new(request: HttpRequest, slug: str) -> HttpResponse:
 
 def event_settings(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
-    form = EventForm(request.POST or None, instance=event)
+    form = EventForm(request.POST if request.method == "POST" else None, instance=event)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

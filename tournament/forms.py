@@ -77,14 +77,68 @@ class EventForm(forms.ModelForm):
             "separate_teams",
             "language",
             "use_configurations",
+            "game",
+            "crash_limit",
+            "collisions",
         ]
         widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
+        from races.configuration import FIELDS
+        from races.services import PART_NAMES
+
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # Quick rules (other games): one configuration every driver uses, printed on sheets.
+        for name in FIELDS:
+            self.fields[f"standard_{name}"] = forms.IntegerField(
+                label=_("Standard car: %(part)s") % {"part": PART_NAMES[name]},
+                required=False,
+                min_value=0,
+                max_value=22,
+            )
+        # Older forms and scripts send neither: the event keeps its game and crash limit.
+        self.fields["game"].required = False
+        self.fields["crash_limit"].required = False
         if self.instance.pk:
             self.fields.pop("slug")  # links and QR codes already printed use it
+            self.fields.pop("game")  # tables, sheets and results depend on it
             self.initial["stand_numbers"] = " ".join(str(n) for n in self.instance.stand_numbers)
+            for name, value in (self.instance.standard_configuration or {}).items():
+                self.initial[f"standard_{name}"] = value
+
+    def clean(self) -> dict[str, object]:
+        from races.configuration import FIELDS
+        from races.games import quick
+        from races.services import configuration_messages
+
+        data = super().clean() or {}
+        if "game" in self.fields and not data.get("game"):
+            data["game"] = self.instance.game
+        if data.get("crash_limit") is None:
+            data["crash_limit"] = self.instance.crash_limit
+        values = {name: data.get(f"standard_{name}") for name in FIELDS}
+        if all(v is None for v in values.values()):
+            data["standard_configuration"] = None
+        else:
+            problems = quick.standard_configuration_problems(values)
+            if problems:
+                self.add_error(
+                    None,
+                    _("The standard car must be a valid configuration: %(problems)s.")
+                    % {
+                        "problems": " ".join(
+                            m for msgs in configuration_messages(problems).values() for m in msgs
+                        )
+                    },
+                )
+            data["standard_configuration"] = values
+        game = data.get("game") or self.instance.game
+        if game == Event.Game.FORMULA_DE and data.get("qualifying_mode") == "draw":
+            circuit = data.get("circuit")
+            laps = data.get("laps") or (circuit.laps if circuit else None)
+            if laps is not None and not quick.laps_ok(laps):
+                self.add_error("laps", _("Quick rules: a race of 1, 2 or 3 laps."))
+        return data
 
     def clean_stand_numbers(self) -> list[int]:
         numbers = self.cleaned_data.get("stand_numbers") or []

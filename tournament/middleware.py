@@ -36,7 +36,8 @@ class LanguageMiddleware:
 
 
 class LinkReplacedMiddleware:
-    """Turn LinkReplaced, raised by any table page, into the "this link was replaced" page."""
+    """Turn LinkReplaced, raised by any table page, into the "this link was replaced" page
+    (410), and TooManyFailures (too many bad links from one address) into a 429 page."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -48,7 +49,10 @@ class LinkReplacedMiddleware:
         from django.shortcuts import render
 
         from tournament.errors import LinkReplaced
+        from tournament.ratelimit import TooManyFailures, too_many_page
 
         if isinstance(exception, LinkReplaced):
             return render(request, "races/link_replaced.html", status=410)
+        if isinstance(exception, TooManyFailures):
+            return too_many_page(request, exception)
         return None

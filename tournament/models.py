@@ -227,6 +227,9 @@ class Driver(models.Model):
 class Event(models.Model):
     class Game(models.TextChoices):
         FORMULA_DE = "formula_de", _("Formula Dé")
+        RALLYMAN = "rallyman", _("Rallyman")
+        CANNES_MONACO = "cannes_monaco", _("Cannes–Monaco 1925")
+        RACETRACK = "racetrack", _("Racetrack")
 
     class QualifyingMode(models.TextChoices):
         BEST = "best", _("Best run")
@@ -290,6 +293,23 @@ class Event(models.Model):
         default=False,
         help_text=_("§5: six parts, each at least 1, plus 0–2 stand points, 22 in all."),
     )
+    standard_configuration = models.JSONField(
+        _("standard car configuration"),
+        null=True,
+        blank=True,
+        help_text=_("Quick rules: one configuration every driver uses, printed on the sheets."),
+    )
+    crash_limit = models.PositiveSmallIntegerField(
+        _("crashes before elimination"),
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(9)],
+        help_text=_("Racetrack: 1 = a crash eliminates (the rule); more = a variant."),
+    )
+    collisions = models.BooleanField(
+        _("collisions"),
+        default=True,
+        help_text=_("Racetrack: a collision eliminates both cars; off = cars pass through."),
+    )
     published_allocation = models.BooleanField(_("allocation published"), default=False)
     published_qualifying = models.BooleanField(_("qualifying published"), default=False)
     published_results = models.BooleanField(_("results published"), default=False)
@@ -301,6 +321,26 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        # Quick rules (races.games.quick): a race of 1 to 3 laps, a valid standard car.
+        from races.games import quick
+
+        errors: dict[str, list[str]] = {}
+        quick_rules = (
+            self.game == self.Game.FORMULA_DE and self.qualifying_mode == self.QualifyingMode.DRAW
+        )
+        if quick_rules and self.laps is not None and not quick.laps_ok(self.laps):
+            errors["laps"] = [str(_("Quick rules: a race of 1, 2 or 3 laps."))]
+        standard = self.standard_configuration
+        if standard is not None and (
+            not isinstance(standard, dict) or quick.standard_configuration_problems(standard)
+        ):
+            errors["standard_configuration"] = [
+                str(_("The standard car must have six parts of at least 1 and 22 points in all."))
+            ]
+        if errors:
+            raise ValidationError(errors)
 
     def stands(self) -> list[int]:
         """The stand numbers drivers choose from (§4-0-1): the event's own, else 1..table size."""

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.db.models import Q
+
 from tournament import points
-from tournament.models import Championship, Driver, Event, Team
+from tournament.models import Championship, Driver, Entry, Event, Team
 
 
 @dataclass(frozen=True)
@@ -37,16 +39,19 @@ def counted_events(*, championship: Championship, published_only: bool) -> list[
 
 
 def standings_for(*, championship: Championship, published_only: bool = True) -> Standings:
-    """Every driver with an entry in a counted event, 0 points included (DOMAIN.md)."""
+    """Every driver with an entry or a result in a counted event, 0 points included
+    (DOMAIN.md); a driver whose entry was removed after racing keeps the points scored."""
     from races.models import ResultLine
 
     events = counted_events(championship=championship, published_only=published_only)
     if not events:
         return Standings(events=[])
     drivers = list(
-        Driver.objects.filter(entries__event__in=events)
+        Driver.objects.filter(
+            Q(pk__in=Entry.objects.filter(event__in=events).values("driver"))
+            | Q(pk__in=ResultLine.objects.filter(event__in=events).values("driver"))
+        )
         .select_related("team")
-        .distinct()
         .order_by("number")
     )
     # In event order: on equal points, best-K keeps the earlier result.

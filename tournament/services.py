@@ -257,6 +257,9 @@ EVENT_SETTINGS = (
     "language",
     "stand_numbers",
     "use_configurations",
+    "standard_configuration",
+    "crash_limit",
+    "collisions",
 )
 
 

@@ -7,6 +7,7 @@ and cache. ``DEBUG``, ``SECRET_KEY`` and ``ALLOWED_HOSTS`` are the production sw
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
@@ -35,8 +36,11 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", True)
-# The fallback key only serves the laptop setup; production must set SECRET_KEY.
-SECRET_KEY = env_str("SECRET_KEY", "paddock-insecure-development-key-change-me-in-production")
+# The fallback key only serves the laptop setup; production must set SECRET_KEY. Its
+# "django-insecure-" prefix makes `check --deploy` flag a production that forgot it.
+SECRET_KEY = env_str(
+    "SECRET_KEY", "django-insecure-paddock-development-key-change-me-in-production"
+)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
@@ -56,6 +60,7 @@ INSTALLED_APPS = [
     "tournament",
     "qualifying",
     "races",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -71,6 +76,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "tournament.middleware.LinkReplacedMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "tournament.urls"
@@ -112,6 +119,9 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            # Only the token limiter uses the cache, and it lets requests through when the
+            # cache fails: a Redis outage must cost a second, not hang every page.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
     CELERY_BROKER_URL = REDIS_URL
@@ -123,11 +133,31 @@ else:
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# Progress and outcome live in the database (SheetBatch): no task result is ever read, and
+# not storing one means sending a task never waits on the result backend.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed logins (django-axes, database handler so that a Redis outage never blocks a login).
+# Only failures count, per username *and* address: a room of referees behind one address
+# is never locked out by the others' successes or typos.
+AXES_FAILURE_LIMIT = int(env_str("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=int(env_str("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_CLIENT_IP_CALLABLE = "tournament.ratelimit.axes_client_ip"
+AXES_LOCKOUT_CALLABLE = "tournament.ratelimit.login_locked"
+# Bad referee links and API tokens (tournament.ratelimit, on the cache): failures only.
+TOKEN_FAILURE_LIMIT = int(env_str("TOKEN_FAILURE_LIMIT", "20"))
+TOKEN_FAILURE_WINDOW = int(env_str("TOKEN_FAILURE_WINDOW", "600"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("qualifying.urls")),
     path("", include("races.urls")),
     path("", include("races.result_urls")),
+    path("", include("races.game_urls")),
     path("", include("tournament.standings_urls")),
     path("", include("tournament.web_urls")),
 ]

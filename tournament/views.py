@@ -68,7 +68,11 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
     if not actor.can_organise(championship):
         raise PermissionDenied(_("Only the organisers of this championship may import drivers."))
     line_errors = []
-    form = DriverImportForm(request.POST or None, request.FILES or None)
+    form = (
+        DriverImportForm(request.POST, request.FILES)
+        if request.method == "POST"
+        else DriverImportForm()
+    )
     if request.method == "POST" and form.is_valid():
         text = decode(form.cleaned_data["file"].read())
         try:
@@ -199,6 +203,7 @@ def desk_publish(request: HttpRequest, slug: str) -> HttpResponse:
         event=event,
         qualifying=request.POST.get("qualifying") == "1",
         allocation=request.POST.get("allocation") == "1",
+        results=request.POST.get("results") == "1",
     )
     messages.success(request, _("Publication settings saved."))
     return redirect("event-desk", slug=slug)

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from tournament import event_views, views
+from races import history_views
+from tournament import event_views, referee_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +14,13 @@ urlpatterns = [
     path("e/<slug:slug>/desk/register/", views.desk_register, name="desk-register"),
     path("e/<slug:slug>/desk/checkin/<int:number>/", views.desk_checkin, name="desk-checkin"),
     path("e/<slug:slug>/desk/publish/", views.desk_publish, name="desk-publish"),
+    path(
+        "e/<slug:slug>/desk/tables/<int:number>/referee-link/",
+        referee_views.qualifying_link_regenerate,
+        name="qualifying-referee-link",
+    ),
+    path("me/tables/", referee_views.my_tables, name="my-tables"),
+    path("q/<str:token>/history/", history_views.qualifying_table_history, name="qtable-history"),
+    path("r/<str:token>/history/", history_views.race_table_history, name="rtable-history"),
+    path("r/<str:token>/result/restore/", history_views.result_restore_view, name="result-restore"),
 ]

@@ -207,6 +207,10 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
         "minute_penalty": False,
         "allow_redo": True,
         "separate_teams": False,
+        # Other games (API.md): Racetrack's accident rules, the quick rules' standard car.
+        "crash_limit": 1,
+        "collisions": True,
+        "standard_configuration": None,
         "published": {"allocation": False, "qualifying": False, "results": False},
     }
 
@@ -233,15 +237,15 @@ def test_event_defaults(organiser, circuit, championship):
 
 
 @pytest.mark.parametrize("game", ["rallyman", "cannes_monaco", "racetrack"])
-def test_other_games_are_not_available_yet(organiser, circuit, championship, game):
+def test_other_games_are_available(organiser, circuit, championship, game):
+    # Issue "other games": Rallyman, Cannes–Monaco and Racetrack events (API.md).
     response = organiser.post(
         "/championships/cfd-2025/events",
         {"slug": "spa", "name": "Spa", "date": "2025-06-14", "circuit": "monaco", "game": game},
     )
-    assert response.status_code == 400
-    assert list(response.json()["errors"]) == ["game"]
-    assert "not available yet" in response.json()["detail"]
-    assert not Event.objects.exists()
+    assert response.status_code == 201, response.content
+    assert response.json()["game"] == game
+    assert Event.objects.get(slug="spa").game == game
 
 
 def test_unknown_game_or_circuit_is_400(organiser, circuit, championship):

@@ -636,3 +636,14 @@ def test_desk_shows_the_progress_per_table_and_session(as_organiser, classified)
 
     assert "<td>3 / 3 ✓</td>" in html
     assert "<td>1 / 1 ✓</td>" in html
+
+
+@pytest.mark.django_db
+def test_a_classification_shows_every_driver_on_one_page(client, make_event):
+    # django-tables2 paginates by 25 when given the request: 30 drivers must all show.
+    event = make_event(n_drivers=30, published_qualifying=True)
+
+    html = client.get(reverse("qualifying-general", args=[event.slug])).content.decode()
+
+    assert all(f"Pilote{n} " in html for n in range(1, 31))
+    assert "page=2" not in html

@@ -224,6 +224,12 @@ def test_submitting_an_incomplete_result_is_refused_naming_the_missing_driver(ev
         ({"retired": [{"driver": 2, "cause": "other", "lap": 1, "note": "  "}]}, 2, "needs a note"),
         ({"retired": [{"driver": 2, "cause": "body", "lap": 0}]}, 2, "between 1 and"),
         ({"retired": [{"driver": 2, "cause": "body", "lap": 4}]}, 2, "between 1 and"),
+        # Refused, not silently cut to the 200 characters a line keeps.
+        (
+            {"retired": [{"driver": 2, "cause": "other", "lap": 1, "note": "x" * 201}]},
+            2,
+            "too long",
+        ),
     ],
 )
 @pytest.mark.parametrize("submit", [False, True])
@@ -363,6 +369,19 @@ def test_reopening_needs_a_reason(event, actor, reason):
     assert "reason" in refused.value.errors
     assert status(event, 1) == ResultStatus.CONFIRMED
     assert len(lines(event, 1)) == 4
+
+
+def test_a_reason_longer_than_what_is_kept_is_refused_not_cut(event, actor):
+    save(event, 1, version=0, submit=True, **T1_COMPLETE)
+    result_confirm(actor=actor, table=table(event, 1))
+
+    with pytest.raises(InvalidInput) as refused:
+        result_reopen(actor=actor, table=table(event, 1), reason="r" * 201)
+
+    assert "200" in refused.value.errors["reason"][0]
+    assert status(event, 1) == ResultStatus.CONFIRMED
+    result_reopen(actor=actor, table=table(event, 1), reason="r" * 200)
+    assert stored(event, 1).reopen_reason == "r" * 200
 
 
 def test_only_a_confirmed_result_can_be_reopened(event, actor):

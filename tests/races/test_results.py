@@ -115,6 +115,13 @@ def test_other_cause_needs_a_note(note: str):
     assert found == [ResultProblem("note_required", 2)]
 
 
+def test_a_note_beyond_200_characters_is_reported():
+    long_note = Retirement(2, "other", 1, "n" * 201)
+    found = problems(result(retired=(long_note,)), complete=False)
+    assert found == [ResultProblem("note_too_long", 2)]
+    assert problems(result(retired=(Retirement(2, "other", 1, "n" * 200),)), complete=False) == []
+
+
 def test_other_cause_with_a_note_is_accepted():
     found = problems(result(retired=(Retirement(2, "other", 1, "withdrawn"),)), complete=False)
     assert found == []

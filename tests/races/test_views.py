@@ -396,7 +396,8 @@ def test_race_table_stands_are_chosen_in_grid_order_from_the_remaining_ones(phon
 
 def test_race_table_refuses_a_stand_already_taken(phone, allocated):
     token = table(allocated, 1).token
-    phone.post(reverse("rtable-stand", args=[token, 4]), {"stand": "3"})
+    taken = phone.post(reverse("rtable-stand", args=[token, 4]), {"stand": "3"}, follow=True)
+    assert flashes(taken) == ["Stand 3 taken by driver 4."]
 
     response = phone.post(reverse("rtable-stand", args=[token, 2]), {"stand": "3"}, follow=True)
 

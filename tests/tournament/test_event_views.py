@@ -84,3 +84,16 @@ def test_only_organisers_reach_the_event_forms(client, django_user_model, champi
     assert client.post(settings_url, {"name": "Piraté"}).status_code == 403
     event.refresh_from_db()
     assert event.name != "Piraté"
+
+
+def test_the_forms_are_linked_for_organisers_only(client, organiser, championship, make_event):
+    event = make_event(n_drivers=1)
+    new_url = reverse("event-new", args=[championship.slug])
+    settings_url = reverse("event-settings", args=[event.slug])
+    championship_url = reverse("championship", args=[championship.slug])
+    assert new_url not in client.get(championship_url).content.decode()
+
+    client.force_login(organiser)
+
+    assert new_url in client.get(championship_url).content.decode()
+    assert settings_url in client.get(reverse("event-desk", args=[event.slug])).content.decode()

@@ -32,6 +32,7 @@ from qualifying.services import (
     run_record,
     session_create,
 )
+from races.game_demo import load_other_games
 from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus
 from races.services import allocation_run, race_weather_draw, result_confirm, result_save
 from tournament.access import Actor
@@ -187,6 +188,8 @@ class Command(BaseCommand):
             self._results(admin, spring, SPRING_RESULTS)
             summer = self._summer(admin, spring.championship)
             self._results(admin, summer, SUMMER_RESULTS)
+            # The other racing games, in their own "Club" championship.
+            load_other_games(admin=admin, organiser=users["organisateur"])
         if not options["quiet"]:
             self._print([spring, summer])
 

@@ -1,0 +1,284 @@
+"""What ``make bench`` times, each beside its floor where the issue asks for one.
+
+Every measure runs once to warm up (imports, template loading, font registration), then
+``runs`` times; it reports the median, min and max in milliseconds.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.http import HttpRequest, HttpResponse
+from django.template import engines
+from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
+from django.urls import path, reverse
+from django.utils import translation
+
+from tournament.models import Championship, Event
+
+
+@dataclass
+class Timings:
+    """Milliseconds of each run: wall clock (what a user waits) and this process's CPU."""
+
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def run(self, fn: Callable[[], object]) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        self.wall.append((time.perf_counter() - wall) * 1000)
+        self.cpu.append((time.process_time() - cpu) * 1000)
+
+
+def timed(fn: Callable[[], object], *, runs: int, warmup: int = 1) -> Timings:
+    """``runs`` calls of ``fn`` timed, after ``warmup`` untimed ones."""
+    for _ in range(warmup):
+        fn()
+    timings = Timings()
+    for _ in range(runs):
+        timings.run(fn)
+    return timings
+
+
+def timed_pair(
+    first: Callable[[], object], second: Callable[[], object], *, runs: int, warmup: int = 1
+) -> tuple[Timings, Timings]:
+    """``timed`` for a measure and its floor, run in turns so that both see the same machine
+    (others' work on a shared machine slows both alike, not one of them)."""
+    for _ in range(warmup):
+        first()
+        second()
+    a, b = Timings(), Timings()
+    for _ in range(runs):
+        a.run(first)
+        b.run(second)
+    return a, b
+
+
+def summary(timings: Timings, **extra: Any) -> dict[str, Any]:
+    """Median, min and max of the wall-clock times; the median CPU time beside them (on a
+    shared machine the wall clock also counts the others' work)."""
+    return {
+        "median": round(statistics.median(timings.wall), 3),
+        "min": round(min(timings.wall), 3),
+        "max": round(max(timings.wall), 3),
+        "unit": "ms",
+        "runs": len(timings.wall),
+        "cpu_median": round(statistics.median(timings.cpu), 3),
+        **extra,
+    }
+
+
+# --- Standings page and its floor ------------------------------------------------------------
+
+# The floor: the same rows and columns as the standings table, from a precomputed list, with
+# a plain template loop. No query, no computation, no django-tables2: what rendering that
+# much HTML costs at the least with Django's template engine.
+FLOOR_TEMPLATE = """<!DOCTYPE html><html lang="fr"><head><meta charset="utf-8">
+<title>{{ title }}</title></head><body><table class="striped standings"><thead><tr>
+<th>Rang</th><th>N°</th><th>Pilote</th><th>Écurie</th><th>Points</th>
+{% for name in events %}<th class="num">{{ name }}</th>{% endfor %}</tr></thead><tbody>
+{% for row in rows %}<tr data-number="{{ row.number }}"><td>{{ row.rank }}</td>\
+<td>{{ row.number }}</td><td class="driver"><a href="{{ row.url }}">{{ row.name }}</a></td>\
+<td class="hide-narrow">{{ row.team|default:"—" }}</td><td class="num total">{{ row.total }}</td>\
+{% for cell in row.cells %}<td class="num">{% if cell %}<span class="{{ cell.css }}">\
+{{ cell.points }}</span> <small class="place" title="{{ cell.title }}">{{ cell.place }}</small>\
+{% else %}—{% endif %}</td>{% endfor %}</tr>
+{% endfor %}</tbody></table></body></html>"""
+
+_floor_rows: dict[str, dict[str, Any]] = {}
+
+
+def floor_context(championship: Championship) -> dict[str, Any]:
+    """The standings page's rows and columns, computed once (outside the timing)."""
+    from tournament.selectors import standings_for
+    from tournament.standings_tables import driver_url_for, place_mark
+
+    standings = standings_for(championship=championship, published_only=True)
+    url = driver_url_for(championship)
+    rows = []
+    for line in standings.lines:
+        cells = []
+        for event in standings.events:
+            result = line.results.get(event.pk)
+            if result is None:
+                cells.append(None)
+                continue
+            counted = event.pk in line.counted
+            short, long = place_mark(result.position, result.status)
+            cells.append(
+                {
+                    "css": "pts" if counted else "pts not-counted",
+                    "points": result.points if counted else f"({result.points})",
+                    "title": long,
+                    "place": short,
+                }
+            )
+        rows.append(
+            {
+                "rank": line.rank,
+                "number": line.driver.number,
+                "name": line.driver.name,
+                "url": url(line.driver),
+                "team": line.driver.team.name if line.driver.team else None,
+                "total": line.points,
+                "cells": cells,
+            }
+        )
+    return {"title": str(championship), "events": [e.name for e in standings.events], "rows": rows}
+
+
+def floor_view(request: HttpRequest, slug: str) -> HttpResponse:
+    template = engines["django"].from_string(FLOOR_TEMPLATE)
+    return HttpResponse(template.render(_floor_rows[slug], request))
+
+
+def _urlpatterns() -> list[Any]:
+    from tournament.urls import urlpatterns
+
+    return [path("bench-floor/<slug:slug>/", floor_view, name="bench-floor"), *urlpatterns]
+
+
+class BenchUrls:
+    """A URLconf: the project's own, plus the floor view (the project's urls stay untouched)."""
+
+    @property
+    def urlpatterns(self) -> list[Any]:
+        return _urlpatterns()
+
+
+def measure_standings(championship: Championship, *, runs: int) -> dict[str, Any]:
+    """The unpaginated standings page, anonymous visitor, and its floor, through the Client."""
+    size = championship.drivers.count()
+    _floor_rows[championship.slug] = floor_context(championship)
+    client = Client()
+    page = reverse("standings", args=[championship.slug])
+    with override_settings(ROOT_URLCONF=BenchUrls()):
+        floor = reverse("bench-floor", args=[championship.slug])
+
+        def get(url: str) -> HttpResponse:
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.status_code)
+            return response
+
+        for url in (page, floor):
+            rows = get(url).content.decode().count("<tr data-number=")
+            assert rows == size, f"{url}: {rows} rows for {size} drivers"
+        with CaptureQueriesContext(connection) as captured:
+            get(page)
+        # Read now: the capture is a view of the connection's log, which the next request clears.
+        queries = len(captured)
+        page_times, floor_times = timed_pair(lambda: get(page), lambda: get(floor), runs=runs)
+    return {
+        "page": summary(page_times, queries=queries, drivers=size),
+        "floor": summary(floor_times, drivers=size),
+    }
+
+
+# --- Qualifying classification and allocation ------------------------------------------------
+
+
+def measure_qualifying(event: Event, *, runs: int) -> dict[str, Any]:
+    from qualifying.selectors import general_classification
+
+    drivers = event.entries.count()
+    sessions = event.sessions.count()
+
+    def classify() -> None:
+        lines = general_classification(event=event)
+        assert len(lines) == drivers, (len(lines), drivers)
+
+    return summary(timed(classify, runs=runs), drivers=drivers, sessions=sessions)
+
+
+def allocation_field(*, drivers: int, teams: int, seed: int) -> list[Any]:
+    """``drivers`` in ``teams`` of equal size, shuffled with ``seed``, ranked 1..n."""
+    from races.allocation import RankedDriver
+
+    team_of = [number % teams for number in range(drivers)]
+    random.Random(seed).shuffle(team_of)
+    return [RankedDriver(driver=n, rank=n, team=t) for n, t in enumerate(team_of, start=1)]
+
+
+def measure_allocation(
+    *, drivers: int, teams: int, capacity: int, seed: int, runs: int
+) -> dict[str, Any]:
+    from races.allocation import allocate
+
+    ranked = allocation_field(drivers=drivers, teams=teams, seed=seed)
+    result = allocate(ranked, capacity=capacity)
+    assert sum(len(t) for t in result.tables) == drivers
+    return summary(
+        timed(lambda: allocate(ranked, capacity=capacity), runs=runs),
+        drivers=drivers,
+        teams=teams,
+        tables=len(result.tables),
+        conflicts=len(result.conflicts),
+    )
+
+
+# --- Race sheets and their floor -------------------------------------------------------------
+
+
+def race_sheets_pdf(event: Event) -> bytes:
+    """All race sheets of ``event`` in one PDF, as the Celery task builds it (data + render)."""
+    from races.pdf import RaceSheetRenderer
+    from races.sheets import race_sheets
+
+    with translation.override(event.language):
+        sheets = race_sheets(event=event, language=event.language)
+        return RaceSheetRenderer().render_many(sheets)
+
+
+def bare_reportlab_documents(count: int, rows: int = 10) -> list[bytes]:
+    """``count`` one-page A4 reportlab documents, each with a ``rows``-row table."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
+
+    documents = []
+    for number in range(1, count + 1):
+        buffer = io.BytesIO()
+        data = [["Pos.", "No.", "Driver", "Team", "Stand", "Finish"]] + [
+            [str(r), str(number * 10 + r), f"Driver {r}", f"Team {r % 5}", "", ""]
+            for r in range(1, rows + 1)
+        ]
+        table = Table(data, rowHeights=40)
+        table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+        SimpleDocTemplate(buffer, pagesize=A4, invariant=True).build([table])
+        documents.append(buffer.getvalue())
+    return documents
+
+
+def measure_sheets(event: Event, *, runs: int) -> dict[str, Any]:
+    """The batch as the Celery task builds it (data and drawing), its drawing alone, and
+    the floor."""
+    from pypdf import PdfReader
+
+    from races.pdf import RaceSheetRenderer
+    from races.sheets import race_sheets
+
+    tables = event.race_tables.count()
+    pdf = race_sheets_pdf(event)
+    pages = len(PdfReader(io.BytesIO(pdf)).pages)
+    assert pages >= tables, (pages, tables)
+    sheet_times, floor_times = timed_pair(
+        lambda: race_sheets_pdf(event), lambda: bare_reportlab_documents(tables), runs=runs
+    )
+    with translation.override(event.language):
+        data = race_sheets(event=event, language=event.language)
+        render_times = timed(lambda: RaceSheetRenderer().render_many(data), runs=runs)
+    return {
+        "sheets": summary(sheet_times, tables=tables, pages=pages, bytes=len(pdf)),
+        "render": summary(render_times, tables=tables),
+        "floor": summary(floor_times, documents=tables),
+    }

@@ -1,0 +1,356 @@
+"""``make bench``: build the synthetic championship, measure, write ``bench/results.json``.
+
+Run from the repository root: ``.venv/bin/python -m bench.run`` (``--quick`` for a small
+size to try it out; quick figures are not written unless ``--output`` says where).
+
+The bench has its own database, recreated at each run, never the app's:
+``BENCH_DATABASE_URL`` if set (used as is); else, with ``DATABASE_URL`` set to a
+PostgreSQL, the same server's database ``<name>_bench``; else ``paddock_bench`` on a
+PostgreSQL answering on 127.0.0.1:5432; else a SQLite file in the temporary directory,
+and then the load part (which needs PostgreSQL) is skipped with a printed line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import getpass
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results.json"
+
+
+@dataclass(frozen=True)
+class Config:
+    drivers: int = 1000
+    small_drivers: int = 100
+    teams: int = 200
+    events: int = 10
+    table_size: int = 10
+    sessions: int = 2
+    seed: int = 1925
+    load_referees: int = 100
+    load_seconds: float = 10.0
+    load_deadline: float = 90.0
+    runs: int = 7
+    fast_runs: int = 21  # the measures that take milliseconds
+
+
+QUICK = Config(drivers=100, small_drivers=20, teams=20, events=3, load_referees=10, load_seconds=2)
+
+
+# --- The bench's database --------------------------------------------------------------------
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def _database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def _postgres_answers(url: str) -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(_with_database(url, "postgres"), connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+def choose_database() -> tuple[str, str]:
+    """The bench's database URL and where it came from."""
+    explicit = os.environ.get("BENCH_DATABASE_URL", "")
+    app = os.environ.get("DATABASE_URL", "")
+    if explicit:
+        if app and explicit == app:
+            sys.exit("BENCH_DATABASE_URL is the app's DATABASE_URL: the bench needs its own.")
+        return explicit, "BENCH_DATABASE_URL"
+    if app.startswith("postgres"):
+        name = _database_name(app) + "_bench"
+        return _with_database(app, name), f"DATABASE_URL's server, database {name}"
+    local = f"postgres://{getpass.getuser()}@127.0.0.1:5432/paddock_bench"
+    if _postgres_answers(local):
+        return local, "PostgreSQL on 127.0.0.1:5432"
+    path = Path(tempfile.gettempdir()) / "paddock-bench.sqlite3"
+    return f"sqlite:///{path}", "SQLite (no PostgreSQL answered on 127.0.0.1:5432)"
+
+
+def recreate_database(url: str) -> None:
+    """An empty database at ``url``: dropped and created again (PostgreSQL) or deleted."""
+    if url.startswith("sqlite"):
+        Path(urlsplit(url).path).unlink(missing_ok=True)
+        return
+    import psycopg
+    from psycopg import sql
+
+    name = _database_name(url)
+    with psycopg.connect(_with_database(url, "postgres"), autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def bench_environment(url: str) -> dict[str, str]:
+    """Production-like settings on the bench's database, for this process and gunicorn."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "tournament.settings",
+        "DATABASE_URL": url,
+        "DEBUG": "false",
+        "SECRET_KEY": "paddock-bench-only-not-a-secret-0123456789abcdefghijklmnop",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        # Plain HTTP on 127.0.0.1: no redirect to HTTPS, cookies without the Secure flag.
+        "SECURE_SSL_REDIRECT": "false",
+        "SECURE_COOKIES": "false",
+        "SECURE_HSTS_SECONDS": "0",
+        "REDIS_URL": "",  # local memory cache, tasks inline: the bench measures the app
+    }
+
+
+# --- Measuring -------------------------------------------------------------------------------
+
+
+def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str, Any]:
+    from bench import measures
+    from bench.builder import Size, build_championship
+
+    out: dict[str, Any] = {}
+    started = time.perf_counter()
+    size = Size(
+        drivers=config.drivers,
+        teams=config.teams,
+        events=config.events,
+        table_size=config.table_size,
+        sessions=config.sessions,
+        seed=config.seed,
+    )
+    small = Size(
+        drivers=config.small_drivers,
+        teams=max(1, config.teams * config.small_drivers // config.drivers),
+        events=config.events,
+        table_size=config.table_size,
+        sessions=config.sessions,
+        seed=config.seed,
+    )
+    large = build_championship(slug="bench-large", size=size, load_tables=config.load_referees)
+    little = build_championship(slug="bench-small", size=small)
+    out["build_s"] = round(time.perf_counter() - started, 1)
+    say(f"built {size.drivers} + {small.drivers} drivers in {out['build_s']} s")
+
+    for built in (little, large):
+        label = f"standings_{built.championship.drivers.count()}"
+        result = measures.measure_standings(built.championship, runs=config.runs)
+        out[label], out[f"{label}_floor"] = result["page"], result["floor"]
+        say(f"{label}: {result['page']['median']} ms, floor {result['floor']['median']} ms")
+    out[f"qualifying_{size.drivers}x{size.sessions}"] = measures.measure_qualifying(
+        large.events[-1], runs=config.fast_runs
+    )
+    out[f"allocation_{size.drivers}"] = measures.measure_allocation(
+        drivers=size.drivers,
+        teams=size.teams,
+        capacity=size.table_size,
+        seed=size.seed,
+        runs=config.fast_runs,
+    )
+    say("qualifying classification and allocation measured")
+    sheets = measures.measure_sheets(large.events[-1], runs=config.runs)
+    label = f"race_sheets_{size.tables}"
+    out[label], out[f"{label}_render"] = sheets["sheets"], sheets["render"]
+    out[f"{label}_floor"] = sheets["floor"]
+    say(f"race sheets: {sheets['sheets']['median']} ms, floor {sheets['floor']['median']} ms")
+
+    if load and large.load_event is not None:
+        from bench.load import measure_load
+
+        out["load"] = measure_load(
+            large.load_event.slug,
+            large.load_tables,
+            env=env,
+            seconds=config.load_seconds,
+            deadline=config.load_deadline,
+        )
+        say(f"load: p95 {out['load']['p95_ms']} ms, errors {out['load']['errors']}")
+    return out
+
+
+def _ratio(measured: dict[str, Any], name: str) -> float:
+    return round(measured[name]["median"] / measured[f"{name}_floor"]["median"], 2)
+
+
+def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float], list[dict]]:
+    """The issue's targets on 2-core machines, each with its value and pass/fail."""
+    large, small, sessions = config.drivers, config.small_drivers, config.sessions
+    tables = -(-large // config.table_size)
+    standings, sheets = f"standings_{large}", f"race_sheets_{tables}"
+    ratios = {
+        f"{standings}_vs_floor": _ratio(measured, standings),
+        f"standings_{small}_vs_floor": _ratio(measured, f"standings_{small}"),
+        f"{sheets}_vs_floor": _ratio(measured, sheets),
+    }
+    queries = (measured[f"standings_{small}"]["queries"], measured[standings]["queries"])
+    qualifying = measured[f"qualifying_{large}x{sessions}"]["median"]
+    allocation = measured[f"allocation_{large}"]["median"]
+    rows = [
+        (f"standings at {large} drivers ≤ 2× floor", ratios[f"{standings}_vs_floor"], "×"),
+        (
+            f"standings: same query count at {small} and {large} drivers",
+            f"{queries[0]} / {queries[1]}",
+            "queries",
+            queries[0] == queries[1],
+        ),
+        (f"qualifying classification {large}×{sessions} ≤ 100 ms", qualifying, "ms", 100),
+        (f"allocation of {large} drivers ≤ 100 ms", allocation, "ms", 100),
+        (f"{tables} race sheets ≤ 2× floor", ratios[f"{sheets}_vs_floor"], "×"),
+    ]
+    load = measured.get("load")
+    if load:
+        rows += [
+            ("load: 0 errors", load["errors"], "", load["errors"] == 0),
+            ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
+            ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
+        ]
+    checks = []
+    for row in rows:
+        name, value, unit = row[:3]
+        limit = row[3] if len(row) > 3 else 2  # a ratio's limit: 2× its floor
+        passed = limit if isinstance(limit, bool) else value is not None and value <= limit
+        checks.append({"target": name, "value": value, "unit": unit, "pass": bool(passed)})
+    return ratios, checks
+
+
+def machine(source: str) -> dict[str, Any]:
+    import django
+    from django.db import connection
+
+    return {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "platform": platform.platform(),
+        "processor": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "django": django.get_version(),
+        "database": _database_version(connection),
+        "database_source": source,
+    }
+
+
+def _database_version(connection: Any) -> str:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            return f"PostgreSQL {cursor.fetchone()[0]}"
+    import sqlite3
+
+    return f"SQLite {sqlite3.sqlite_version}"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def table(results: dict[str, Any]) -> str:
+    """The printed summary."""
+    lines = [f"{'measure':<28} {'median':>10} {'min':>10} {'max':>10} {'cpu med.':>10}  unit"]
+    for name, value in results["measures"].items():
+        if isinstance(value, dict) and "median" in value:
+            queries = f"  ({value['queries']} queries)" if "queries" in value else ""
+            lines.append(
+                f"{name:<28} {value['median']:>10} {value['min']:>10} {value['max']:>10} "
+                f"{value['cpu_median']:>10}  {value['unit']}{queries}"
+            )
+    load = results["measures"].get("load")
+    if load:
+        lines += [
+            f"load: {load['referees']} referees over {load['arrival_seconds']} s, "
+            f"{load['server']}:",
+            f"  {load['requests']} requests, {load['throughput_rps']} req/s, "
+            f"p50 {load['p50_ms']} ms, p95 {load['p95_ms']} ms, max {load['max_ms']} ms, "
+            f"errors {load['errors']}, lost updates {load['lost_updates']}",
+        ]
+    elif results.get("load_skipped"):
+        lines.append(f"load: skipped ({results['load_skipped']})")
+    lines.append("")
+    for row in results["targets"]:
+        verdict = "PASS" if row["pass"] else "FAIL"
+        lines.append(f"{verdict}  {row['target']}: {row['value']} {row['unit']}".rstrip())
+    return "\n".join(lines)
+
+
+def say(text: str) -> None:
+    print(f"[bench] {text}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small size, to try it out")
+    parser.add_argument("--output", type=Path, help=f"where to write (default {RESULTS.name})")
+    parser.add_argument("--no-load", action="store_true", help="skip the gunicorn load part")
+    args = parser.parse_args(argv)
+    config = QUICK if args.quick else Config()
+    output = args.output or (None if args.quick else RESULTS)
+
+    url, source = choose_database()
+    say(f"database: {source}")
+    recreate_database(url)
+    env = bench_environment(url)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    started = time.perf_counter()
+    call_command("migrate", interactive=False, verbosity=0)
+    # DEBUG off serves hashed static names: the manifest must exist, as in production.
+    call_command("collectstatic", interactive=False, verbosity=0)
+    say(f"migrated in {time.perf_counter() - started:.1f} s")
+
+    skipped = ""
+    if args.no_load:
+        skipped = "--no-load"
+    elif connection.vendor != "postgresql":
+        skipped = "needs PostgreSQL (set BENCH_DATABASE_URL or start one on 127.0.0.1:5432)"
+        say(f"load part skipped: {skipped}")
+    measured = measure_all(config, env=env, load=not skipped)
+    ratios, checks = targets(measured, config)
+    results = {
+        "machine": machine(source),
+        "config": asdict(config),
+        "measures": measured,
+        "ratios": ratios,
+        "targets": checks,
+    }
+    if skipped:
+        results["load_skipped"] = skipped
+    print(table(results), flush=True)
+    if output:
+        output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+        say(f"written to {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Cannes–Monaco 1925 (Antoine Bauza): a race's points in championship mode. No database.
+
+Section names refer to ``rules/cannes-monaco-1925-bauza-rules.fr.txt``. The referee
+records each car's square on the 36-square road (0 = still on the start board) and
+whether it crossed the finish line. "Règles de championnat — Décompte des points":
+
+- the last car(s) ("Lanterne Rouge") score nothing;
+- every other car scores the number of squares between it and the last car;
+- cars that crossed the finish line score three more.
+
+A car over the line counts as square 36. Product choices (the text is silent): when every
+car crossed the line, all of them are "last" and score 0; ties share the place.
+Problems are structured values; callers translate them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from races.games._ranking import is_int, shared_ranks
+
+SQUARES = 36  # "Le circuit est construit avec les 36 cases"
+CROSSING_BONUS = 3  # "trois points de bonus supplémentaires"
+MIN_DRIVERS, MAX_DRIVERS = 3, 6  # "pour 3 à 6 pilotes"
+
+ProblemKind = Literal["unknown_driver", "bad_square", "missing"]
+
+
+@dataclass(frozen=True)
+class Car:
+    driver: Hashable
+    square: int
+    crossed: bool = False
+
+    @property
+    def distance(self) -> int:
+        """The square that counts: 36 once over the line."""
+        return SQUARES if self.crossed else self.square
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: ProblemKind
+    driver: Hashable
+    value: object = None
+
+
+@dataclass(frozen=True)
+class Classified:
+    """A driver's line: ``place`` may be shared, ``position`` is 1..n (ties in grid order)."""
+
+    driver: Hashable
+    place: int
+    position: int
+    status: Literal["finished", "running"]
+    points: int
+
+
+def problems(
+    squares: Mapping[Hashable, object],
+    crossed: Sequence[Hashable],
+    *,
+    grid: Sequence[Hashable],
+    complete: bool,
+) -> list[Problem]:
+    """Every problem of a referee's sheet, each naming the driver; empty when accepted.
+
+    A car that crossed the line needs no square (it counts as 36); a complete sheet has a
+    square (or a crossing) for every driver of the grid.
+    """
+    on_grid = set(grid)
+    found: list[Problem] = []
+    for driver, square in squares.items():
+        if driver not in on_grid:
+            found.append(Problem("unknown_driver", driver))
+        elif square is not None and (not is_int(square) or not 0 <= square <= SQUARES):
+            found.append(Problem("bad_square", driver, square))
+    for driver in crossed:
+        if driver not in on_grid:
+            found.append(Problem("unknown_driver", driver))
+    if complete:
+        over = set(crossed)
+        found.extend(
+            Problem("missing", driver)
+            for driver in grid
+            if driver not in over and squares.get(driver) is None
+        )
+    return found
+
+
+def cars(
+    squares: Mapping[Hashable, int | None], crossed: Sequence[Hashable], *, grid: Sequence[Hashable]
+) -> list[Car]:
+    """The grid's cars from a valid complete sheet, in grid order."""
+    over = set(crossed)
+    return [
+        Car(driver, SQUARES if driver in over else int(squares[driver] or 0), driver in over)
+        for driver in grid
+    ]
+
+
+def points(race: Sequence[Car]) -> dict[Hashable, int]:
+    """Each car's points ("Décompte des points"); never negative, last car(s) 0."""
+    if not race:
+        return {}
+    last = min(car.distance for car in race)
+    scored: dict[Hashable, int] = {}
+    for car in race:
+        if car.distance == last:
+            scored[car.driver] = 0  # "le ou les derniers pilotes ne marquent aucun point"
+        else:
+            scored[car.driver] = car.distance - last + (CROSSING_BONUS if car.crossed else 0)
+    return scored
+
+
+def classification(race: Sequence[Car]) -> list[Classified]:
+    """Places by points (more first); equal points share the place; the game's own points."""
+    scored = points(race)
+    ranked = shared_ranks(list(race), key=lambda car: -scored[car.driver])
+    return [
+        Classified(
+            driver=car.driver,
+            place=place,
+            position=index,
+            status="finished" if car.crossed else "running",
+            points=scored[car.driver],
+        )
+        for index, (place, car) in enumerate(ranked, start=1)
+    ]

@@ -1,0 +1,147 @@
+"""Racetrack (vector race on squared paper): a race's classification. No database here.
+
+Quotes refer to ``rules/racetrack-rules.fr.txt``. Per driver the referee records the game
+turns until a valid crossing of the line (turns passed after a crash count), the margin
+past the line in squares, the crashes, and whether the car finished or was eliminated.
+
+- "Accidents": by default a crash eliminates, and a collision eliminates both cars
+  (``crash_limit`` 1); the variant eliminates only after N crashes (each costs a turn and
+  a restart at speed 0). Collisions may be switched off: then cars pass through.
+- "Fin du jeu": finishers by fewest turns, then by the larger margin past the line ("c'est
+  le joueur 2 qui gagne la course"); equal turns and margin is a tie ("égalité").
+- Product choice (DOMAIN.md): then drivers still running when the race stopped (all
+  equal), then the eliminated (all equal). Points come from the championship's scale by
+  place; a shared place takes the better points; eliminated drivers score 0.
+
+Problems are structured values; callers translate them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from races.games._ranking import is_int, scale_points, shared_ranks
+
+Status = Literal["finished", "running", "eliminated"]
+ProblemKind = Literal[
+    "unknown_driver",
+    "missing",
+    "bad_number",
+    "finished_and_eliminated",
+    "turns_required",
+    "over_crash_limit",
+    "eliminated_below_limit",
+]
+FIELDS = ("turns", "margin", "crashes")
+
+
+@dataclass(frozen=True)
+class Run:
+    driver: Hashable
+    turns: int = 0
+    margin: int = 0
+    crashes: int = 0
+    finished: bool = False
+    eliminated: bool = False
+
+    @property
+    def status(self) -> Status:
+        if self.finished:
+            return "finished"
+        return "eliminated" if self.eliminated else "running"
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: ProblemKind
+    driver: Hashable
+    field: str | None = None
+    value: object = None
+
+
+@dataclass(frozen=True)
+class Classified:
+    """A driver's line: ``place`` may be shared, ``position`` is 1..n (ties in grid order)."""
+
+    driver: Hashable
+    place: int
+    position: int
+    status: Status
+    points: int
+
+
+def problems(
+    runs: Mapping[Hashable, Mapping[str, object]],
+    *,
+    grid: Sequence[Hashable],
+    crash_limit: int = 1,
+    complete: bool,
+) -> list[Problem]:
+    """Every problem of a referee's sheet, each naming the driver; empty when accepted.
+
+    Counts are whole numbers ≥ 0; a car cannot both finish and be eliminated; a finisher
+    has its turns; a car with ``crash_limit`` crashes is out, and (since only crashes and
+    collisions eliminate) an eliminated car has reached the limit. A complete sheet has a
+    line for every driver of the grid.
+    """
+    on_grid = set(grid)
+    found: list[Problem] = []
+    for driver, run in runs.items():
+        if driver not in on_grid:
+            found.append(Problem("unknown_driver", driver))
+            continue
+        numbers_ok = True
+        for field in FIELDS:
+            value = run.get(field, 0)
+            if not is_int(value) or value < 0:  # type: ignore[operator]
+                found.append(Problem("bad_number", driver, field, value))
+                numbers_ok = False
+        finished, eliminated = bool(run.get("finished")), bool(run.get("eliminated"))
+        if finished and eliminated:
+            found.append(Problem("finished_and_eliminated", driver))
+        if not numbers_ok:
+            continue
+        crashes = int(run.get("crashes", 0))  # type: ignore[call-overload]
+        if finished and int(run.get("turns", 0)) < 1:  # type: ignore[call-overload]
+            found.append(Problem("turns_required", driver, "turns"))
+        if crashes >= crash_limit and not eliminated:
+            found.append(Problem("over_crash_limit", driver, "crashes", crashes))
+        if eliminated and crashes < crash_limit:
+            found.append(Problem("eliminated_below_limit", driver, "crashes", crashes))
+    if complete:
+        found.extend(Problem("missing", driver) for driver in grid if driver not in runs)
+    return found
+
+
+def run_of(driver: Hashable, values: Mapping[str, object]) -> Run:
+    return Run(
+        driver=driver,
+        turns=int(values.get("turns", 0) or 0),  # type: ignore[call-overload]
+        margin=int(values.get("margin", 0) or 0),  # type: ignore[call-overload]
+        crashes=int(values.get("crashes", 0) or 0),  # type: ignore[call-overload]
+        finished=bool(values.get("finished")),
+        eliminated=bool(values.get("eliminated")),
+    )
+
+
+def _key(run: Run) -> tuple[int, int, int]:
+    if run.finished:
+        return (0, run.turns, -run.margin)  # "Fin du jeu": fewer turns, larger margin
+    return (1, 0, 0) if not run.eliminated else (2, 0, 0)
+
+
+def classification(runs: Sequence[Run], *, scale: Sequence[int]) -> list[Classified]:
+    """Finishers, then drivers still running, then the eliminated; scale points by place."""
+    ranked = shared_ranks(list(runs), key=_key)
+    return [
+        Classified(
+            driver=run.driver,
+            place=place,
+            position=index,
+            status=run.status,
+            points=0 if run.eliminated else scale_points(scale, place),
+        )
+        for index, (place, run) in enumerate(ranked, start=1)
+    ]

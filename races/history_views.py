@@ -1,0 +1,453 @@
+"""History pages of a table, in words, and race control's "restore this version".
+
+A qualifying table's history lists the changes of its drivers' runs; a race table's lists
+its grid, stands, configurations, weather, swaps, link and result changes, e.g.
+"12:03 referee link of Race table 2 changed the result: 3 Léa Morel: 3rd → Retired (Engine,
+lap 2)". The rows come from django-simple-history (who, when, before/after) and from the
+records that are written once (weather draws, manual swaps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
+
+from qualifying import scoring
+from qualifying.models import Run
+from qualifying.selectors import table_drivers
+from qualifying.views import _table_and_actor
+from races.models import (
+    CarConfiguration,
+    GridSlot,
+    ManualSwap,
+    RaceResult,
+    RaceTable,
+    ResultStatus,
+)
+from races.result_forms import Sheet, outcome_text, retirement_details
+from races.services import result_restore
+from races.views import _race_table
+from tournament.errors import ServiceError
+from tournament.models import Driver
+
+
+@dataclass
+class Line:
+    """One change, told in words: when, who, what (and the details)."""
+
+    when: datetime
+    who: str
+    what: str
+    details: list[str] = field(default_factory=list)
+    #: For result versions: the history row race control may restore.
+    restorable: Any = None
+    link: str = ""
+
+
+def who_of(record: Any) -> str:
+    """Who made a recorded change: the actor label the service stamped, else the user."""
+    if getattr(record, "history_actor", ""):
+        return record.history_actor
+    user = getattr(record, "history_user", None)
+    return user.get_username() if user is not None else _("unknown")
+
+
+def shown(model: type[models.Model], name: str, value: Any) -> str:
+    """A stored value as a person reads it (choice labels, — for nothing)."""
+    if value is None or value == "":
+        return "—"
+    try:
+        model_field = model._meta.get_field(name)
+    except Exception:  # noqa: BLE001 - a history-only column has no model field
+        return str(value)
+    if model_field.choices:
+        return str(dict(model_field.flatchoices).get(value, value))
+    if model_field.is_relation and model_field.related_model is not None:
+        related = model_field.related_model._default_manager.filter(pk=value).first()
+        return str(related) if related is not None else str(value)
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return str(value)
+
+
+def field_changes(
+    model: type[models.Model],
+    record: Any,
+    previous: Any,
+    *,
+    skip: set[str] | frozenset = frozenset(),
+) -> list[str]:
+    """ "label: before → after" for each field that changed between two history rows."""
+    if previous is None:
+        return []
+    lines = []
+    for change in record.diff_against(previous).changes:
+        if change.field in skip:
+            continue
+        try:
+            label = str(model._meta.get_field(change.field).verbose_name)
+        except Exception:  # noqa: BLE001
+            label = change.field
+        lines.append(
+            f"{label}: {shown(model, change.field, change.old)} → "
+            f"{shown(model, change.field, change.new)}"
+        )
+    return lines
+
+
+# --- A qualifying table ------------------------------------------------------------------------
+
+
+def _run_words(record: Any) -> str:
+    if record.eliminated:
+        return _("eliminated")
+    parts = [
+        f"{_('tyres')} {shown(Run, 'tyres', record.tyres)}",
+        f"{_('throws')} {shown(Run, 'throws', record.throws)}",
+        f"{_('placement errors')} {record.placement_errors}",
+        f"{_('exit squares')} {record.exit_squares}",
+    ]
+    if record.stopwatch_cs is not None:
+        parts.append(f"{_('stopwatch')} {scoring.format_stopwatch(record.stopwatch_cs)}")
+    return ", ".join(parts)
+
+
+def qualifying_lines(table: Any) -> list[Line]:
+    drivers = {d.pk: d for d in table_drivers(table=table)}
+    records = list(
+        Run.history.filter(session__event=table.event_id, driver_id__in=list(drivers))
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    sessions = {s.pk: s for s in table.event.sessions.all()}
+    previous: dict[int, Any] = {}
+    lines = []
+    for record in records:
+        driver = drivers[record.driver_id]
+        session = sessions.get(record.session_id)
+        who = f"{driver.number} {driver.name}"
+        where = f"S{session.number}" if session else ""
+        before = previous.get(record.id)
+        if record.history_type == "+":
+            what = _("recorded the run of %(driver)s (%(session)s)") % {
+                "driver": who,
+                "session": where,
+            }
+            details = [_run_words(record)]
+        elif record.history_type == "-":
+            what = _("deleted the run of %(driver)s (%(session)s)") % {
+                "driver": who,
+                "session": where,
+            }
+            details = []
+        elif record.cancelled and (before is None or not before.cancelled):
+            what = _("cancelled the run of %(driver)s (%(session)s)") % {
+                "driver": who,
+                "session": where,
+            }
+            details = [record.cancel_reason] if record.cancel_reason else []
+        else:
+            what = _("changed the run of %(driver)s (%(session)s)") % {
+                "driver": who,
+                "session": where,
+            }
+            details = field_changes(
+                Run, record, before, skip={"version", "recorded_at", "performed_at"}
+            )
+        link = (
+            reverse("run-history", args=[table.token, session.number, driver.number])
+            if session
+            else ""
+        )
+        lines.append(Line(record.history_date, who_of(record), what, details, link=link))
+        previous[record.id] = record
+    lines.reverse()
+    return lines
+
+
+@require_safe
+def qualifying_table_history(request: HttpRequest, token: str) -> HttpResponse:
+    table, actor = _table_and_actor(request, token)
+    return render(
+        request,
+        "history/table.html",
+        {
+            "table": table,
+            "event": table.event,
+            "lines": qualifying_lines(table),
+            "back": reverse("qtable", args=[table.token]),
+            "is_organiser": actor.can_organise(table.event.championship),
+        },
+    )
+
+
+# --- A race table --------------------------------------------------------------------------
+
+
+def _sheet_words(sheet: Sheet, names: dict[int, str]) -> list[str]:
+    words = [f"{outcome_text(sheet, n)} {names.get(n, n)}" for n in sheet.finish]
+    words += [
+        _("retired: %(driver)s (%(details)s)")
+        % {"driver": names.get(r["driver"], r["driver"]), "details": retirement_details(r)}
+        for r in sheet.retired
+    ]
+    words += [_("did not start: %(driver)s") % {"driver": names.get(n, n)} for n in sheet.dns]
+    return words
+
+
+def result_lines(table: RaceTable, names: dict[int, str], grid: list[GridSlot]) -> list[Line]:
+    records = list(
+        RaceResult.history.filter(table_id=table.pk)
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    lines = []
+    previous = None
+    for record in records:
+        sheet = Sheet.of(record, grid)
+        details: list[str] = []
+        if previous is None or record.history_type == "+":
+            what = _("wrote the result (version %(version)s)") % {"version": record.version}
+            details = _sheet_words(sheet, names)
+        elif record.confirmed_at and not previous.confirmed_at:
+            what = _("confirmed the result (version %(version)s)") % {"version": record.version}
+        elif previous.confirmed_at and not record.confirmed_at:
+            what = _("reopened the result (version %(version)s)") % {"version": record.version}
+            details = [record.reopen_reason] if record.reopen_reason else []
+        else:
+            before = Sheet.of(previous, grid)
+            what = _("changed the result (version %(version)s)") % {"version": record.version}
+            if record.history_change_reason:
+                what = f"{what}: {record.history_change_reason}"
+            for slot in grid:
+                number = slot.driver.number
+                old, new = outcome_text(before, number), outcome_text(sheet, number)
+                if old != new:
+                    details.append(f"{names[number]}: {old} → {new}")
+            if record.submitted_at and not previous.submitted_at:
+                details.append(_("sent to race control"))
+        lines.append(Line(record.history_date, who_of(record), what, details, restorable=record))
+        previous = record
+    return lines
+
+
+def grid_lines(table: RaceTable, names_by_driver: dict[int, str]) -> list[Line]:
+    tables = {t.pk: str(t) for t in RaceTable.objects.filter(event=table.event_id)}
+    slot_ids = set(
+        GridSlot.history.filter(table_id=table.pk).values_list("id", flat=True).distinct()
+    )
+    records = list(
+        GridSlot.history.filter(id__in=slot_ids)
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    previous: dict[int, Any] = {}
+    lines = []
+    for record in records:
+        before = previous.get(record.id)
+        previous[record.id] = record
+        driver = names_by_driver.get(record.driver_id, str(record.driver_id))
+        here = record.table_id == table.pk
+        was_here = before is not None and before.table_id == table.pk
+        if not here and not was_here:
+            continue
+        if record.history_type == "+":
+            what = _("placed %(driver)s on the grid, position %(position)s") % {
+                "driver": driver,
+                "position": record.position,
+            }
+            details = []
+        elif record.history_type == "-":
+            what = _("removed %(driver)s from the grid") % {"driver": driver}
+            details = []
+        elif before is not None and before.table_id != record.table_id:
+            what = _("moved %(driver)s from %(old)s to %(new)s") % {
+                "driver": driver,
+                "old": tables.get(before.table_id, "?"),
+                "new": tables.get(record.table_id, "?"),
+            }
+            details = field_changes(GridSlot, record, before, skip={"table", "event"})
+        else:
+            what = _("changed the grid place of %(driver)s") % {"driver": driver}
+            details = field_changes(GridSlot, record, before)
+            if not details:
+                continue  # saved without a change: nothing to tell
+            if before is not None and before.stand != record.stand and record.stand:
+                what = _("gave stand %(stand)s to %(driver)s") % {
+                    "stand": record.stand,
+                    "driver": driver,
+                }
+        lines.append(Line(record.history_date, who_of(record), what, details))
+    return lines
+
+
+def configuration_lines(table: RaceTable, names_by_slot: dict[int, str]) -> list[Line]:
+    records = list(
+        CarConfiguration.history.filter(slot_id__in=list(names_by_slot))
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    previous: dict[int, Any] = {}
+    lines = []
+    for record in records:
+        before = previous.get(record.id)
+        previous[record.id] = record
+        driver = names_by_slot.get(record.slot_id, "?")
+        if before is None:
+            what = _("set the configuration of %(driver)s") % {"driver": driver}
+            details = [
+                ", ".join(
+                    f"{CarConfiguration._meta.get_field(name).verbose_name} {getattr(record, name)}"
+                    for name in (
+                        "tyres",
+                        "brakes",
+                        "gearbox",
+                        "body",
+                        "engine",
+                        "road_holding",
+                        "stand_points",
+                    )
+                )
+            ]
+        else:
+            what = _("changed the configuration of %(driver)s") % {"driver": driver}
+            details = field_changes(CarConfiguration, record, before)
+        lines.append(Line(record.history_date, who_of(record), what, details))
+    return lines
+
+
+def table_lines(table: RaceTable) -> list[Line]:
+    """Changes of the table itself: weather, new referee link, referee."""
+    records = list(
+        RaceTable.history.filter(id=table.pk)
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    lines = []
+    previous = None
+    for index, record in enumerate(records):
+        if previous is None:
+            who = who_of(record)
+            if not (record.history_actor or record.history_user_id) and len(records) > 1:
+                who = who_of(records[index + 1])  # created, then saved by the allocation
+            lines.append(Line(record.history_date, who, _("created the table")))
+        else:
+            if record.token != previous.token:
+                lines.append(
+                    Line(
+                        record.history_date, who_of(record), _("gave the table a new referee link")
+                    )
+                )
+            details = field_changes(
+                RaceTable, record, previous, skip={"token", "result_status", "last_draw"}
+            )
+            if details:
+                lines.append(
+                    Line(record.history_date, who_of(record), _("changed the table"), details)
+                )
+        previous = record
+    return lines
+
+
+def race_lines(table: RaceTable) -> list[Line]:
+    grid = list(table.slots.select_related("driver").order_by("position"))
+    names = {s.driver.number: f"{s.driver.number} {s.driver.name}" for s in grid}
+    drivers = {
+        d.pk: f"{d.number} {d.name}"
+        for d in Driver.objects.filter(championship=table.event.championship_id)
+    }
+    lines = table_lines(table)
+    lines += grid_lines(table, drivers)
+    lines += configuration_lines(table, {s.pk: names[s.driver.number] for s in grid})
+    for draw in table.weather_draws.all():
+        lines.append(
+            Line(
+                draw.created_at,
+                draw.actor or _("unknown"),
+                _("drew the weather: d20 = %(roll)s, %(weather)s, track %(track)s%(fixed)s")
+                % {
+                    "roll": draw.roll,
+                    "weather": draw.get_drawn_display(),
+                    "track": draw.get_track_display().lower(),
+                    "fixed": _(", fixed for the rest of the race") if draw.fixed else "",
+                },
+            )
+        )
+    swaps = ManualSwap.objects.filter(event=table.event_id).select_related("driver_a", "driver_b")
+    for swap in swaps:
+        if table.number not in (swap.table_a, swap.table_b):
+            continue
+        lines.append(
+            Line(
+                swap.created_at,
+                swap.actor or (swap.user.get_username() if swap.user_id else _("unknown")),
+                _("swapped %(a)s (table %(ta)s) and %(b)s (table %(tb)s)")
+                % {
+                    "a": f"{swap.driver_a.number} {swap.driver_a.name}",
+                    "ta": swap.table_a,
+                    "b": f"{swap.driver_b.number} {swap.driver_b.name}",
+                    "tb": swap.table_b,
+                },
+                [swap.reason] if swap.reason else [],
+            )
+        )
+    lines += result_lines(table, names, grid)
+    lines.sort(key=lambda line: line.when, reverse=True)
+    return lines
+
+
+@require_safe
+def race_table_history(request: HttpRequest, token: str) -> HttpResponse:
+    table, actor = _race_table(request, token)
+    result = RaceResult.objects.filter(table=table).first()
+    is_organiser = actor.can_organise(table.event.championship)
+    return render(
+        request,
+        "history/table.html",
+        {
+            "table": table,
+            "event": table.event,
+            "lines": race_lines(table),
+            "back": reverse("rtable", args=[table.token]),
+            "is_organiser": is_organiser,
+            "result": result,
+            "can_restore": is_organiser
+            and result is not None
+            and table.result_status != ResultStatus.CONFIRMED,
+            "confirmed": table.result_status == ResultStatus.CONFIRMED,
+        },
+    )
+
+
+@require_POST
+def result_restore_view(request: HttpRequest, token: str) -> HttpResponse:
+    """Race control restores an earlier version of the result (a new version is recorded)."""
+    table, actor = _race_table(request, token)
+    if not actor.can_organise(table.event.championship):
+        raise PermissionDenied(_("Only race control may restore a version of the result."))
+    raw_id, raw_version = request.POST.get("history_id", ""), request.POST.get("version", "")
+    if not (raw_id.isascii() and raw_id.isdigit()) or len(raw_id) > 12:
+        messages.error(request, _("Choose a version to restore."))
+        return redirect("rtable-history", token=token)
+    version = int(raw_version) if raw_version.isascii() and raw_version.isdigit() else None
+    try:
+        restored = result_restore(actor=actor, table=table, history_id=int(raw_id), version=version)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("Earlier version restored: the result is now version %(version)s.")
+            % {"version": restored.version},
+        )
+    return redirect("rtable-history", token=token)

@@ -1,0 +1,171 @@
+// Race results. Without this file both pages still work (plain form posts); with it:
+// - result entry: one key per driver in its "result" box (+ next free place, r retired,
+//   d did not start, a digit for a place), a place already taken makes room instead of
+//   clashing, ▲/▼ reorder finishers without a round trip, the retirement fields show only
+//   for a retired driver, and Enter saves the draft from any box;
+// - race-control desk: "Reopen…" jumps to the reason box without reloading.
+(function () {
+  "use strict";
+
+  function sheet(form) {
+    form.classList.add("js");
+    var rows = Array.prototype.slice.call(form.querySelectorAll(".result-row"));
+    var draft = form.querySelector("button.default-submit");
+    var size = rows.length;
+
+    function box(row) { return row.querySelector("select[name$='-outcome']"); }
+    function place(row) {
+      var value = box(row).value;
+      return /^\d+$/.test(value) ? parseInt(value, 10) : 0;
+    }
+    function show(row) {
+      var value = box(row).value;
+      var state = /^\d+$/.test(value) ? "finished" : value;
+      row.classList.remove("is-finished", "is-retired", "is-dns");
+      if (state) row.classList.add("is-" + state);
+      box(row).dataset.place = String(place(row));
+    }
+    function holders(except) {
+      var found = {};
+      rows.forEach(function (row) {
+        if (row !== except && place(row)) found[place(row)] = row;
+      });
+      return found;
+    }
+    function setPlace(row, p) { box(row).value = String(p); }
+    function tell(row) { box(row).dispatchEvent(new Event("change", { bubbles: true })); }
+
+    // A place taken by someone else: move the others along, as when moving a line.
+    function makeRoom(row, from, to) {
+      var others = holders(row);
+      if (!others[to]) return;
+      if (from) {
+        rows.forEach(function (other) {
+          if (other === row) return;
+          var p = place(other);
+          if (to < from && p >= to && p < from) setPlace(other, p + 1);
+          if (to > from && p <= to && p > from) setPlace(other, p - 1);
+        });
+        return;
+      }
+      var end = to;
+      while (others[end]) end++;
+      if (end <= size) {
+        for (var p = end - 1; p >= to; p--) setPlace(others[p], p + 1);
+        return;
+      }
+      // No free place below: close every gap, the newcomer just before the old holder.
+      var order = rows.filter(function (r) { return r !== row && place(r); });
+      order.sort(function (a, b) { return place(a) - place(b); });
+      var at = order.filter(function (r) { return place(r) < to; }).length;
+      order.splice(at, 0, row);
+      order.forEach(function (r, i) { setPlace(r, i + 1); });
+    }
+
+    function nextFree(row) {
+      var others = holders(row);
+      for (var p = 1; p <= size; p++) if (!others[p]) return p;
+      return 0;
+    }
+    function focusNext(row) {
+      var next = rows[rows.indexOf(row) + 1];
+      var target = next ? box(next) : form.querySelector("#save-draft");
+      if (target) target.focus();
+    }
+    function finish(row) {
+      if (!place(row)) {
+        var p = nextFree(row);
+        if (p) setPlace(row, p);
+        tell(row);
+      }
+    }
+    function move(row, step) {
+      var p = place(row);
+      if (!p) return;
+      var order = rows.filter(function (r) { return place(r); });
+      order.sort(function (a, b) { return place(a) - place(b); });
+      var other = order[order.indexOf(row) + step];
+      if (!other) return;
+      var q = place(other);
+      setPlace(other, p);
+      setPlace(row, q);
+      rows.forEach(show);
+      tell(row);
+    }
+
+    // Capture: runs before htmx posts the summary, so it sees the places made room.
+    form.addEventListener("change", function (event) {
+      var select = event.target;
+      if (!select.matches || !select.matches("select[name$='-outcome']")) return;
+      var row = select.closest(".result-row");
+      var from = parseInt(select.dataset.place || "0", 10);
+      var to = place(row);
+      if (to && to !== from) makeRoom(row, from, to);
+      rows.forEach(show);
+    }, true);
+
+    form.addEventListener("keydown", function (event) {
+      var target = event.target;
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === "Enter" && target.tagName === "SELECT") {
+        event.preventDefault();
+        form.requestSubmit(draft);
+        return;
+      }
+      if (!target.matches || !target.matches("select[name$='-outcome']")) return;
+      var row = target.closest(".result-row");
+      var key = event.key;
+      if (key === "+" || key === "=" || key === "f" || key === "F") {
+        event.preventDefault();
+        finish(row);
+        focusNext(row);
+      } else if ("rRaA".indexOf(key) >= 0 && key.length === 1) {
+        event.preventDefault();
+        target.value = "retired";
+        tell(row);
+        row.querySelector("select[name$='-cause']").focus();
+      } else if ("dDnN".indexOf(key) >= 0 && key.length === 1) {
+        event.preventDefault();
+        target.value = "dns";
+        tell(row);
+        focusNext(row);
+      } else if (key === "-" || key === "Delete" || key === "Backspace") {
+        event.preventDefault();
+        target.value = "";
+        tell(row);
+      }
+    });
+
+    rows.forEach(function (row) {
+      row.querySelectorAll("button.move, button.next-place").forEach(function (button) {
+        button.tabIndex = -1; // keys do this from the result box; Tab stays short
+      });
+      var next = row.querySelector("button.next-place");
+      next.hidden = false;
+      next.addEventListener("click", function () { finish(row); });
+      row.querySelectorAll("button.move").forEach(function (button) {
+        button.addEventListener("click", function (event) {
+          event.preventDefault();
+          move(row, /:up$/.test(button.value) ? -1 : 1);
+        });
+      });
+      show(row);
+    });
+  }
+
+  function desk() {
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest("a[data-reopen]");
+      if (!link) return;
+      var form = document.getElementById("reopen-" + link.dataset.reopen);
+      if (!form) return;
+      event.preventDefault();
+      form.scrollIntoView({ block: "center" });
+      form.querySelector("input[name='reason']").focus();
+    });
+  }
+
+  var form = document.getElementById("result-sheet");
+  if (form) sheet(form);
+  if (document.getElementById("desk-status")) desk();
+})();

@@ -1,0 +1,241 @@
+"""A table's race result in real Chromium: the referee enters it with the keyboard alone and
+submits it; race control, watching the results desk (which refreshes by itself), confirms
+it; the points are stored and show in the championship standings. Also: the form without
+JavaScript, reordering finishers, a stale save, and a phone.
+
+Pages are in French by default; the selectors use names, ids and form actions, not words.
+Grid from a d20 draw: eight drivers in number order, tables of 4 → table 1 is 1, 2, 3, 4.
+Points scale 10, 8, 6 (the shared fixture).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import Browser, Page, expect
+
+from qualifying.services import draw_record
+from races.models import RaceResult, RaceTable, ResultLine
+from races.services import allocation_run, result_save
+from tournament.access import Actor
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def event(make_event, organiser):
+    actor = Actor(user=organiser)
+    event = make_event(n_drivers=8, qualifying_mode="draw", separate_teams=False)
+    draw_record(actor=actor, event=event, rolls={n: [n] for n in range(1, 9)})
+    allocation_run(actor=actor, event=event, table_size=4)
+    return event
+
+
+def table(event, number: int = 1) -> RaceTable:
+    return RaceTable.objects.get(event=event, number=number)
+
+
+def entry_url(live_server, event, number: int = 1) -> str:
+    return live_server.url + reverse("result-entry", args=[table(event, number).token])
+
+
+def log_in(page: Page, live_server, next_url: str) -> None:
+    page.goto(f"{live_server.url}{reverse('login')}?next={next_url}")
+    page.fill("input[name='username']", "pc")
+    page.fill("input[name='password']", "pc-password-1")
+    page.locator("main form button[type='submit']").click()
+    page.wait_for_url(f"**{next_url}")
+
+
+def outcome(page: Page, number: int):
+    return page.locator(f"select[name='d{number}-outcome']")
+
+
+def test_referee_enters_a_table_with_the_keyboard_and_race_control_confirms(
+    page: Page, browser: Browser, live_server, event
+):
+    # Race control watches the desk before anything is entered.
+    desk = reverse("results-desk", args=[event.slug])
+    log_in(page, live_server, desk)
+    expect(page.locator("#table-1")).to_have_attribute("data-status", "empty")
+
+    context = browser.new_context()
+    try:
+        referee = context.new_page()
+        referee.goto(entry_url(live_server, event))
+        keys = referee.keyboard
+        # The keyboard starts on the pole's result box.
+        expect(outcome(referee, 1)).to_be_focused()
+        keys.type("2")  # driver 1 crossed the line second
+        keys.press("Tab")  # retirement boxes and ▲▼ are out of the way
+        expect(outcome(referee, 2)).to_be_focused()
+        keys.press("r")  # driver 2 retired → its cause
+        cause = referee.locator("select[name='d2-cause']")
+        expect(cause).to_be_focused()
+        keys.press("ArrowDown")  # off track
+        keys.press("Tab")
+        keys.type("1")  # in lap 1
+        keys.press("Tab")  # note
+        keys.press("Tab")  # order in the lap
+        keys.press("Tab")
+        expect(outcome(referee, 3)).to_be_focused()
+        keys.press("+")  # driver 3: the next free place, 1st; the keyboard moves on
+        expect(outcome(referee, 4)).to_be_focused()
+        keys.press("d")  # driver 4 did not start → the "save draft" button
+        expect(referee.locator("#save-draft")).to_be_focused()
+
+        assert outcome(referee, 1).input_value() == "2"
+        assert outcome(referee, 3).input_value() == "1"
+        assert referee.locator("select[name='d2-cause']").input_value() == "off_track"
+        # The summary follows as the referee types (French by default).
+        summary = referee.locator("#summary")
+        expect(summary).to_contain_text("1er 3 Pilote3 Lefèvre")
+        expect(summary).to_contain_text("2e 1 Pilote1 Lefèvre")
+        expect(summary).to_contain_text("Sortie de route")
+        expect(summary.locator(".summary-unwritten")).to_have_count(0)
+
+        keys.press("Enter")  # save the draft
+        submit = referee.locator("#submit-result")
+        expect(submit).to_be_focused()  # the draft is whole: Enter again sends it
+        assert RaceTable.objects.get(pk=table(event).pk).result_status == "draft"
+        keys.press("Enter")
+        expect(referee.locator(".result-state")).to_have_class(re.compile("status-submitted"))
+    finally:
+        context.close()
+
+    result = RaceResult.objects.get(table=table(event))
+    assert (result.finish, result.dns) == ([3, 1], [4])
+    assert result.retired == [{"driver": 2, "cause": "off_track", "lap": 1, "note": ""}]
+
+    # The desk saw it arrive by itself (htmx polling), then race control confirms.
+    row = page.locator("#table-1")
+    expect(row).to_have_attribute("data-status", "submitted", timeout=12_000)
+    expect(row).to_contain_text("3 Pilote3 Lefèvre")
+    row.locator(f"form[action='{reverse('result-confirm', args=[event.slug, 1])}'] button").click()
+    expect(page.locator("#table-1")).to_have_attribute("data-status", "confirmed")
+
+    lines = list(
+        ResultLine.objects.filter(table=table(event))
+        .order_by("position")
+        .values_list("driver__number", "position", "status", "points")
+    )
+    assert lines == [
+        (3, 1, "finished", 10),
+        (1, 2, "finished", 8),
+        (2, 3, "retired", 0),
+        (4, 4, "dns", 0),
+    ]
+    # The championship standings (the organiser sees confirmed results before publication).
+    page.goto(live_server.url + reverse("standings", args=[event.championship.slug]))
+    for number, total in ((3, "10"), (1, "8"), (2, "0"), (4, "0")):
+        expect(page.locator(f"#standings tr[data-number='{number}'] td.total")).to_have_text(
+            re.compile(rf"^\s*{total}\s*$")
+        )
+
+
+def test_a_place_already_taken_makes_room_and_arrows_reorder(page: Page, live_server, event):
+    page.goto(entry_url(live_server, event))
+    outcome(page, 1).select_option("1")
+    outcome(page, 2).select_option("2")
+    outcome(page, 3).select_option("3")
+    # Driver 4 actually won: the others move down one place each.
+    outcome(page, 4).select_option("1")
+    assert [outcome(page, n).input_value() for n in (1, 2, 3, 4)] == ["2", "3", "4", "1"]
+    # ▲ on driver 3 swaps it with driver 2, nothing is sent.
+    page.locator("#driver-3 button.move").first.click()
+    assert [outcome(page, n).input_value() for n in (1, 2, 3, 4)] == ["2", "4", "3", "1"]
+    # The arrow key in a finisher's box moves it too.
+    outcome(page, 4).focus()
+    page.keyboard.press("ArrowDown")
+    assert [outcome(page, n).input_value() for n in (1, 2, 3, 4)] == ["1", "4", "3", "2"]
+    expect(page.locator("#summary")).to_contain_text("1er 1 Pilote1 Lefèvre")
+    expect(page.locator("#summary")).to_contain_text("4e 2 Pilote2 Lefèvre")
+    assert not RaceResult.objects.exists()
+    # Enter in a result box saves the draft as shown.
+    page.keyboard.press("Enter")
+    expect(page.locator(".result-state")).to_have_class(re.compile("status-draft"))
+    assert RaceResult.objects.get(table=table(event)).finish == [1, 4, 3, 2]
+
+
+def test_the_sheet_works_without_javascript(browser: Browser, live_server, event):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(entry_url(live_server, event))
+        # Every box is there at once, as on the paper sheet.
+        expect(page.locator("select[name='d2-cause']")).to_be_visible()
+        outcome(page, 1).select_option("1")
+        outcome(page, 2).select_option("2")
+        outcome(page, 3).select_option("retired")
+        page.locator("select[name='d3-cause']").select_option("engine")
+        page.fill("input[name='d3-lap']", "3")
+        outcome(page, 4).select_option("dns")
+        # Enter in a box saves a draft (not a move, though ▲▼ come first in the form).
+        page.press("input[name='d3-lap']", "Enter")
+        expect(page.locator(".result-state")).to_have_class(re.compile("status-draft"))
+        assert RaceResult.objects.get(table=table(event)).finish == [1, 2]
+        # ▼ on driver 1 posts the form and comes back reordered, saving nothing.
+        page.locator("#driver-1 button.move").nth(1).click()
+        expect(outcome(page, 1)).to_have_value("2")
+        expect(outcome(page, 2)).to_have_value("1")
+        assert RaceResult.objects.get(table=table(event)).version == 1
+
+        page.locator("#submit-result").click()
+        expect(page.locator(".result-state")).to_have_class(re.compile("status-submitted"))
+    finally:
+        context.close()
+    result = RaceResult.objects.get(table=table(event))
+    assert (result.finish, result.dns) == ([2, 1], [4])
+    assert result.retired == [{"driver": 3, "cause": "engine", "lap": 3, "note": ""}]
+
+
+def test_a_stale_save_keeps_what_the_referee_typed(page: Page, live_server, event, organiser):
+    page.goto(entry_url(live_server, event))
+    outcome(page, 1).select_option("1")
+    outcome(page, 2).select_option("2")
+    # Meanwhile race control writes a draft of its own.
+    result_save(
+        actor=Actor(user=organiser),
+        table=table(event),
+        version=0,
+        finish=[2, 1],
+        retired=[],
+        dns=[],
+        submit=False,
+    )
+    page.locator("#save-draft").click()
+
+    expect(page.locator(".result-stale")).to_be_visible()
+    expect(outcome(page, 1)).to_have_value("1")
+    expect(outcome(page, 2)).to_have_value("2")
+    page.locator("#save-draft").click()  # checked: save again over it
+    expect(page.locator(".result-stale")).to_have_count(0)
+    assert RaceResult.objects.get(table=table(event)).finish == [1, 2]
+
+
+def test_the_pages_fit_a_phone(browser: Browser, live_server, event, organiser):
+    result_save(
+        actor=Actor(user=organiser),
+        table=table(event),
+        version=0,
+        finish=[3, 1],
+        retired=[{"driver": 2, "cause": "engine", "lap": 2}],
+        dns=[],
+        submit=False,
+    )
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    try:
+        phone = context.new_page()
+        phone.goto(entry_url(live_server, event))
+        expect(phone.locator("#driver-2 select[name='d2-cause']")).to_be_visible()
+        expect(phone.locator("#driver-1 select[name='d1-cause']")).to_be_hidden()
+        # Tap "finished" for driver 4: the next free place.
+        phone.locator("#driver-4 button.next-place").tap()
+        expect(outcome(phone, 4)).to_have_value("3")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()

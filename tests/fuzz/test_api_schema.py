@@ -1,0 +1,95 @@
+"""Fuzz the JSON API from its own OpenAPI document (schemathesis), in-process over WSGI.
+
+Every operation gets a bounded number of generated requests, as the organiser and as an
+anonymous caller, against a real event (path parameters point at it so that bodies reach
+the validation and the services, not a 404). Whatever is sent: never a 5xx, and every
+4xx is JSON with a sentence under ``detail`` (API.md, Conventions).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, settings
+
+from tests.security.conftest import World
+
+#: Requests per operation: the organiser reaches the services, anonymous mostly the doors.
+ORGANISER_EXAMPLES = 8
+ANONYMOUS_EXAMPLES = 4
+
+
+def _load_schema() -> Any:
+    # Fetched through the app itself, as a client would (no database needed for it).
+    from tournament.wsgi import application
+
+    return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application)
+
+
+schema = _load_schema()
+
+
+def _fuzz(examples: int) -> Any:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,  # the same requests on every run: a failure can be replayed
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+def _aim(case: Any, world: World) -> None:
+    """Point the path at the real event, championship, session, table and driver."""
+    real = {
+        "slug": world.championship.slug,
+        "event": world.event.slug,
+        "n": 1,
+        "t": 1,
+        "driver": 1,  # seated at qualifying table 1 and on race table 1's grid
+    }
+    for name in list(case.path_parameters or {}):
+        if name in real:
+            case.path_parameters[name] = real[name]
+
+
+def _judge(case: Any, response: Any) -> None:
+    where = f"{case.method} {case.formatted_path} {case.body!r:.300}"
+    assert response.status_code < 500, f"{response.status_code} for {where}"
+    if response.status_code == 405:
+        # A method the document does not declare (schemathesis tries TRACE, ...): answered
+        # by django-ninja itself, in plain text, before any Paddock code runs.
+        assert response.content, f"405 without a word for {where}"
+        return
+    if 400 <= response.status_code < 500:
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            pytest.fail(f"{response.status_code} without JSON for {where}: {response.content!r}")
+        detail = body.get("detail") if isinstance(body, dict) else None
+        assert isinstance(detail, str) and detail.strip(), f"no message in {body} for {where}"
+
+
+def _call(case: Any, world: World, token: str | None) -> None:
+    _aim(case, world)
+    headers = {"Accept-Language": "en"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    _judge(case, case.call(headers=headers))
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@_fuzz(ORGANISER_EXAMPLES)
+def test_api_as_organiser(case: Any, world: World) -> None:
+    _call(case, world, world.api_tokens["organiser"])
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@_fuzz(ANONYMOUS_EXAMPLES)
+def test_api_as_anonymous(case: Any, world: World) -> None:
+    _call(case, world, None)

@@ -1,0 +1,81 @@
+"""load_demo's other games (races/game_demo.py): the Club championship's four events,
+loaded twice without change, with their results in the standings."""
+
+from __future__ import annotations
+
+import io
+
+import pdfplumber
+import pytest
+from django.core.management import call_command
+
+from races.models import ResultLine, Stage, StageTime
+from races.pdf import RaceSheetRenderer
+from races.sheets import race_sheets
+from tournament.models import Event
+from tournament.selectors import standings_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo(db):
+    call_command("load_demo", "--quiet")
+    first = (StageTime.objects.count(), ResultLine.objects.count(), Event.objects.count())
+    call_command("load_demo", "--quiet")
+    assert (StageTime.objects.count(), ResultLine.objects.count(), Event.objects.count()) == first
+
+
+def test_four_events_of_the_club_championship(demo):
+    games = dict(Event.objects.filter(championship__slug="demo-club").values_list("slug", "game"))
+    assert games == {
+        "demo-course-rapide": "formula_de",
+        "demo-rallye-des-groseilles": "rallyman",
+        "demo-coupe-cannes-monaco": "cannes_monaco",
+        "demo-grand-prix-sur-papier": "racetrack",
+    }
+
+
+def test_quick_rules_event_two_laps_standard_car_printed(demo):
+    event = Event.objects.get(slug="demo-course-rapide")
+    assert (event.qualifying_mode, event.race_laps) == ("draw", 2)
+    sheet = race_sheets(event=event, language="en")[0]
+    assert sheet.standard_configuration and sheet.grid[0].configuration.tyres == 6
+    with pdfplumber.open(io.BytesIO(RaceSheetRenderer().render(sheet))) as pdf:
+        text = pdf.pages[0].extract_text()
+    assert "Standard car" in text
+
+
+def test_rally_three_stages_timed_and_classified(demo):
+    event = Event.objects.get(slug="demo-rallye-des-groseilles")
+    assert Stage.objects.filter(event=event).count() == 3
+    assert StageTime.objects.filter(stage__event=event).count() == 8 + 8 + 7
+    lines = ResultLine.objects.filter(event=event)
+    assert lines.count() == 8
+    assert lines.get(driver__number=4).status == "retired"
+    assert lines.get(rank=1).points == 10
+
+
+def test_cannes_monaco_points_of_the_rule_at_table_1(demo):
+    event = Event.objects.get(slug="demo-coupe-cannes-monaco")
+    table1 = ResultLine.objects.filter(event=event, table__number=1).order_by("position")
+    # Over the line (36 − 30 + 3 = 9), 34 (4), 31 (1), last on 30 (0).
+    assert [line.points for line in table1] == [9, 4, 1, 0]
+
+
+def test_racetrack_results_and_club_standings(demo):
+    event = Event.objects.get(slug="demo-grand-prix-sur-papier")
+    statuses = list(
+        ResultLine.objects.filter(event=event)
+        .order_by("position")
+        .values_list("status", "rank", "points")
+    )
+    assert statuses[:5] == [
+        ("finished", 1, 10), ("finished", 2, 8), ("finished", 3, 6), ("finished", 3, 6),
+        ("running", 5, 4),
+    ]  # fmt: skip
+    assert {s for s, _r, _p in statuses[5:]} == {"eliminated"}
+    club = event.championship
+    standings = standings_for(championship=club)
+    assert len(standings.events) == 4  # the quick race, the rally and both table games
+    assert len(standings.lines) == 8 and standings.lines[0].points > 0

@@ -1,0 +1,158 @@
+"""Pages of the other games: the referee's Cannes–Monaco / Racetrack sheet through the
+table link, the rally desk, stage times and classifications; the three users (organiser,
+referee of this table, outsider)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from races.models import RaceResult, RaceTable, Stage, StageTime
+from races.services import allocation_run
+from tournament.access import Actor
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def en(client):
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def allocated(make_event, organiser, **options):
+    event = make_event(options.pop("n", 4), separate_teams=False, qualifying_mode="draw", **options)
+    allocation_run(actor=Actor(user=organiser), event=event, table_size=6)
+    return event, RaceTable.objects.get(event=event, number=1)
+
+
+def test_formula_de_result_link_sends_a_cannes_monaco_referee_to_the_game_sheet(
+    en, make_event, organiser
+):
+    _event, table = allocated(make_event, organiser, game="cannes_monaco")
+    response = en.get(reverse("result-entry", args=[table.token]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("game-table-entry", args=[table.token])
+
+
+def test_referee_saves_a_cannes_monaco_draft_then_submits(en, make_event, organiser):
+    _event, table = allocated(make_event, organiser, game="cannes_monaco")
+    url = reverse("game-table-entry", args=[table.token])
+    page = en.get(url)
+    assert page.status_code == 200 and b"square-1" in page.content
+    data = {"version": "0", "square-1": "30", "square-2": "34", "square-3": "30", "action": "draft"}
+    assert en.post(url, data).status_code == 302
+    result = RaceResult.objects.get(table=table)
+    assert result.game_data == {"squares": {"1": 30, "2": 34, "3": 30}, "crossed": []}
+    refused = en.post(url, {**data, "version": "1", "action": "submit"})
+    assert refused.status_code == 400
+    assert "4 Pilote4" in refused.content.decode()
+    data.update({"version": "1", "crossed-4": "1", "action": "submit"})
+    assert en.post(url, data).status_code == 302
+    table.refresh_from_db()
+    assert table.result_status == "submitted"
+
+
+def test_stale_version_keeps_what_was_typed(en, make_event, organiser):
+    _event, table = allocated(make_event, organiser, game="cannes_monaco")
+    url = reverse("game-table-entry", args=[table.token])
+    en.post(url, {"version": "0", "square-1": "3"})
+    stale = en.post(url, {"version": "0", "square-1": "17"})
+    assert stale.status_code == 409
+    assert 'value="17"' in stale.content.decode()
+    assert 'name="version" value="1"' in stale.content.decode()
+
+
+def test_racetrack_typing_error_names_the_driver(en, make_event, organiser):
+    _event, table = allocated(make_event, organiser, game="racetrack")
+    url = reverse("game-table-entry", args=[table.token])
+    response = en.post(url, {"version": "0", "turns-2": "lots"})
+    assert response.status_code == 400
+    assert "2 Pilote2" in response.content.decode()
+    ok = en.post(
+        url,
+        {"version": "0", "turns-2": "30", "finished-2": "1", "crashes-3": "1", "eliminated-3": "1"},
+    )
+    assert ok.status_code == 302
+    assert RaceResult.objects.get(table=table).game_data["runs"]["3"]["eliminated"] is True
+
+
+def test_table_game_sheet_pdf(client, make_event, organiser):
+    _event, table = allocated(make_event, organiser, game="racetrack", crash_limit=2)
+    response = client.get(reverse("game-table-sheet", args=[table.token]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+
+
+@pytest.fixture
+def rally(make_event):
+    return make_event(4, slug="rally", game="rallyman")
+
+
+def test_organiser_builds_the_rally_on_its_page(en, rally, organiser):
+    en.force_login(organiser)
+    url = reverse("rally-desk", args=["rally"])
+    assert (
+        en.post(
+            url,
+            {"action": "stage", "number": "1", "route": "C8 C3-J6-J5-C4 C5", "service_after": "1"},
+        ).status_code
+        == 302
+    )
+    bad = en.post(url, {"action": "stage", "number": "2", "route": "Q1"})
+    assert bad.status_code == 400 and "Q1" in bad.content.decode()
+    assert en.post(url, {"action": "order", "order": "4 3 2 1"}).status_code == 302
+    assert Stage.objects.get(event=rally, number=1).start_order == [4, 3, 2, 1]
+    twice = en.post(url, {"action": "order", "order": "4 4 2 1"})
+    assert twice.status_code == 400 and "4" in twice.content.decode()
+
+
+def test_stage_times_page_one_row_per_driver(en, rally, organiser):
+    Stage.objects.create(event=rally, number=1, route="J1 J4", start_order=[2, 1, 3, 4])
+    en.force_login(organiser)
+    url = reverse("rally-stage-times", args=["rally", 1])
+    page = en.get(url).content.decode()
+    assert page.index("chrono-2") < page.index("chrono-1")
+    response = en.post(
+        url, {"chrono-2": "75:10", "held-2": "10", "chrono-1": "5:99", "retired-3": "1"}
+    )
+    assert response.status_code == 400 and "1 Pilote1" in response.content.decode()
+    assert 'value="75:10"' in response.content.decode()
+    assert (
+        en.post(
+            url, {"chrono-2": "75:10", "held-2": "10", "chrono-1": "05:09", "retired-3": "1"}
+        ).status_code
+        == 302
+    )
+    assert StageTime.objects.get(stage__event=rally, driver__number=2).chrono == 4510
+    classification = en.get(reverse("rally-classification", args=["rally"])).content.decode()
+    assert "75:00" in classification and "Final scratch" in classification
+
+
+def test_rally_pages_access(client, rally, django_user_model):
+    Stage.objects.create(event=rally, number=1, route="J1 J4")
+    assert client.get(reverse("rally-classification", args=["rally"])).status_code == 404
+    assert client.get(reverse("rally-sheet", args=["rally"])).status_code == 404
+    outsider = django_user_model.objects.create_user("outsider", password="x-password-1")
+    client.force_login(outsider)
+    assert client.get(reverse("rally-desk", args=["rally"])).status_code == 403
+    rally.published_results = True
+    rally.save()
+    assert client.get(reverse("rally-classification", args=["rally"])).status_code == 200
+
+
+def test_race_control_confirms_a_game_table_on_the_results_desk(en, make_event, organiser):
+    from races.game_services import game_result_save
+
+    event, table = allocated(make_event, organiser, game="racetrack")
+    runs = {n: {"turns": 30 + n, "finished": True} for n in (1, 2, 3, 4)}
+    game_result_save(actor=Actor(user=organiser), table=table, version=0, data={"runs": runs},
+                     submit=True)  # fmt: skip
+    en.force_login(organiser)
+    desk = en.get(reverse("results-desk", args=[event.slug]))
+    assert desk.status_code == 200
+    confirmed = en.post(reverse("result-confirm", args=[event.slug, 1]), {"version": "1"})
+    assert confirmed.status_code == 302
+    table.refresh_from_db()
+    assert table.result_status == "confirmed"
+    page = en.get(reverse("game-table-entry", args=[table.token])).content.decode()
+    assert "Confirmed by race control" in page

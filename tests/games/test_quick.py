@@ -1,0 +1,33 @@
+"""Formula Dé quick rules (races/games/quick.py): rules/formule-de-quick-rules.fr.txt."""
+
+from __future__ import annotations
+
+from races.games import TABLE_GAMES, cannes_monaco, quick, racetrack, table_game
+
+
+def test_point_10_a_quick_race_is_1_2_or_3_laps():
+    # "Le premier qui effectue 1, 2 ou 3 tours est déclaré vainqueur."
+    assert [quick.laps_ok(n) for n in (0, 1, 2, 3, 4)] == [False, True, True, True, False]
+    assert not quick.laps_ok(True)
+
+
+def test_point_1_standard_cars_follow_the_configuration_rule():
+    good = {
+        "tyres": 6,
+        "brakes": 3,
+        "gearbox": 3,
+        "body": 3,
+        "engine": 3,
+        "road_holding": 2,
+        "stand_points": 2,
+    }
+    assert quick.standard_configuration_problems(good) == []
+    assert [p.kind for p in quick.standard_configuration_problems({**good, "tyres": 9})] == [
+        "total"
+    ]
+
+
+def test_dispatch_maps_table_games_to_their_modules():
+    assert {"cannes_monaco": cannes_monaco, "racetrack": racetrack} == TABLE_GAMES
+    assert table_game("formula_de") is None
+    assert table_game("rallyman") is None

@@ -1,0 +1,154 @@
+"""Racetrack classification (races/games/racetrack.py) against the rule text.
+
+Sections of rules/racetrack-rules.fr.txt: "Accidents" (crash and collision eliminate, the
+variant of N crashes), "Fin du jeu" (fewest turns, then the margin past the line, ties).
+No database.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from races.games.racetrack import Run, classification, problems
+
+SCALE = (10, 6, 4, 3, 2, 1)
+
+
+def test_fin_du_jeu_example_42_turns_larger_margin_wins():
+    # "si après 42 tours de jeu le joueur 1 franchit la ligne avec une position finale 2
+    # carreaux derrière la ligne d'arrivée, et qu'après 42 tours également le joueur 2 [...]
+    # 3 carreaux derrière la ligne, c'est le joueur 2 qui gagne la course."
+    lines = classification(
+        [Run(1, turns=42, margin=2, finished=True), Run(2, turns=42, margin=3, finished=True)],
+        scale=SCALE,
+    )
+    assert [(line.driver, line.place, line.points) for line in lines] == [(2, 1, 10), (1, 2, 6)]
+
+
+def test_fin_du_jeu_equal_turns_and_margin_is_a_tie_with_the_better_points():
+    # "Une course peut se finir sur une égalité [...] même nombre de tours et même marge"
+    lines = classification(
+        [
+            Run(1, turns=30, margin=1, finished=True),
+            Run(2, turns=30, margin=1, finished=True),
+            Run(3, turns=31, margin=5, finished=True),
+        ],
+        scale=SCALE,
+    )
+    assert [(line.place, line.points) for line in lines] == [(1, 10), (1, 10), (3, 4)]
+    assert [line.position for line in lines] == [1, 2, 3]
+
+
+def test_finishers_then_still_running_then_eliminated():
+    lines = classification(
+        [
+            Run(1, crashes=1, eliminated=True),
+            Run(2, turns=20),
+            Run(3, turns=25, margin=0, finished=True),
+        ],
+        scale=SCALE,
+    )
+    assert [(line.driver, line.status, line.place, line.points) for line in lines] == [
+        (3, "finished", 1, 10),
+        (2, "running", 2, 6),
+        (1, "eliminated", 3, 0),
+    ]
+
+
+def test_accidents_a_crash_eliminates_by_default():
+    # "si l'on se prend un mur on est éliminé"
+    found = problems({1: {"turns": 5, "crashes": 1}}, grid=[1], complete=True)
+    assert [(p.kind, p.driver) for p in found] == [("over_crash_limit", 1)]
+    assert problems({1: {"crashes": 1, "eliminated": True}}, grid=[1], complete=True) == []
+
+
+def test_accidents_variant_eliminated_only_after_n_crashes():
+    # "n'éliminer un joueur qu'au bout d'un certain nombre de crashes"
+    assert problems({1: {"turns": 9, "crashes": 2}}, grid=[1], crash_limit=3, complete=True) == []
+    found = problems(
+        {1: {"crashes": 2, "eliminated": True}}, grid=[1], crash_limit=3, complete=True
+    )
+    assert [p.kind for p in found] == ["eliminated_below_limit"]
+
+
+def test_problems_name_the_driver():
+    found = problems(
+        {
+            1: {"turns": -1},
+            2: {"turns": 4, "finished": True, "eliminated": True, "crashes": 1},
+            3: {"finished": True},
+            9: {},
+        },
+        grid=[1, 2, 3, 4],
+        complete=True,
+    )
+    assert {(p.kind, p.driver) for p in found} == {
+        ("bad_number", 1),
+        ("finished_and_eliminated", 2),
+        ("turns_required", 3),
+        ("unknown_driver", 9),
+        ("missing", 4),
+    }
+
+
+runs = st.lists(
+    st.builds(
+        lambda turns, margin, state: (turns, margin, state),
+        st.integers(1, 60),
+        st.integers(0, 5),
+        st.sampled_from(["finished", "running", "eliminated"]),
+    ),
+    min_size=1,
+    max_size=8,
+).map(
+    lambda items: [
+        Run(
+            i,
+            turns=t,
+            margin=m,
+            crashes=1 if s == "eliminated" else 0,
+            finished=s == "finished",
+            eliminated=s == "eliminated",
+        )
+        for i, (t, m, s) in enumerate(items)
+    ]
+)
+
+
+def key(run: Run) -> tuple[int, int, int]:
+    order = {"finished": 0, "running": 1, "eliminated": 2}[run.status]
+    return (order, run.turns if run.finished else 0, -run.margin if run.finished else 0)
+
+
+@given(runs)
+def test_places_are_1_based_and_shared_only_on_equal_keys(race):
+    lines = classification(race, scale=SCALE)
+    by_driver = {run.driver: run for run in race}
+    assert lines[0].place == 1
+    assert sorted(line.position for line in lines) == list(range(1, len(race) + 1))
+    for before, after in zip(lines, lines[1:], strict=False):
+        a, b = key(by_driver[before.driver]), key(by_driver[after.driver])
+        assert a <= b
+        assert (before.place == after.place) == (a == b)
+
+
+@given(runs)
+def test_points_non_negative_eliminated_zero_shared_place_equal_points(race):
+    lines = classification(race, scale=SCALE)
+    assert all(line.points >= 0 for line in lines)
+    assert all(line.points == 0 for line in lines if line.status == "eliminated")
+    for before, after in zip(lines, lines[1:], strict=False):
+        if before.place == after.place:
+            assert before.points == after.points
+        assert before.points >= after.points
+
+
+@given(runs, st.randoms())
+def test_classification_does_not_depend_on_the_order_runs_are_written(race, rnd):
+    shuffled = list(race)
+    rnd.shuffle(shuffled)
+    places = {(line.driver, line.place, line.points) for line in classification(race, scale=SCALE)}
+    assert {
+        (line.driver, line.place, line.points) for line in classification(shuffled, scale=SCALE)
+    } == places

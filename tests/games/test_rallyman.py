@@ -1,0 +1,180 @@
+"""Rallyman stage times and classifications (races/games/rallyman.py) against the rules.
+
+Article numbers refer to rules/rallyman-rules.fr.txt: ART.2 (three stages, the FEUILLE
+P.C. COURSE), ART.4-2 (start orders), ART.11 (chrono mm:ss, best time wins the stage),
+Règlement+ (seconds tokens subtracted). No database.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from races.games.rallyman import (
+    ChronoError,
+    StageEntry,
+    draw_start_order,
+    entry_problems,
+    format_chrono,
+    games,
+    next_start_order,
+    parse_chrono,
+    rally_classification,
+    route_problems,
+    route_zones,
+    stage_scratch,
+)
+
+
+def test_art_11_chrono_mm_ss_minutes_may_exceed_59():
+    assert parse_chrono("07:40") == 460
+    assert parse_chrono("75:10") == 4510
+    assert format_chrono(4510) == "75:10"
+    assert format_chrono(65) == "01:05"
+    for bad in ("7:60", "abc", "", "1:2", "-1:00"):
+        with pytest.raises(ChronoError):
+            parse_chrono(bad)
+
+
+def test_art_2_routes_of_the_example_sheet():
+    # The "Rallye des Groseilles" sheet: ES1 C8 C3-J6-J5-C4 C5, ES3 J1 J4.
+    assert route_zones("C8 C3-J6-J5-C4 C5") == ["C8", "C3", "J6", "J5", "C4", "C5"]
+    assert route_problems("L0 L1-C7-C6-L2-L3-V2-V3-C5 C4") == []
+    assert route_problems("C8 X9") == ["X9"]
+
+
+def test_reglement_plus_seconds_held_are_subtracted():
+    # "Temps de la pile chrono - Nombre de secondes = Temps final réalisé dans l'ES."
+    assert StageEntry("remi", chrono=parse_chrono("04:30"), seconds_held=7).time == 263
+
+
+def test_art_11_best_time_wins_the_stage_and_equal_times_share_the_rank():
+    scratch = stage_scratch(
+        [
+            StageEntry("remi", 300),
+            StageEntry("olga", 290),
+            StageEntry("julie", 300),
+            StageEntry("charly", None, retired=True),
+        ]
+    )
+    assert [(line.rank, line.driver) for line in scratch] == [
+        (1, "olga"),
+        (2, "remi"),
+        (2, "julie"),
+        (4, "charly"),
+    ]
+
+
+def test_art_4_es3_starts_in_the_es1_es2_order_ties_keep_previous_start_order():
+    drivers = ["remi", "olga", "julie", "charly"]
+    es1 = [
+        StageEntry("remi", 300),
+        StageEntry("olga", 310),
+        StageEntry("julie", 320),
+        StageEntry("charly", 330),
+    ]
+    order2 = next_start_order(drivers, rally_classification([es1], drivers=drivers))
+    assert order2 == ["remi", "olga", "julie", "charly"]  # ES2 in the ES1 order
+    es2 = [
+        StageEntry("remi", 300),
+        StageEntry("olga", 280),
+        StageEntry("julie", 270),
+        StageEntry("charly", 200, retired=True),
+    ]
+    after2 = rally_classification([es1, es2], drivers=drivers)
+    assert [(line.rank, line.driver, line.total) for line in after2] == [
+        (1, "olga", 590),
+        (1, "julie", 590),
+        (3, "remi", 600),
+        (4, "charly", 330),
+    ]
+    # julie and olga are equal after ES1+ES2: olga started ES2 before julie.
+    assert next_start_order(order2, after2) == ["olga", "julie", "remi"]
+
+
+def test_retired_drivers_come_after_the_running_ones_later_retirement_first():
+    drivers = [1, 2, 3]
+    es1 = [StageEntry(1, 100), StageEntry(2, None, retired=True), StageEntry(3, 500)]
+    es2 = [StageEntry(1, None, retired=True), StageEntry(3, 500)]
+    lines = rally_classification([es1, es2], drivers=drivers)
+    assert [(line.driver, line.retired_in) for line in lines] == [(3, None), (1, 2), (2, 1)]
+    assert lines[1].stages == (100, None)
+
+
+def test_entry_problems_name_the_driver():
+    found = entry_problems(
+        {
+            1: {"chrono": "5:70"},
+            2: {"chrono": "01:00", "seconds_held": 61},
+            3: {},
+            4: {"retired": True},
+            9: {"chrono": "01:00"},
+        },
+        starters=[1, 2, 3, 4, 5],
+        complete=True,
+    )
+    assert {(p.kind, p.driver) for p in found} == {
+        ("bad_chrono", 1),
+        ("seconds_exceed_chrono", 2),
+        ("chrono_required", 3),
+        ("not_starting", 9),
+        ("missing", 5),
+    }
+
+
+def test_games_of_up_to_four_in_start_order():
+    assert games(list(range(1, 10))) == [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    assert games([1, 2, 3, 4, 5]) == [[1, 2, 3], [4, 5]]
+    assert games([]) == []
+
+
+def test_drawn_start_order_keeps_every_driver():
+    assert sorted(draw_start_order([3, 1, 2], rng=random.Random(4))) == [1, 2, 3]
+
+
+stage = st.lists(st.one_of(st.none(), st.integers(60, 600)), min_size=4, max_size=4)
+
+
+@given(st.lists(stage, min_size=1, max_size=3))
+def test_ranks_are_1_based_shared_only_on_equal_keys(stages):
+    drivers = [1, 2, 3, 4]
+    entries = [
+        [StageEntry(d, t, retired=t is None) for d, t in zip(drivers, times, strict=True)]
+        for times in stages
+    ]
+    lines = rally_classification(entries, drivers=drivers)
+    assert lines[0].rank == 1
+    assert sorted(line.driver for line in lines) == drivers
+
+    def key(line):
+        if line.retired_in is None:
+            return (0, 0, line.total)
+        return (1, -line.retired_in, line.total)
+
+    for before, after in zip(lines, lines[1:], strict=False):
+        assert key(before) <= key(after)
+        assert (before.rank == after.rank) == (key(before) == key(after))
+
+
+@given(st.lists(stage, min_size=1, max_size=3), st.randoms())
+def test_next_start_order_is_a_permutation_of_the_running_drivers(stages, rnd):
+    drivers = [1, 2, 3, 4]
+    entries = [
+        [StageEntry(d, t, retired=t is None) for d, t in zip(drivers, times, strict=True)]
+        for times in stages
+    ]
+    previous = list(drivers)
+    rnd.shuffle(previous)
+    lines = rally_classification(entries, drivers=drivers)
+    order = next_start_order(previous, lines)
+    assert sorted(order) == sorted(line.driver for line in lines if line.retired_in is None)
+    ranks = {line.driver: line.rank for line in lines}
+    assert [ranks[d] for d in order] == sorted(ranks[d] for d in order)
+
+
+@given(st.integers(0, 999 * 60 + 59))
+def test_chrono_round_trip(seconds):
+    assert parse_chrono(format_chrono(seconds)) == seconds

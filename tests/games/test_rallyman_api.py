@@ -1,0 +1,142 @@
+"""Rallyman through the API (API.md, "Other games"): stages, stage-1 start order, times,
+scratch, start order of the next stages (ART.4-2), the rally classification, games of 4 in
+start order, result lines for the standings, and who may write."""
+
+from __future__ import annotations
+
+import pytest
+
+from races.models import ResultLine, StageTime
+from tests.games.conftest import allocate, put, table_api
+
+pytestmark = pytest.mark.django_db
+
+ROUTES = ("C8 C3-J6-J5-C4 C5", "L0 L1-C7-C6-L2-L3-V2-V3-C5 C4", "J1 J4")
+
+
+@pytest.fixture
+def rally(make_event, org_api):
+    event = make_event(6, slug="rally", game="rallyman", separate_teams=False)
+    for number, route in enumerate(ROUTES, start=1):
+        response = org_api.post(
+            "/events/rally/stages",
+            {"number": number, "route": route, "service_after": number < 3},
+        )
+        assert response.status_code == 201, response.content
+    response = put(org_api, "/events/rally/stages/1/start-order", {"order": [6, 5, 4, 3, 2, 1]})
+    assert response.status_code == 200, response.content
+    return event
+
+
+def times(api, stage: int, values: dict) -> object:
+    return put(api, f"/events/rally/stages/{stage}/times", {"times": values})
+
+
+def test_stage_create_refuses_a_duplicate_and_a_bad_route(rally, org_api):
+    assert org_api.post("/events/rally/stages", {"number": 1, "route": "C1"}).status_code == 409
+    bad = org_api.post("/events/rally/stages", {"number": 4, "route": "C1 Z9"})
+    assert bad.status_code == 400 and "Z9" in bad.json()["detail"]
+
+
+def test_games_of_four_come_from_the_start_order(rally, org_api):
+    tables = allocate(org_api, "rally", 4)
+    assert [[line["driver"]["number"] for line in t["grid"]] for t in tables] == [
+        [6, 5, 4],
+        [3, 2, 1],
+    ]
+
+
+def test_rally_round_trip_scratch_start_orders_and_final(rally, org_api, anon_api):
+    allocate(org_api, "rally", 4)
+    es1 = {
+        "6": {"chrono": "05:10"},
+        "5": {"chrono": "05:00", "seconds_held": 10},
+        "4": {"chrono": "04:40"},
+        "3": {"chrono": "05:20"},
+        "2": {"chrono": "06:00"},
+        "1": {"retired": True},
+    }
+    response = times(org_api, 1, es1)
+    assert response.status_code == 200, response.content
+    scratch = [(line["rank"], line["driver"]["number"], line["time"]) for line in response.json()]
+    # Règlement+: 05:00 minus 10 seconds held is 04:50.
+    assert scratch == [
+        (1, 4, "04:40"),
+        (2, 5, "04:50"),
+        (3, 6, "05:10"),
+        (4, 3, "05:20"),
+        (5, 2, "06:00"),
+        (6, 1, None),
+    ]
+    order2 = org_api.get("/events/rally/stages/2/start-order").json()
+    assert [line["driver"]["number"] for line in order2] == [4, 5, 6, 3, 2]  # ART.4-2
+    es2 = {
+        "4": {"chrono": "05:00"},
+        "5": {"chrono": "04:50"},
+        "6": {"chrono": "04:20"},
+        "3": {"chrono": "05:00"},
+        "2": {"chrono": "75:10"},
+    }
+    assert times(org_api, 2, es2).status_code == 200
+    after2 = org_api.get("/events/rally/rally?after=2").json()
+    # Equal totals share the rank (5 and 4); the retired driver comes last.
+    assert [(line["rank"], line["driver"]["number"], line["total"]) for line in after2] == [
+        (1, 6, "09:30"),
+        (2, 5, "09:40"),
+        (2, 4, "09:40"),
+        (4, 3, "10:20"),
+        (5, 2, "81:10"),
+        (6, 1, "00:00"),
+    ]
+    order3 = org_api.get("/events/rally/stages/3/start-order").json()
+    # ES3 in the ES1+ES2 order; 4 and 5 are equal and keep their ES2 order (4 started first).
+    assert [line["driver"]["number"] for line in order3] == [6, 4, 5, 3, 2]
+    assert not ResultLine.objects.filter(event=rally).exists()
+    es3 = {n: {"chrono": "03:00"} for n in ("6", "4", "5", "3", "2")}
+    assert times(org_api, 3, es3).status_code == 200
+    final = org_api.get("/events/rally/rally").json()
+    assert final[0]["stages"] == ["05:10", "04:20", "03:00"]
+    assert final[-1]["retired_in"] == 1
+    lines = {r["driver"]["number"]: (r["rank"], r["status"], r["points"])
+             for r in org_api.get("/events/rally/results").json()}  # fmt: skip
+    assert lines == {
+        6: (1, "finished", 10),
+        5: (2, "finished", 8),
+        4: (2, "finished", 8),
+        3: (4, "finished", 0),
+        2: (5, "finished", 0),
+        1: (6, "retired", 0),
+    }
+    assert anon_api.get("/events/rally/rally").status_code == 404
+    assert StageTime.history.filter(stage__event=rally).count() == 16
+
+
+def test_times_problems_are_400_naming_the_driver(rally, org_api):
+    response = times(
+        org_api, 1, {"3": {"chrono": "5:75"}, "4": {"chrono": "01:00", "seconds_held": 90}}
+    )
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert "3 " in errors["times.3"][0] and "4 " in errors["times.4"][0]
+    assert not StageTime.objects.exists()
+
+
+def test_a_retired_driver_does_not_start_the_next_stage(rally, org_api):
+    assert times(org_api, 1, {"1": {"retired": True}}).status_code == 200
+    response = times(org_api, 2, {"1": {"chrono": "04:00"}})
+    assert response.status_code == 400
+
+
+def test_referee_writes_only_the_drivers_of_their_game(rally, org_api, outsider_api, anon_api):
+    allocate(org_api, "rally", 4)
+    referee = table_api(rally, 1)  # drivers 6, 5, 4
+    assert times(referee, 1, {"6": {"chrono": "05:00"}}).status_code == 200
+    assert times(referee, 1, {"1": {"chrono": "05:00"}}).status_code == 403
+    assert times(outsider_api, 1, {"6": {"chrono": "05:00"}}).status_code == 403
+    assert times(anon_api, 1, {"6": {"chrono": "05:00"}}).status_code == 401
+
+
+def test_drawn_start_order_lists_every_driver(rally, org_api):
+    response = put(org_api, "/events/rally/stages/1/start-order", {"draw": True})
+    assert sorted(line["driver"]["number"] for line in response.json()) == [1, 2, 3, 4, 5, 6]
+    assert put(org_api, "/events/rally/stages/2/start-order", {"draw": True}).status_code == 400

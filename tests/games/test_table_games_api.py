@@ -1,0 +1,184 @@
+"""Cannes–Monaco and Racetrack results through ``PUT .../tables/{t}/result`` (API.md,
+"Other games"): draft → submitted → confirmed, the game's places and points in the day's
+results and the standings, errors naming the driver, and who may write."""
+
+from __future__ import annotations
+
+import pytest
+
+from races.models import RaceResult
+from tests.games.conftest import allocate, put, table_api
+
+pytestmark = pytest.mark.django_db
+
+
+def grid(tables: list[dict], index: int = 0) -> list[int]:
+    return [line["driver"]["number"] for line in tables[index]["grid"]]
+
+
+@pytest.fixture
+def cannes(make_event, org_api):
+    event = make_event(
+        5, slug="cannes", game="cannes_monaco", qualifying_mode="draw", separate_teams=False
+    )
+    tables = allocate(org_api, "cannes", 6)
+    return event, grid(tables)
+
+
+@pytest.fixture
+def racetrack(make_event, org_api):
+    event = make_event(4, slug="rt", game="racetrack", qualifying_mode="draw", separate_teams=False)
+    tables = allocate(org_api, "rt", 4)
+    return event, grid(tables)
+
+
+def test_cannes_monaco_round_trip_points_of_the_rule(cannes, org_api, anon_api):
+    event, numbers = cannes
+    a, b, c, d, e = numbers
+    referee = table_api(event, 1)
+    path = "/events/cannes/tables/1/result"
+    assert referee.get(path).json()["squares"] == {}
+    body = {
+        "version": 0,
+        "squares": {str(a): 30, str(b): 34, str(c): 30, str(d): 12},
+        "crossed": [],
+        "submit": False,
+    }
+    draft = put(referee, path, body)
+    assert draft.status_code == 200, draft.content
+    assert draft.json()["status"] == "draft" and draft.json()["version"] == 1
+    # Submitting without car e is refused, naming the driver.
+    body.update(version=1, submit=True)
+    missing = put(referee, path, body)
+    assert missing.status_code == 400
+    assert str(e) in missing.json()["errors"]["squares." + str(e)][0]
+    body["crossed"] = [e]
+    done = put(referee, path, body)
+    assert done.status_code == 200, done.content
+    assert done.json()["crossed"] == [e] and done.json()["status"] == "submitted"
+    confirmed = org_api.post("/events/cannes/tables/1/confirm", {"version": 2})
+    assert confirmed.status_code == 200, confirmed.content
+    results = org_api.get("/events/cannes/results").json()
+    by_driver = {r["driver"]["number"]: (r["rank"], r["status"], r["points"]) for r in results}
+    # Last car d on 12: a and c 18, b 22, e over the line 24 + 3 = 27 ("Décompte des points").
+    assert by_driver == {
+        e: (1, "finished", 27),
+        b: (2, "running", 22),
+        a: (3, "running", 18),
+        c: (3, "running", 18),
+        d: (5, "running", 0),
+    }
+    standings = org_api.get(f"/championships/{event.championship.slug}/standings").json()
+    assert {line["driver"]["number"]: line["points"] for line in standings} == {
+        e: 27,
+        b: 22,
+        a: 18,
+        c: 18,
+        d: 0,
+    }
+    assert RaceResult.history.filter(table__event=event).count() >= 3
+    assert anon_api.get("/events/cannes/results").status_code == 404
+
+
+def test_cannes_monaco_bad_square_is_400_naming_the_driver(cannes):
+    event, numbers = cannes
+    response = put(
+        table_api(event, 1),
+        "/events/cannes/tables/1/result",
+        {"version": 0, "squares": {str(numbers[0]): 37}, "submit": False},
+    )
+    assert response.status_code == 400
+    message = response.json()["errors"][f"squares.{numbers[0]}"][0]
+    assert message.startswith(f"{numbers[0]} ") and "36" in message
+
+
+def test_cannes_monaco_refuses_a_formula_de_body(cannes):
+    event, numbers = cannes
+    response = put(
+        table_api(event, 1), "/events/cannes/tables/1/result",
+        {"version": 0, "finish": numbers, "submit": False},
+    )  # fmt: skip
+    assert response.status_code == 400
+
+
+def test_stale_version_is_409_with_current(cannes):
+    event, numbers = cannes
+    referee = table_api(event, 1)
+    path = "/events/cannes/tables/1/result"
+    assert put(referee, path, {"version": 0, "squares": {str(numbers[0]): 3}}).status_code == 200
+    stale = put(referee, path, {"version": 0, "squares": {str(numbers[0]): 5}})
+    assert stale.status_code == 409
+    assert stale.json()["current"]["squares"] == {str(numbers[0]): 3}
+
+
+def test_outsider_and_anonymous_may_not_write(cannes, outsider_api, anon_api):
+    path = "/events/cannes/tables/1/result"
+    body = {"version": 0, "squares": {}, "submit": False}
+    assert put(outsider_api, path, body).status_code == 403
+    assert put(anon_api, path, body).status_code == 401
+
+
+def test_racetrack_round_trip_rule_order_and_scale_points(racetrack, org_api):
+    event, (a, b, c, d) = racetrack
+    referee = table_api(event, 1)
+    path = "/events/rt/tables/1/result"
+    runs = {
+        str(a): {"turns": 42, "margin": 2, "crashes": 0, "finished": True, "eliminated": False},
+        str(b): {"turns": 42, "margin": 3, "crashes": 0, "finished": True, "eliminated": False},
+        str(c): {"turns": 40, "margin": 0, "crashes": 0, "finished": False, "eliminated": False},
+        str(d): {"turns": 12, "margin": 0, "crashes": 1, "finished": False, "eliminated": True},
+    }
+    saved = put(referee, path, {"version": 0, "runs": runs, "submit": True})
+    assert saved.status_code == 200, saved.content
+    assert saved.json()["runs"][str(b)]["margin"] == 3
+    assert org_api.post("/events/rt/tables/1/confirm").status_code == 200
+    results = org_api.get("/events/rt/results").json()
+    # "Fin du jeu": b beats a on the margin after 42 turns; scale 10, 8, 6.
+    assert [(r["driver"]["number"], r["status"], r["points"]) for r in results] == [
+        (b, "finished", 10),
+        (a, "finished", 8),
+        (c, "running", 6),
+        (d, "eliminated", 0),
+    ]
+
+
+def test_racetrack_crash_limit_names_the_driver(racetrack):
+    event, (a, *_rest) = racetrack
+    response = put(
+        table_api(event, 1),
+        "/events/rt/tables/1/result",
+        {"version": 0, "runs": {str(a): {"turns": 5, "crashes": 1}}},
+    )
+    assert response.status_code == 400
+    assert str(a) in response.json()["detail"]
+
+
+def test_racetrack_malformed_run_is_400(racetrack):
+    event, (a, *_rest) = racetrack
+    response = put(
+        table_api(event, 1),
+        "/events/rt/tables/1/result",
+        {"version": 0, "runs": {str(a): {"turns": "many"}}},
+    )
+    assert response.status_code == 400
+    assert f"runs.{a}" in response.json()["errors"]
+
+
+def test_event_api_creates_a_racetrack_event_with_its_accident_rules(
+    org_api, championship, circuit
+):
+    response = org_api.post(
+        f"/championships/{championship.slug}/events",
+        {
+            "slug": "rt-variant",
+            "name": "Racetrack",
+            "date": "2026-08-01",
+            "circuit": circuit.slug,
+            "game": "racetrack",
+            "table_size": 6,
+            "crash_limit": 3,
+            "collisions": False,
+        },
+    )
+    assert response.status_code == 201, response.content
+    assert (response.json()["crash_limit"], response.json()["collisions"]) == (3, False)

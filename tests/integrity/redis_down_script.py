@@ -1,0 +1,106 @@
+"""Run by ``test_redis_down.py`` in a subprocess whose REDIS_URL points at a closed port.
+
+Settings are read at import, so only a fresh process is honest about what an outage does.
+It builds the security tests' event (``tests.security.conftest.build_world``), then walks
+every page of the project (the permission matrix's list, so a new page is covered too) as
+the organiser and as a referee's link, enters a result through the page and through the
+API, and asks for the sheets batch. It prints one JSON object for the test to judge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+from django.urls import reverse  # noqa: E402
+from django.utils import translation  # noqa: E402
+
+# Logins of the built users, as in the tests.
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+call_command("migrate", verbosity=0, interactive=False)
+setup_test_environment()  # responses carry their context (the flashed messages)
+
+from races.models import RaceResult, SheetBatch  # noqa: E402
+from tests.security.conftest import build_world  # noqa: E402
+from tests.security.test_permission_matrix import PAGES, page_clients  # noqa: E402
+
+
+def main() -> dict[str, object]:
+    with translation.override("en"):
+        world = build_world(get_user_model())
+    clients = page_clients(world)
+    report: dict[str, object] = {
+        "cache": settings.CACHES["default"]["BACKEND"],
+        "broker": settings.CELERY_BROKER_URL,
+        "eager": settings.CELERY_TASK_ALWAYS_EAGER,
+    }
+
+    # Every page, GET, as the organiser and as table 1's link: nothing may fail.
+    errors, slowest, count = [], 0.0, 0
+    for name, (arguments, _methods) in PAGES.items():
+        if name in ("logout", "sheet-batch-request", "set_language"):
+            continue  # writes, or GET-less: not pages to read
+        for role in ("organiser", "link"):
+            url = reverse(name, kwargs=arguments(world, role))
+            started = time.monotonic()
+            status = clients[role].get(url).status_code
+            slowest = max(slowest, time.monotonic() - started)
+            count += 1
+            if status >= 500:
+                errors.append(f"{role} GET {url}: {status}")
+    report.update(pages=count, page_errors=errors, slowest_page=round(slowest, 2))
+
+    # Result entry through the page (table 2's referee link, a draft) ...
+    table = world.rtables[1]
+    grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
+    data = {"version": "0", "action": "draft"}
+    for place, number in enumerate(grid, start=1):
+        data[f"d{number}-outcome"] = str(place)
+    page = clients["link"].post(reverse("result-entry", args=[table.token]), data)
+    stored = RaceResult.objects.filter(table=table).first()
+    report["page_save"] = [page.status_code, stored.version if stored else None, grid]
+
+    # ... and through the API (the same table, next version, submitted).
+    from django.test import Client
+
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {table.token}", HTTP_ACCEPT_LANGUAGE="en")
+    body = {"version": 1, "finish": grid[::-1], "retired": [], "dns": [], "submit": True}
+    answer = api.put(
+        f"/api/v1/events/{world.event.slug}/tables/2/result",
+        json.dumps(body),
+        content_type="application/json",
+    )
+    report["api_save"] = [answer.status_code, answer.json().get("version"), grid[::-1]]
+    stored = RaceResult.objects.get(table=table)
+    report["stored"] = [stored.version, stored.finish]
+
+    # The sheets batch: the queue is down, so the request is built right away, never lost.
+    SheetBatch.objects.all().delete()
+    started = time.monotonic()
+    batch_response = clients["organiser"].post(
+        reverse("sheet-batch-request", args=[world.event.slug]), {"kind": "race"}, follow=True
+    )
+    batch = SheetBatch.objects.get(event=world.event, kind="race")
+    report["batch"] = {
+        "status_code": batch_response.status_code,
+        "status": batch.status,
+        "pdf": bytes(batch.pdf or b"")[:5].decode("latin-1"),
+        "seconds": round(time.monotonic() - started, 2),
+        "messages": [str(m) for m in batch_response.context["messages"]],
+    }
+    return report
+
+
+if __name__ == "__main__":
+    sys.stdout.write("REPORT " + json.dumps(main()) + "\n")

@@ -1,0 +1,564 @@
+"""Who may do what: every URL pattern and every API operation, for every kind of caller.
+
+The URL patterns come from the project's resolver and the API operations from its OpenAPI
+document; a pattern or an operation missing from the matrices below fails the test, so a
+new page cannot ship without saying who may open it.
+
+Callers (STYLE.md: organiser, referee of this table, outsider, plus two more):
+
+- ``organiser``: logged in, organiser role on the championship (not a superuser);
+- ``link``: a referee's phone, nobody logged in, holding table 1's link;
+- ``account``: the referee account assigned to table 1 (logged in, table 1's pages; the
+  API with its own token);
+- ``other``: the referee of table 2 (logged in as its account, its own link in the URL, the
+  objects of table 1 in the rest of the URL; in the API, table 2's link);
+- ``outsider``: logged in, organiser of another championship (an unknown link in URLs);
+- ``anonymous``: nobody (an unknown link in URLs, no token in the API).
+
+Pages are sent GET and POST (no data: the point is who gets in, not what is saved); API
+operations their declared method with a valid body, and GET where only writes exist.
+Every request runs in a savepoint that is rolled back, so each caller sees the same event.
+The event is unpublished: the public pages of a published event are in
+``test_published.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
+
+ROLES = ("organiser", "link", "account", "other", "outsider", "anonymous")
+
+# --- Pages ----------------------------------------------------------------------------------
+
+
+def page_clients(world: World) -> dict[str, Client]:
+    users = world.users
+    return {
+        "organiser": logged_in(users["organiser"]),
+        "link": english(Client()),
+        "account": logged_in(users["ref1"]),
+        "other": logged_in(users["ref2"]),
+        "outsider": logged_in(users["outsider"]),
+        "anonymous": english(Client()),
+    }
+
+
+def qtoken(world: World, role: str) -> str:
+    if role in ("organiser", "link", "account"):
+        return world.qtables[0].token
+    if role == "other":
+        return world.qtables[1].token
+    return UNKNOWN_TOKEN
+
+
+def rtoken(world: World, role: str) -> str:
+    if role in ("organiser", "link", "account"):
+        return world.rtables[0].token
+    if role == "other":
+        return world.rtables[1].token
+    return UNKNOWN_TOKEN
+
+
+Kwargs = Callable[[World, str], dict[str, Any]]
+
+
+def none(world: World, role: str) -> dict[str, Any]:
+    return {}
+
+
+def champ(world: World, role: str) -> dict[str, Any]:
+    return {"slug": world.championship.slug}
+
+
+def event(world: World, role: str) -> dict[str, Any]:
+    return {"slug": world.event.slug}
+
+
+def event_and(**extra: Callable[[World], Any]) -> Kwargs:
+    return lambda world, role: {"slug": world.event.slug, **{k: f(world) for k, f in extra.items()}}
+
+
+def qtable(world: World, role: str) -> dict[str, Any]:
+    return {"token": qtoken(world, role)}
+
+
+def qrun(world: World, role: str) -> dict[str, Any]:
+    """Table 1's first driver, through the caller's link (the other referee's is table 2)."""
+    return {"token": qtoken(world, role), "session": 1, "number": world.qdriver(0)}
+
+
+def rtable(world: World, role: str) -> dict[str, Any]:
+    return {"token": rtoken(world, role)}
+
+
+def rdriver(world: World, role: str) -> dict[str, Any]:
+    """Table 1's second driver (no stand yet), through the caller's link."""
+    return {"token": rtoken(world, role), "number": world.rdriver(1)}
+
+
+def codes(text: str) -> dict[str, int]:
+    """ "200 403 403 403 403 403" → one status per caller, in ROLES order."""
+    values = [int(code) for code in text.split()]
+    assert len(values) == len(ROLES), text
+    return dict(zip(ROLES, values, strict=True))
+
+
+#         organiser link account other outsider anonymous
+PUBLIC = "200 200 200 200 200 200"
+ORGANISER_PAGE = "200 403 403 403 403 403"
+ORGANISER_POST = "302 403 403 403 403 403"
+POST_ONLY = "405 405 405 405 405 405"
+GET_ONLY = "405 405 405 405 405 405"
+#: A table page: its link (and the organiser, the referee account) open it; the other
+#: referee's link opens their own table; an unknown link is a 404.
+TABLE_PAGE = "200 200 200 200 404 404"
+#: A page of one driver of table 1: through table 2's link that driver is not found.
+TABLE_DRIVER_PAGE = "200 200 200 404 404 404"
+#: An unpublished page: the organiser only, others are told nothing (404).
+UNPUBLISHED = "200 404 404 404 404 404"
+LOGIN_REQUIRED = "200 302 200 200 200 302"
+
+#: name → (arguments, {method: expected statuses}).
+PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
+    # Django's own pages.
+    "set_language": (
+        none,
+        {"GET": "302 302 302 302 302 302", "POST": PUBLIC.replace("200", "302")},
+    ),
+    "login": (none, {"GET": PUBLIC, "POST": PUBLIC}),
+    "logout": (none, {"GET": GET_ONLY, "POST": "302 302 302 302 302 302"}),
+    "password_change": (
+        none,
+        {"GET": LOGIN_REQUIRED, "POST": LOGIN_REQUIRED},
+    ),
+    "password_change_done": (none, {"GET": LOGIN_REQUIRED, "POST": "405 302 405 405 405 302"}),
+    "password_reset": (none, {"GET": PUBLIC, "POST": PUBLIC}),
+    "password_reset_done": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    "password_reset_confirm": (
+        lambda world, role: {"uidb64": "MQ", "token": "set-password"},
+        {"GET": PUBLIC, "POST": PUBLIC},
+    ),
+    "password_reset_complete": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    # Registration, event, desk.
+    "home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
+    "championship": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
+    "drivers-import": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    "event-new": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    "event": (event, {"GET": PUBLIC, "POST": PUBLIC}),
+    "event-settings": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    "event-desk": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
+    "desk-register": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "desk-checkin": (event_and(number=lambda w: 1), {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "desk-publish": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "qualifying-referee-link": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    "my-tables": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
+    # Qualifying.
+    "desk-session-create": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "desk-tables-auto": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "desk-table-edit": (
+        event_and(number=lambda w: 1),
+        {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE},
+    ),
+    "qualifying-general": (event, {"GET": UNPUBLISHED, "POST": UNPUBLISHED}),
+    "qualifying-session": (
+        event_and(number=lambda w: 1),
+        {"GET": UNPUBLISHED, "POST": UNPUBLISHED},
+    ),
+    "qtable": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "qtable-cards": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "qtable-sheet": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "qtable-history": (qtable, {"GET": TABLE_PAGE, "POST": GET_ONLY}),
+    "run-preview": (qrun, {"GET": POST_ONLY, "POST": TABLE_DRIVER_PAGE}),
+    "run-save": (qrun, {"GET": POST_ONLY, "POST": "302 302 302 404 404 404"}),
+    "run-cancel": (qrun, {"GET": TABLE_DRIVER_PAGE, "POST": TABLE_DRIVER_PAGE}),
+    "run-history": (qrun, {"GET": TABLE_DRIVER_PAGE, "POST": TABLE_DRIVER_PAGE}),
+    # Race day.
+    "allocation": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
+    "allocation-run": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "allocation-swap": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "race-weather": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "race-referee-link": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    "sheet-batch-request": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "sheet-batch": (
+        event_and(kind=lambda w: "race"),
+        {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE},
+    ),
+    "sheet-batch-download": (
+        event_and(kind=lambda w: "race"),
+        {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE},
+    ),
+    "where": (event, {"GET": UNPUBLISHED, "POST": UNPUBLISHED}),
+    "rtable": (rtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "rtable-sheet": (rtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "rtable-stand": (rdriver, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
+    "rtable-configuration": (rdriver, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
+    "rtable-weather": (rtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
+    "rtable-history": (rtable, {"GET": TABLE_PAGE, "POST": GET_ONLY}),
+    "result-entry": (rtable, {"GET": TABLE_PAGE, "POST": "400 400 400 400 404 404"}),
+    "result-summary": (rtable, {"GET": POST_ONLY, "POST": TABLE_PAGE}),
+    "result-restore": (rtable, {"GET": POST_ONLY, "POST": "302 403 403 403 404 404"}),
+    "results-desk": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
+    "result-confirm": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    "result-reopen": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    # Other games' pages: this event is a Formula Dé one, so a table has no game sheet (404)
+    # and the rally pages say it is not a rally, to the organiser only.
+    "game-table-entry": (
+        rtable,
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
+    "game-table-sheet": (
+        rtable,
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
+    "rally-desk": (event, {"GET": "404 403 403 403 403 403", "POST": "404 403 403 403 403 403"}),
+    "rally-stage-times": (
+        event_and(number=lambda w: 1),
+        {"GET": "404 403 403 403 403 403", "POST": "404 403 403 403 403 403"},
+    ),
+    "rally-classification": (
+        event,
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
+    "rally-sheet": (event, {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"}),
+    # Results and standings.
+    "event-results": (event, {"GET": UNPUBLISHED, "POST": UNPUBLISHED}),
+    "standings": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
+    "standings-projector": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
+    "team-standings": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
+    "driver": (
+        lambda world, role: {"slug": world.championship.slug, "number": 1},
+        {"GET": PUBLIC, "POST": PUBLIC},
+    ),
+}
+
+
+def project_patterns() -> list[tuple[str, str, str]]:
+    """(namespace, route, name) of every URL pattern of the project."""
+    found = []
+
+    def walk(patterns: list[Any], prefix: str, namespace: str) -> None:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                walk(
+                    pattern.url_patterns,
+                    prefix + str(pattern.pattern),
+                    pattern.namespace or namespace,
+                )
+            elif isinstance(pattern, URLPattern):
+                found.append((namespace, prefix + str(pattern.pattern), pattern.name or ""))
+
+    walk(get_resolver().url_patterns, "", "")
+    return found
+
+
+def test_every_page_pattern_is_in_the_matrix() -> None:
+    names = {name for namespace, _route, name in project_patterns() if not namespace}
+    assert names - set(PAGES) == set(), "add these URL names to PAGES"
+    assert set(PAGES) - names == set(), "these PAGES entries name no URL pattern"
+
+
+def test_every_api_pattern_is_an_openapi_operation() -> None:
+    """The API's URL patterns are all in its OpenAPI document (walked below)."""
+    from tournament.api import api
+
+    documented = {path.removeprefix("/api/v1") for path in api.get_openapi_schema()["paths"]}
+    routes = {
+        "/" + route.removeprefix("api/v1/").replace("<", "{").replace(">", "}")
+        for namespace, route, _name in project_patterns()
+        if namespace == "api"
+    }
+    assert routes - documented <= {"/openapi.json", "/docs", "/"}
+
+
+def run_matrix(requests: dict[str, Callable[[], Any]]) -> dict[str, int]:
+    statuses = {}
+    for role, send in requests.items():
+        sid = transaction.savepoint()
+        try:
+            statuses[role] = send().status_code
+        finally:
+            transaction.savepoint_rollback(sid)
+    return statuses
+
+
+def mismatches(expected: dict[str, int], actual: dict[str, int]) -> list[str]:
+    return [
+        f"{role}: expected {expected[role]}, got {actual[role]}"
+        for role in ROLES
+        if expected[role] != actual[role]
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_page(world: World, name: str, method: str) -> None:
+    arguments, expected_by_method = PAGES[name]
+    clients = page_clients(world)
+    requests = {}
+    for role in ROLES:
+        url = reverse(name, kwargs=arguments(world, role))
+        send = clients[role].get if method == "GET" else clients[role].post
+        requests[role] = lambda send=send, url=url: send(url)
+    actual = run_matrix(requests)
+    if os.environ.get("PRINT_MATRIX"):
+        print(f"\nMATRIX {name} {method} {' '.join(str(actual[r]) for r in ROLES)}")
+    expected = codes(expected_by_method[method])
+    assert not mismatches(expected, actual), (name, method, mismatches(expected, actual))
+
+
+# --- API --------------------------------------------------------------------------------------
+
+
+def api_token(world: World, role: str, path: str) -> str | None:
+    race = "{t}" in path
+    if role == "organiser":
+        return world.api_tokens["organiser"]
+    if role == "link":
+        return (world.rtables[0] if race else world.qtables[0]).token
+    if role == "account":
+        return world.api_tokens["ref1"]
+    if role == "other":
+        return (world.rtables[1] if race else world.qtables[1]).token
+    if role == "outsider":
+        return world.api_tokens["outsider"]
+    return None
+
+
+def api_path(world: World, path: str) -> str:
+    return (
+        path.replace("{slug}", world.championship.slug)
+        .replace("{event}", world.event.slug)
+        .replace("{n}", "1")
+        .replace("{driver}", str(world.qdriver(0)))
+        .replace("{t}", "1")
+    )
+
+
+def result_body(world: World) -> dict[str, Any]:
+    grid = [world.rdriver(i) for i in range(4)]
+    return {
+        "version": 1,
+        "finish": grid[1:],
+        "retired": [{"driver": grid[0], "cause": "engine", "lap": 1}],
+        "dns": [],
+        "submit": True,
+    }
+
+
+def table2_driver(world: World) -> int:
+    return world.rtables[1].slots.order_by("position").first().driver.number
+
+
+NO_RALLY = "404 404 404 404 404 404"
+NO_RALLY_WRITE = "404 404 404 404 404 401"
+
+#: (method, OpenAPI path) → (body, expected statuses). Bodies are valid, so a refusal says
+#: who may not; for those who may, a 409 says the event's state refused (nothing changed).
+API: dict[tuple[str, str], tuple[Any, str]] = {
+    # Setup: only a superuser creates championships and circuits (the admin's job).
+    ("post", "/championships"): (
+        {"slug": "nouvelle", "name": "Nouvelle", "season": "2027"},
+        "403 403 403 403 403 401",
+    ),
+    ("get", "/championships"): (None, "200 200 200 200 200 200"),
+    ("get", "/championships/{slug}"): (None, "200 200 200 200 200 200"),
+    ("post", "/circuits"): (
+        {
+            "slug": "spa",
+            "name": "Spa",
+            "weather_scale": {"rain": [1, 4], "variable": [5, 8], "sun": [9, 20]},
+        },
+        "403 403 403 403 403 401",
+    ),
+    ("get", "/circuits"): (None, "200 200 200 200 200 200"),
+    ("get", "/circuits/{slug}"): (None, "404 404 404 404 404 404"),
+    ("post", "/championships/{slug}/teams"): ({"name": "Rouge"}, "201 403 403 403 403 401"),
+    ("post", "/championships/{slug}/drivers"): (
+        {"number": 42, "first_name": "Léa", "last_name": "Morel"},
+        "201 403 403 403 403 401",
+    ),
+    ("get", "/championships/{slug}/drivers"): (None, "200 200 200 200 200 200"),
+    ("post", "/championships/{slug}/drivers/import"): (
+        ("text/csv", "number,first_name,last_name\n43,Théo,Blanc\n"),
+        "200 403 403 403 403 401",
+    ),
+    ("post", "/championships/{slug}/events"): (
+        {"slug": "gp2", "name": "GP 2", "date": "2026-08-01", "circuit": "monza"},
+        "201 403 403 403 403 401",
+    ),
+    ("get", "/championships/{slug}/events"): (None, "200 200 200 200 200 200"),
+    ("get", "/events/{event}"): (None, "200 200 200 200 403 404"),
+    ("post", "/events/{event}/entries"): ({"numbers": [1]}, "200 403 403 403 403 401"),
+    ("get", "/events/{event}/entries"): (None, "200 200 200 200 403 404"),
+    ("post", "/events/{event}/checkin"): ({"numbers": [1]}, "200 403 403 403 403 401"),
+    ("post", "/events/{event}/publish"): ({"allocation": True}, "200 403 403 403 403 401"),
+    ("get", "/championships/{slug}/standings"): (None, "200 200 200 200 200 200"),
+    ("get", "/championships/{slug}/team-standings"): (None, "200 200 200 200 200 200"),
+    # Qualifying.
+    ("post", "/events/{event}/sessions"): (
+        {"number": 2, "weather_roll": 12},
+        "201 403 403 403 403 401",
+    ),
+    ("get", "/events/{event}/sessions"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/qualifying-tables"): (None, "200 200 200 200 403 404"),
+    ("post", "/events/{event}/qualifying-tables"): (
+        lambda world: {"number": 3, "drivers": [], "referee": "Zoé"},
+        "200 403 403 403 403 401",
+    ),
+    ("get", "/events/{event}/sessions/{n}/runs"): (None, "200 200 200 200 403 404"),
+    ("post", "/events/{event}/sessions/{n}/runs"): (
+        lambda world: {
+            "driver": world.qdriver(0),
+            "tyres": "hard",
+            "throws": 9,
+            "stopwatch": "0:40.00",
+        },
+        "409 409 409 403 403 401",
+    ),
+    ("get", "/events/{event}/sessions/{n}/runs/{driver}"): (None, "200 200 200 200 403 404"),
+    ("patch", "/events/{event}/sessions/{n}/runs/{driver}"): (
+        {"version": 1, "throws": 11},
+        "200 200 200 403 403 401",
+    ),
+    ("post", "/events/{event}/sessions/{n}/runs/{driver}/cancel"): (
+        {"reason": "mauvais pilote"},
+        # The event does not allow a run again: refused for those who may (409).
+        "409 409 409 403 403 401",
+    ),
+    ("get", "/events/{event}/sessions/{n}/classification"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/qualifying"): (None, "200 200 200 200 403 404"),
+    ("post", "/events/{event}/draw"): ({}, "409 403 403 403 403 401"),
+    # Race day.
+    ("post", "/events/{event}/allocation"): ({}, "409 403 403 403 403 401"),
+    ("get", "/events/{event}/tables"): (None, "200 200 200 200 403 404"),
+    ("post", "/events/{event}/tables/swap"): (
+        lambda world: {"a": world.rdriver(1), "b": table2_driver(world), "reason": "équipe"},
+        "409 403 403 403 403 401",
+    ),
+    ("post", "/events/{event}/tables/{t}/referee-link"): (None, "200 403 403 403 403 401"),
+    # The race weather follows the last session's (sun): a draw is refused (409).
+    ("post", "/events/{event}/race-weather"): ({}, "409 403 403 403 403 401"),
+    ("post", "/events/{event}/tables/{t}/weather-draws"): ({}, "409 409 409 403 403 401"),
+    ("put", "/events/{event}/tables/{t}/stands"): (
+        lambda world: {"stands": {str(world.rdriver(1)): 2}},
+        "200 200 200 403 403 401",
+    ),
+    ("put", "/events/{event}/tables/{t}/configurations"): (
+        {"configurations": {}},
+        "200 200 200 403 403 401",
+    ),
+    ("get", "/events/{event}/tables/{t}/sheet.pdf"): (None, "200 200 200 403 403 404"),
+    ("get", "/events/{event}/tables/{t}/result"): (None, "200 200 200 403 403 404"),
+    ("put", "/events/{event}/tables/{t}/result"): (result_body, "200 200 200 403 403 401"),
+    ("post", "/events/{event}/tables/{t}/confirm"): ({}, "200 403 403 403 403 401"),
+    ("post", "/events/{event}/tables/{t}/reopen"): (
+        {"reason": "erreur"},
+        "409 403 403 403 403 401",
+    ),
+    ("get", "/events/{event}/results"): (None, "200 200 200 200 403 404"),
+    # Other games (Rallyman stages): this event is a Formula Dé one, so every caller is
+    # told there is no such thing here (404); without a token, writes ask for one (401).
+    ("post", "/events/{event}/stages"): ({"number": 1, "route": "C8 C3"}, NO_RALLY_WRITE),
+    ("get", "/events/{event}/stages"): (None, NO_RALLY),
+    ("put", "/events/{event}/stages/{n}/times"): ({"times": {}}, NO_RALLY_WRITE),
+    ("get", "/events/{event}/stages/{n}/classification"): (None, NO_RALLY),
+    ("get", "/events/{event}/stages/{n}/start-order"): (None, NO_RALLY),
+    ("put", "/events/{event}/stages/{n}/start-order"): ({"draw": True}, NO_RALLY_WRITE),
+    ("get", "/events/{event}/rally"): (None, NO_RALLY),
+}
+
+
+def api_operations() -> list[tuple[str, str]]:
+    from tournament.api import api
+
+    schema = api.get_openapi_schema()
+    return [
+        (method, path.removeprefix("/api/v1"))
+        for path, operations in schema["paths"].items()
+        for method in operations
+    ]
+
+
+def test_every_api_operation_is_in_the_matrix() -> None:
+    operations = set(api_operations())
+    assert operations - set(API) == set(), "add these operations to API"
+    assert set(API) - operations == set(), "these API entries are not in the OpenAPI document"
+
+
+def api_request(client: Client, method: str, url: str, body: Any) -> Any:
+    if isinstance(body, tuple):
+        content_type, raw = body
+        return getattr(client, method)(url, raw, content_type=content_type)
+    if body is None:
+        return getattr(client, method)(url)
+    return getattr(client, method)(url, json.dumps(body), content_type="application/json")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("operation", sorted(API), ids=lambda op: f"{op[0]} {op[1]}")
+def test_api(world: World, operation: tuple[str, str]) -> None:
+    method, path = operation
+    body, expected_text = API[operation]
+    if callable(body):
+        body = body(world)
+    url = "/api/v1" + api_path(world, path)
+    requests = {}
+    for role in ROLES:
+        token = api_token(world, role, path)
+        headers = {"HTTP_ACCEPT_LANGUAGE": "en"}
+        if token:
+            headers["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+        client = Client(**headers)
+        requests[role] = lambda client=client: api_request(client, method, url, body)
+    actual = run_matrix(requests)
+    if os.environ.get("PRINT_MATRIX"):
+        print(f"\nMATRIX {method} {path} {' '.join(str(actual[r]) for r in ROLES)}")
+    expected = codes(expected_text)
+    assert not mismatches(expected, actual), (method, path, mismatches(expected, actual))
+
+
+WRITE_METHODS = ("post", "put", "patch", "delete")
+
+
+@pytest.mark.django_db
+def test_api_methods_not_declared_are_405(world: World) -> None:
+    """Every API path answers 405 to a method it does not declare, whoever asks."""
+    declared: dict[str, set[str]] = {}
+    for method, path in API:
+        declared.setdefault(path, set()).add(method)
+    wrong = []
+    for path, methods in declared.items():
+        url = "/api/v1" + api_path(world, path)
+        for method in ("get", *WRITE_METHODS):
+            if method in methods:
+                continue
+            for role in ("organiser", "anonymous"):
+                token = api_token(world, role, path)
+                headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+                status = getattr(Client(**headers), method)(url).status_code
+                if status != 405:
+                    wrong.append(f"{method.upper()} {path} as {role}: {status}")
+    assert wrong == []

@@ -1,0 +1,146 @@
+"""``make bench`` at a tiny size, so that the bench never rots (and never writes its results).
+
+Builds a championship of 20 drivers with ``bench.builder``, runs every measure once and one
+referee's three requests through the load client (in-process, over ASGI), and checks what
+they report. Also checks the standings' prebuilt cells against django-tables2's own render.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from django.core.asgi import get_asgi_application
+from django.db import connections
+from django.template import RequestContext, Template
+from django_tables2 import RequestConfig
+
+from bench import load, measures
+from bench.builder import Size, build_championship
+from bench.run import RESULTS, Config, table, targets
+from races.models import RaceResult, ResultLine, ResultStatus
+from tournament.selectors import standings_for
+from tournament.standings_tables import StandingsTable, driver_url_for
+
+TINY = Size(drivers=20, teams=4, events=3, table_size=10, sessions=2, seed=7)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bench_measures_and_load_run_at_a_tiny_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    written = RESULTS.stat().st_mtime_ns if RESULTS.exists() else None
+    built = build_championship(slug="tiny", size=TINY, load_tables=1)
+    event = built.events[-1]
+    assert ResultLine.objects.filter(event=event).count() == TINY.drivers
+    assert event.race_tables.filter(result_status=ResultStatus.CONFIRMED).count() == TINY.tables
+
+    measured = {}
+    standings = measures.measure_standings(built.championship, runs=1)
+    assert standings["page"]["drivers"] == TINY.drivers
+    assert 0 < standings["page"]["queries"] <= 7
+    measured["standings_20"] = measured["standings_5"] = standings["page"]
+    measured["standings_20_floor"] = measured["standings_5_floor"] = standings["floor"]
+    qualifying = measures.measure_qualifying(event, runs=1)
+    assert (qualifying["drivers"], qualifying["sessions"]) == (20, 2)
+    measured["qualifying_20x2"] = qualifying
+    allocation = measures.measure_allocation(drivers=20, teams=4, capacity=10, seed=7, runs=1)
+    assert allocation["tables"] == 2  # 4 teams of 5 at 2 tables: conflicts are unavoidable
+    measured["allocation_20"] = allocation
+    sheets = measures.measure_sheets(event, runs=1)
+    assert sheets["sheets"]["pages"] >= 2 and sheets["floor"]["documents"] == 2
+    measured["race_sheets_2"] = sheets["sheets"]
+    measured["race_sheets_2_floor"] = sheets["floor"]
+
+    # One referee: read, save a draft, submit; in-process, so no gunicorn is needed here.
+    # Django's ASGI handler runs each request in a thread of its own: with persistent
+    # connections those threads' connections would outlive the test and keep its database
+    # from being dropped, so this test closes them at the end of every request.
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    transport = httpx.ASGITransport(app=get_asgi_application())
+
+    async def referee() -> load.LoadRun:
+        return await load.drive(
+            "http://testserver",
+            built.load_event.slug,
+            built.load_tables,
+            seconds=0.1,
+            deadline=30,
+            transport=transport,
+        )
+
+    # A thread of its own: after a browser test, Playwright's sync API leaves an event loop
+    # running in this one, and asyncio.run() refuses to start a second.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        run = pool.submit(asyncio.run, referee()).result()
+    measured["load"] = {
+        "server": "ASGI in process",
+        "referees": 1,
+        **load.report(run, seconds=0.1),
+        **load.verify(built.load_event.slug, run.sent, built.load_tables),
+    }
+    assert [call.kind for call in run.calls] == ["get", "draft", "submit"]
+    assert measured["load"]["errors"] == 0, measured["load"]["error_samples"]
+    assert measured["load"]["lost_updates"] == 0
+    assert measured["load"]["results_submitted"] == 1
+    stored = RaceResult.objects.get(table__event=built.load_event)
+    _draft, final = load.payloads(built.load_tables[0])
+    assert (stored.version, stored.finish, stored.retired) == (2, final["finish"], final["retired"])
+
+    config = Config(drivers=20, small_drivers=5, events=3, sessions=2, table_size=10)
+    ratios, checks = targets(measured, config)
+    assert set(ratios) == {
+        "standings_20_vs_floor",
+        "standings_5_vs_floor",
+        "race_sheets_2_vs_floor",
+    }
+    assert {check["target"] for check in checks if check["target"].startswith("load")} == {
+        "load: 0 errors",
+        "load: 0 lost updates",
+        "load: p95 ≤ 500 ms",
+    }
+    results = {"measures": measured, "ratios": ratios, "targets": checks}
+    json.dumps(results)
+    assert "PASS  load: 0 lost updates" in table(results)
+    assert (RESULTS.stat().st_mtime_ns if RESULTS.exists() else None) == written
+
+
+def test_load_verify_counts_a_result_that_is_not_what_the_referee_sent(db) -> None:
+    built = build_championship(slug="lost", size=TINY, load_tables=1)
+    load_table = built.load_tables[0]
+    _draft, final = load.payloads(load_table)
+    sent = {load_table.number: load.Sent(**final, version=2)}
+
+    assert load.verify(built.load_event.slug, sent, built.load_tables)["lost_updates"] == 1
+
+
+def _normalised(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r">\s+<", "><", html)).strip()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sort", ["", "-total", "name", "team", "event"])
+def test_standings_cells_are_what_django_tables2_renders(rf, sort: str) -> None:
+    built = build_championship(slug="cells", size=TINY)
+    standings = standings_for(championship=built.championship, published_only=True)
+    if sort == "event":
+        sort = f"-e{standings.events[0].pk}"
+    request = rf.get("/", {"sort": sort} if sort else {})
+    rendered = []
+    for template in ("django_tables2/table.html", None):
+        standings_table = StandingsTable.from_standings(
+            standings, driver_url=driver_url_for(built.championship)
+        )
+        RequestConfig(request, paginate=False).configure(standings_table)
+        tag = f'{{% render_table table "{template}" %}}' if template else "{% render_table table %}"
+        html = Template("{% load django_tables2 %}" + tag).render(
+            RequestContext(request, {"table": standings_table})
+        )
+        rendered.append(_normalised(html))
+
+    stock, prebuilt = rendered
+    assert stock.count("<tr data-number=") == TINY.drivers
+    assert "not-counted" in stock  # best-K: some points do not count
+    assert prebuilt == stock

@@ -41,7 +41,8 @@ from races.models import (
 )
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
-from tournament.models import Event
+from tournament.models import Championship, Event
+from tournament.points import DayLine
 from tournament.services import require_organiser
 
 logger = logging.getLogger(__name__)
@@ -589,11 +590,49 @@ def _first_rank(table: RaceTable) -> int:
     return GridSlot.objects.filter(event=table.event_id, table__number__lt=table.number).count() + 1
 
 
-def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None) -> RaceResult:
-    """Race control confirms a submitted result; its places and points are stored."""
+def _scored_lines(table: RaceTable, result: RaceResult) -> list[DayLine]:
+    """The table's places and points under its championship's current scale and mode."""
     from races.results import table_classification
     from tournament.points import table_lines
 
+    event = table.event
+    if games.table_game(event.game) is not None:  # the game's own places and points
+        from races.game_services import game_table_lines
+
+        return game_table_lines(table, result, first_rank=_first_rank(table))
+    placed = table_classification(_table_result(result.finish, result.retired, result.dns))
+    return table_lines(
+        placed,
+        table=table.number,
+        first_rank=_first_rank(table),
+        scale=event.championship.points_scale,
+        mode=event.championship.points_mode,  # type: ignore[arg-type]
+    )
+
+
+def results_rescore(*, championship: Championship) -> int:
+    """Stored points of every confirmed table, recomputed after a change of scale or mode.
+
+    Places do not change, only points; the caller holds the transaction and records the
+    championship's change. Answers how many result lines changed their points.
+    """
+    tables = RaceTable.objects.filter(
+        event__championship=championship, result_status=ResultStatus.CONFIRMED
+    ).select_related("event__championship", "result")
+    changed: list[ResultLine] = []
+    for table in tables:
+        points = {line.driver: line.points for line in _scored_lines(table, table.result)}
+        for line in ResultLine.objects.filter(table=table).select_related("driver"):
+            new = points.get(line.driver.number, 0)
+            if line.points != new:
+                line.points = new
+                changed.append(line)
+    ResultLine.objects.bulk_update(changed, ["points"])
+    return len(changed)
+
+
+def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None) -> RaceResult:
+    """Race control confirms a submitted result; its places and points are stored."""
     event = table.event
     require_organiser(actor, event.championship)
     with transaction.atomic():
@@ -607,20 +646,7 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
                 % {"stored": result.version, "sent": version},
                 current=result,
             )
-        championship = event.championship
-        if games.table_game(event.game) is not None:  # the game's own places and points
-            from races.game_services import game_table_lines
-
-            lines = game_table_lines(table, result, first_rank=_first_rank(table))
-        else:
-            placed = table_classification(_table_result(result.finish, result.retired, result.dns))
-            lines = table_lines(
-                placed,
-                table=table.number,
-                first_rank=_first_rank(table),
-                scale=championship.points_scale,
-                mode=championship.points_mode,  # type: ignore[arg-type]
-            )
+        lines = _scored_lines(table, result)
         drivers = {s.driver.number: s.driver for s in table.slots.select_related("driver")}
         notes = {r["driver"]: r.get("note", "") for r in result.retired}
         ResultLine.objects.filter(table=table).delete()

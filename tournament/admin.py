@@ -7,11 +7,19 @@ from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Ev
 
 
 @admin.register(Championship)
-class ChampionshipAdmin(admin.ModelAdmin):
+class ChampionshipAdmin(SimpleHistoryAdmin):
     list_display = ("name", "season", "slug", "points_mode", "best_results")
     search_fields = ("name", "slug", "season")
     list_filter = ("season", "points_mode")
     filter_horizontal = ("organisers",)
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        super().save_model(request, obj, form, change)
+        if change and {"points_scale", "points_mode"} & set(form.changed_data):
+            # Confirmed results take the new points at once, as from the scoring page.
+            from races.services import results_rescore
+
+            results_rescore(championship=obj)
 
 
 @admin.register(Circuit)

@@ -79,6 +79,9 @@ class Championship(models.Model):
         verbose_name=_("organisers"),
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # A new scale or mode rewrites the stored points of every confirmed result: who did it,
+    # when, and the scale before and after are kept.
+    history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
         ordering = ["-season", "name"]

@@ -64,6 +64,31 @@ def championship_create(
 
 
 @transaction.atomic
+def championship_scoring_set(
+    *,
+    actor: Actor,
+    championship: Championship,
+    points_scale: list[int],
+    points_mode: str,
+    best_results: int | None,
+) -> int:
+    """An organiser changes how the championship scores; the stored points follow.
+
+    Every confirmed result keeps its places and takes the new scale or mode at once, so
+    the standings never mix two scales. Answers how many result lines changed points.
+    """
+    from races.services import results_rescore
+
+    require_organiser(actor, championship)
+    championship = Championship.objects.select_for_update().get(pk=championship.pk)
+    championship.points_scale = points_scale
+    championship.points_mode = points_mode
+    championship.best_results = best_results
+    _save(actor.stamp(championship), _("The scoring could not be changed."))
+    return results_rescore(championship=championship)
+
+
+@transaction.atomic
 def circuit_create(
     *,
     actor: Actor,

@@ -370,3 +370,19 @@ def driver_url_for(championship: Any) -> Any:
     base = reverse("driver", args=[championship.slug, 0])
     prefix = base[: base.rstrip("/").rfind("/") + 1]
     return lambda driver: f"{prefix}{driver.number}/"
+
+
+class DriverResultsTable(tables.Table):
+    """A driver's results, event by event: the export of the driver's page."""
+
+    event = tables.Column(verbose_name=_("Event"))
+    date = tables.DateColumn(verbose_name=_("Date"), format="Y-m-d")
+    table = tables.Column(verbose_name=_("Table"))
+    position = tables.Column(verbose_name=_("Position at the table"))
+    status = tables.Column(verbose_name=_("Status"))
+    retirement = tables.Column(verbose_name=_("Retirement"), default="")
+    points = tables.Column(verbose_name=_("Points"))
+    counted = tables.BooleanColumn(verbose_name=_("Counted"))
+
+    class Meta:
+        orderable = False

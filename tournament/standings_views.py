@@ -20,6 +20,7 @@ from tournament import points
 from tournament.models import Championship, Driver, Event
 from tournament.selectors import Standings, standings_for, team_standings_for
 from tournament.standings_tables import (
+    DriverResultsTable,
     EventResultTable,
     StandingsTable,
     TeamStandingsTable,
@@ -315,6 +316,24 @@ def driver_view(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 "counted": line is not None and event.pk in line.counted,
             }
         )
+    export = DriverResultsTable(
+        [
+            {
+                "event": r["event"].name,
+                "date": r["event"].date,
+                "table": r["line"].table.number,
+                "position": r["line"].position,
+                "status": r["line"].get_status_display(),
+                "retirement": r["retirement"],
+                "points": r["line"].points,
+                "counted": r["counted"],
+            }
+            for r in results
+        ]
+    )
+    exported = sorted_or_exported(request, export, f"{championship.slug}-{driver.number}")
+    if exported:
+        return exported
     slots = GridSlot.objects.filter(driver=driver).select_related("table", "event")
     if not is_organiser:
         slots = slots.filter(event__published_allocation=True)

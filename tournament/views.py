@@ -22,7 +22,7 @@ from tournament.services import (
     entries_register,
     event_publish,
 )
-from tournament.tables import DriverTable
+from tournament.tables import DriverTable, sorted_or_exported
 
 
 def actor_for(request: HttpRequest) -> Actor:
@@ -47,7 +47,10 @@ def home(request: HttpRequest) -> HttpResponse:
 def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
     championship = get_object_or_404(Championship, slug=slug)
     drivers = Driver.objects.filter(championship=championship).select_related("team")
-    table = DriverTable(drivers, request=request)
+    table = DriverTable(drivers)
+    exported = sorted_or_exported(request, table, f"{championship.slug}-drivers")
+    if exported:
+        return exported
     table.paginate(page=request.GET.get("page", 1), per_page=100)
     return render(
         request,

@@ -8,6 +8,7 @@ urlpatterns = [
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),
     path("c/<slug:slug>/events/new/", event_views.event_new, name="event-new"),
+    path("c/<slug:slug>/scoring/", event_views.championship_scoring, name="championship-scoring"),
     path("e/<slug:slug>/", views.event_detail, name="event"),
     path("e/<slug:slug>/settings/", event_views.event_settings, name="event-settings"),
     path("e/<slug:slug>/desk/", views.event_desk, name="event-desk"),

@@ -128,11 +128,32 @@ def test_referee_enters_a_table_with_the_keyboard_and_race_control_confirms(
         (4, 4, "dns", 0),
     ]
     # The championship standings (the organiser sees confirmed results before publication).
-    page.goto(live_server.url + reverse("standings", args=[event.championship.slug]))
+    standings = live_server.url + reverse("standings", args=[event.championship.slug])
+    page.goto(standings)
     for number, total in ((3, "10"), (1, "8"), (2, "0"), (4, "0")):
         expect(page.locator(f"#standings tr[data-number='{number}'] td.total")).to_have_text(
             re.compile(rf"^\s*{total}\s*$")
         )
+
+    # A player's phone sees nothing of it until race control publishes the results.
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        player = phone.new_page()
+        player.goto(standings)
+        expect(player.locator("#standings tr[data-number='3']")).to_have_count(0)
+
+        page.goto(live_server.url + reverse("event-desk", args=[event.slug]) + "#publish")
+        publish = page.locator("#publish form")
+        publish.locator("input[name='results']").check()
+        publish.locator("button[type='submit']").click()
+        expect(page.locator("#publish input[name='results']")).to_be_checked()
+
+        player.reload()
+        for number, total in ((3, "10"), (1, "8"), (2, "0"), (4, "0")):
+            cell = player.locator(f"#standings tr[data-number='{number}'] td.total")
+            expect(cell).to_have_text(re.compile(rf"^\s*{total}\s*$"))
+    finally:
+        phone.close()
 
 
 def test_a_place_already_taken_makes_room_and_arrows_reorder(page: Page, live_server, event):

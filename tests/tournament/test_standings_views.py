@@ -659,3 +659,48 @@ def test_results_confirmed_by_race_control_reach_every_page(
     assert re.findall(r'<tr[^>]*data-number="\d+"[^>]*>\s*<td[^>]*>(\d+)', standings) == [
         "1", "1", "3", "3", "5", "6"
     ]  # fmt: skip
+
+
+# --- Exports of the driver's page and the championship's drivers ------------------------------
+
+
+def test_driver_page_exports_its_results_as_csv(client, organiser, season):
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    url = reverse("driver", args=["cf", 5])
+    rows = csv_rows(client.get(url, {"_export": "csv"}))
+    assert rows[0] == [
+        "Event",
+        "Date",
+        "Table",
+        "Position at the table",
+        "Status",
+        "Retirement",
+        "Points",
+        "Counted",
+    ]
+    # Latest first: did not start at gp2, retired (engine, lap 2) at gp.
+    assert [(r[0], r[2], r[3], r[4], r[6]) for r in rows[1:]] == [
+        ("Grand Prix d'Automne", "2", "3", "Did not start", "0"),
+        (Event.objects.get(slug="gp").name, "2", "3", "Retired", "0"),
+    ]
+    assert "lap 2" in rows[2][5]
+
+
+def test_driver_page_export_keeps_unpublished_events_from_visitors(client, season):
+    response = client.get(reverse("driver", args=["cf", 5]), {"_export": "csv"})
+    events = [row[0] for row in csv_rows(response)[1:]]
+    assert events == [Event.objects.get(slug="gp").name]
+
+
+def test_championship_drivers_export_as_xlsx_without_emails(client, championship, season):
+    response = client.get(reverse("championship", args=[championship.slug]), {"_export": "xlsx"})
+    assert response["Content-Type"].startswith(
+        "application/vnd.openxmlformats-officedocument.spreadsheetml"
+    )
+    assert response.content[:2] == b"PK"  # a zip: the xlsx container
+    rows = csv_rows(
+        client.get(reverse("championship", args=[championship.slug]), {"_export": "csv"})
+    )
+    assert [row[0] for row in rows[1:]] == ["1", "2", "3", "4", "5", "6"]
+    assert not any("@" in cell for row in rows for cell in row)

@@ -78,6 +78,7 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
     return [
         rows("tournament.Circuit", pk__in=circuits),
         rows("tournament.Championship", pk=championship.pk),
+        rows("tournament.HistoricalChampionship", id=championship.pk),
         rows("tournament.Team", championship=championship),
         rows("tournament.Driver", pk__in=driver_ids),
         rows("tournament.Event", pk__in=event_ids),
@@ -122,6 +123,7 @@ NOT_EXPORTED = {"tournament.ApiToken"}
 LABELS = [
     "tournament.Circuit",
     "tournament.Championship",
+    "tournament.HistoricalChampionship",
     "tournament.Team",
     "tournament.Driver",
     "tournament.Event",

@@ -60,3 +60,11 @@ class DrawRollAdmin(SimpleHistoryAdmin):
     list_display = ("event", "driver", "rolls", "source")
     search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
     list_filter = ("event", "source")
+
+
+@admin.register(QualifyingSeat)
+class QualifyingSeatAdmin(admin.ModelAdmin):
+    list_display = ("table", "driver")
+    search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
+    list_filter = ("table__event",)
+    list_select_related = ("table", "driver")

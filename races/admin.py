@@ -8,10 +8,14 @@ from races.models import (
     CarConfiguration,
     GridSlot,
     ManualSwap,
+    RaceResult,
     RaceTable,
     RaceWeather,
     ReplacedLink,
+    ResultLine,
     SheetBatch,
+    Stage,
+    StageTime,
     WeatherDraw,
 )
 
@@ -113,3 +117,60 @@ class SheetBatchAdmin(admin.ModelAdmin):
     search_fields = ("event__name",)
     list_filter = ("kind", "status")
     exclude = ("pdf",)
+
+
+class ReadOnlyAdmin(SimpleHistoryAdmin):
+    """Results change through their workflow only (save, submit, confirm, reopen with a
+    reason), never behind it: the admin shows them and their history, and edits nothing."""
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(RaceResult)
+class RaceResultAdmin(ReadOnlyAdmin):
+    list_display = ("table", "version", "submitted_at", "confirmed_at", "confirmed_by")
+    search_fields = ("table__event__name",)
+    list_filter = ("table__event", "table__result_status")
+    list_select_related = ("table__event", "confirmed_by")
+
+
+@admin.register(ResultLine)
+class ResultLineAdmin(admin.ModelAdmin):
+    list_display = ("event", "table", "position", "rank", "driver", "status", "cause", "points")
+    search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
+    list_filter = ("event", "status", "cause")
+    list_select_related = ("event", "table", "driver")
+
+    has_add_permission = ReadOnlyAdmin.has_add_permission
+    has_change_permission = ReadOnlyAdmin.has_change_permission
+    has_delete_permission = ReadOnlyAdmin.has_delete_permission
+
+
+class StageTimeInline(admin.TabularInline):
+    model = StageTime
+    extra = 0
+    fields = ("driver", "chrono", "seconds_held", "retired", "splits")
+    raw_id_fields = ("driver",)
+
+
+@admin.register(Stage)
+class StageAdmin(SimpleHistoryAdmin):
+    list_display = ("event", "number", "route", "service_after")
+    search_fields = ("event__name", "route")
+    list_filter = ("event", "service_after")
+    inlines = [StageTimeInline]
+
+
+@admin.register(StageTime)
+class StageTimeAdmin(SimpleHistoryAdmin):
+    list_display = ("stage", "driver", "chrono", "seconds_held", "retired")
+    search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
+    list_filter = ("stage__event", "retired")
+    list_select_related = ("stage", "driver")

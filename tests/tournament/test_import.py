@@ -332,3 +332,42 @@ def test_upload_page_get_as_organiser(client, organiser, championship):
 
     assert response.status_code == 200
     assert 'enctype="multipart/form-data"' in response.content.decode()
+
+
+# --- The management command --------------------------------------------------------------------
+
+
+def test_the_command_imports_a_semicolon_file_and_updates_by_number(tmp_path, championship):
+    from django.core.management import call_command
+
+    path = tmp_path / "pilotes.csv"
+    path.write_text(GOOD_CSV.replace(",", ";"), encoding="utf-8")
+    call_command("import_drivers", championship.slug, str(path))
+    assert Driver.objects.get(championship=championship, number=1).team.name == "Écurie Étoile"
+
+    path.write_text("number;first_name;last_name;team;email\n1;Élodie;Moreau;;\n")
+    call_command("import_drivers", championship.slug, str(path))
+    driver = Driver.objects.get(championship=championship, number=1)
+    assert (driver.last_name, driver.team) == ("Moreau", None)
+    assert Driver.objects.filter(championship=championship).count() == 3
+
+
+def test_the_command_lists_every_bad_line_and_imports_nothing(tmp_path, championship, capsys):
+    from django.core.management import CommandError, call_command
+
+    path = tmp_path / "pilotes.csv"
+    path.write_text(THREE_BAD_LINES, encoding="utf-8")
+    with pytest.raises(CommandError):
+        call_command("import_drivers", championship.slug, str(path))
+    errors = capsys.readouterr().err
+    assert [line.split(":")[0] for line in errors.splitlines()] == ["line 3", "line 4", "line 6"]
+    assert not Driver.objects.filter(championship=championship).exists()
+
+
+def test_the_command_names_an_unknown_championship_or_file(tmp_path, championship):
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="No championship"):
+        call_command("import_drivers", "nope", str(tmp_path / "x.csv"))
+    with pytest.raises(CommandError, match="No such file"):
+        call_command("import_drivers", championship.slug, str(tmp_path / "x.csv"))

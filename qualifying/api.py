@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Any, Literal
 
-from django.db.models import Q
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
@@ -19,7 +19,7 @@ from pydantic import BeforeValidator, Field, SkipValidation, StrictBool
 
 from qualifying import selectors, services
 from qualifying.forms import CancelRunForm, RunForm, SessionForm, StopwatchField
-from qualifying.models import DrawRoll, QualifyingSession, QualifyingTable, Run
+from qualifying.models import DrawRoll, QualifyingSeat, QualifyingSession, QualifyingTable, Run
 from tournament.access import Actor
 from tournament.api import (
     CURRENT_SERIALIZERS,
@@ -33,6 +33,7 @@ from tournament.api import (
     invalid_fields,
     is_event_referee,
     referee_link,
+    refuse_read,
     require_read,
     require_token,
 )
@@ -90,10 +91,40 @@ def require_run_writer(actor: Actor, event: Event) -> None:
 
 
 def _read_qualifying(request: HttpRequest, event: str) -> tuple[Actor, Event]:
+    """Event-wide qualifying data (classifications): organisers, else once published."""
     actor = actor_of(request)
     found = get_event(event)
     require_read(actor, found, published=found.published_qualifying)
     return actor, found
+
+
+def own_tables(actor: Actor, event: Event) -> QuerySet[QualifyingTable]:
+    """The qualifying tables of ``event`` that ``actor`` referees: its link's, or those
+    its account is assigned to."""
+    if isinstance(actor.table, QualifyingTable):
+        return QualifyingTable.objects.filter(pk=actor.table.pk, event=event)
+    if actor.table is None and actor.is_authenticated:
+        return QualifyingTable.objects.filter(event=event, referee=actor.user)
+    return QualifyingTable.objects.none()
+
+
+def _read_own(
+    request: HttpRequest, event: str
+) -> tuple[Actor, Event, list[QualifyingTable] | None]:
+    """Reads a table's referee may make of their own table before publication.
+
+    Answers the caller, the event and ``None`` when everything may be read (organisers, or
+    qualifying published), else the caller's own tables; anyone else is refused like an
+    unpublished read (``404`` for anonymous callers and other tables' links).
+    """
+    actor = actor_of(request)
+    found = get_event(event)
+    if found.published_qualifying or actor.can_organise(found.championship):
+        return actor, found, None
+    tables = list(own_tables(actor, found))
+    if not tables:
+        raise refuse_read(actor, found)
+    return actor, found, tables
 
 
 # ---------------------------------------------------------------------------
@@ -148,7 +179,9 @@ def session_create(request: HttpRequest, event: str, payload: SessionIn) -> Stat
 
 @router.get("/events/{event}/sessions", response={200: list[SessionOut], **ERRORS})
 def session_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
-    _actor, found = _read_qualifying(request, event)
+    """The sessions and their weather (the same at every table, so a qualifying table's
+    referee reads them for their table)."""
+    _actor, found, _own = _read_own(request, event)
     return [session_out(s) for s in QualifyingSession.objects.filter(event=found)]
 
 
@@ -183,23 +216,22 @@ def table_out(table: QualifyingTable, *, secrets: bool) -> dict[str, Any]:
     }
 
 
-def _tables(actor: Actor, event: Event) -> list[dict[str, Any]]:
-    tables = QualifyingTable.objects.filter(event=event)
+def _tables(actor: Actor, event: Event, own: list[QualifyingTable] | None) -> list[dict[str, Any]]:
+    """Every table, or the caller's ``own`` ones; links and tokens for organisers only."""
+    tables = QualifyingTable.objects.filter(event=event) if own is None else own
     organiser = actor.can_organise(event.championship)
-    if not (organiser or event.published_qualifying):
-        # A referee sees their own table only, until the organisers publish qualifying.
-        own = Q(pk=actor.table.pk) if isinstance(actor.table, QualifyingTable) else Q(pk=None)
-        if actor.is_authenticated:
-            own |= Q(referee=actor.user)
-        tables = tables.filter(own)
     return [table_out(t, secrets=organiser) for t in tables]
 
 
 @router.get("/events/{event}/qualifying-tables", response={200: list[QualifyingTableOut], **ERRORS})
 def qualifying_table_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
-    """The qualifying tables; referee links and tokens only for organisers."""
-    actor, found = _read_qualifying(request, event)
-    return _tables(actor, found)
+    """The qualifying tables; referee links and tokens only for organisers.
+
+    Before qualifying is published, a table's referee (link or account) sees their own
+    table only; anyone else gets ``404`` (a user's token ``403``).
+    """
+    actor, found, own = _read_own(request, event)
+    return _tables(actor, found, own)
 
 
 @router.post(
@@ -219,7 +251,7 @@ def qualifying_table_set(
         drivers=payload.drivers,
         referee_name=payload.referee,
     )
-    return _tables(actor, found)
+    return _tables(actor, found, None)
 
 
 # ---------------------------------------------------------------------------
@@ -363,12 +395,18 @@ def _stored_values(run: Run) -> dict[str, Any]:
 
 @router.get("/events/{event}/sessions/{n}/runs", response={200: list[RunOut], **ERRORS})
 def run_list(request: HttpRequest, event: str, n: int) -> list[dict[str, Any]]:
-    """The session's counted runs in the order they were performed."""
-    _actor, found = _read_qualifying(request, event)
+    """The session's counted runs in the order they were performed.
+
+    Before qualifying is published, a table's referee reads the runs of the drivers at
+    their own table only.
+    """
+    _actor, found, own = _read_own(request, event)
     session = get_session(found, n)
     runs = Run.objects.filter(session=session, cancelled=False).select_related(
         "session", "session__event", "driver", "driver__team"
     )
+    if own is not None:
+        runs = runs.filter(driver__qualifying_seats__table__in=own)
     return [run_out(r) for r in runs]
 
 
@@ -388,7 +426,18 @@ def run_record(request: HttpRequest, event: str, n: int, payload: RunIn) -> Stat
 
 @router.get("/events/{event}/sessions/{n}/runs/{driver}", response={200: RunOut, **ERRORS})
 def run_detail(request: HttpRequest, event: str, n: int, driver: int) -> dict[str, Any]:
-    _actor, found = _read_qualifying(request, event)
+    """One counted run; before publication, only of a driver at the caller's own table."""
+    actor, found, own = _read_own(request, event)
+    if own is not None and not (
+        1 <= driver <= 2**31 - 1
+        and QualifyingSeat.objects.filter(table__in=own, driver__number=driver).exists()
+    ):
+        raise refuse_read(
+            actor,
+            found,
+            not_found=_("Driver %(number)s does not sit at your qualifying table.")
+            % {"number": driver},
+        )
     return run_out(_counted_run(get_session(found, n), driver))
 
 

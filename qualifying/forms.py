@@ -108,6 +108,15 @@ class QualifyingTableForm(forms.Form):
     number = forms.IntegerField(label=_("Table"), min_value=1, max_value=200)
     referee_name = forms.CharField(label=_("Referee"), max_length=120, required=False)
     drivers = NumberListField(label=_("Driver numbers"))
+    referee_account = forms.CharField(
+        label=_("Referee account"),
+        max_length=150,
+        required=False,
+        help_text=_(
+            "The username of a referee's account: it then opens this table's page when "
+            "logged in, like the link. Empty: no account."
+        ),
+    )
 
 
 class AutoTablesForm(forms.Form):

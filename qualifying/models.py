@@ -94,6 +94,8 @@ class QualifyingTable(models.Model):
     drivers = models.ManyToManyField(
         Driver, through="QualifyingSeat", related_name="qualifying_tables"
     )
+    # Who created the table, renamed its referee, assigned an account or renewed its link.
+    history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
         ordering = ["event", "number"]
@@ -115,6 +117,8 @@ class QualifyingSeat(models.Model):
     table = models.ForeignKey(QualifyingTable, on_delete=models.CASCADE, related_name="seats")
     driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="qualifying_seats")
     order = models.PositiveSmallIntegerField(default=0)
+    # Who seated a driver at a table, or moved them to another.
+    history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
         ordering = ["table", "order", "driver__number"]

@@ -11,8 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from simple_history.utils import bulk_create_with_history
 
 from qualifying import scoring
 from qualifying.models import (
@@ -82,6 +84,63 @@ def session_create(
     return session
 
 
+def _table_get_or_create(actor: Actor, event: Event, number: int) -> QualifyingTable:
+    """Table ``number`` of ``event``; a new one is recorded as created by ``actor``."""
+    table = QualifyingTable.objects.filter(event=event, number=number).first()
+    if table is not None:
+        return table
+    table = QualifyingTable(event=event, number=number)
+    try:
+        with transaction.atomic():
+            actor.stamp(table).save()
+    except IntegrityError:  # created meanwhile by another request
+        return QualifyingTable.objects.get(event=event, number=number)
+    return table
+
+
+def _seat(actor: Actor, event: Event, seating: Mapping[QualifyingTable, Sequence[Driver]]) -> None:
+    """Seat each table's drivers in order, recording who moved, seated or unseated whom.
+
+    Only the seats in ``seating``'s tables and of its drivers change: a driver already at
+    the right place keeps their seat (no history row), one at another table moves (a
+    change of table in the history), one new to the tables gets a seat; the drivers who
+    were at these tables and are no longer lose theirs (a deletion in the history).
+    """
+    wanted = {
+        driver.pk: (table, order)
+        for table, drivers in seating.items()
+        for order, driver in enumerate(drivers)
+    }
+    tables = [table.pk for table in seating]
+    seats = QualifyingSeat.objects.select_for_update().filter(
+        Q(event=event) & (Q(table__in=tables) | Q(driver__in=list(wanted)))
+    )
+    new = []
+    kept = set()
+    for seat in seats.order_by("pk"):
+        if seat.driver_id not in wanted:
+            actor.stamp(seat).delete()
+            continue
+        kept.add(seat.driver_id)
+        table, order = wanted[seat.driver_id]
+        if (seat.table_id, seat.order) != (table.pk, order):
+            seat.table, seat.order = table, order
+            actor.stamp(seat).save(update_fields=["table", "order"])
+    for table, drivers in seating.items():
+        new += [
+            QualifyingSeat(event=event, table=table, driver=driver, order=order)
+            for order, driver in enumerate(drivers)
+            if driver.pk not in kept
+        ]
+    if new:
+        bulk_create_with_history(
+            new,
+            QualifyingSeat,
+            default_user=actor.user if actor.is_authenticated else None,
+            custom_historical_attrs={"history_actor": actor.label},
+        )
+
+
 def _entries_to_seat(event: Event) -> list[Entry]:
     """Checked-in entries when the event uses check-in, else every entry (DOMAIN.md)."""
     entries = list(Entry.objects.filter(event=event).select_related("driver"))
@@ -125,16 +184,11 @@ def qualifying_table_set(
         )
     if len(set(drivers)) != len(drivers):
         raise InvalidInput(_("A driver is listed twice."), {"drivers": [_("Duplicate number.")]})
-    table, _created = QualifyingTable.objects.get_or_create(event=event, number=number)
-    if referee_name is not None:
+    table = _table_get_or_create(actor, event, number)
+    if referee_name is not None and table.referee_name != referee_name.strip():
         table.referee_name = referee_name.strip()
-        table.save(update_fields=["referee_name"])
-    QualifyingSeat.objects.filter(event=event, driver__number__in=drivers).delete()
-    QualifyingSeat.objects.filter(table=table).delete()
-    QualifyingSeat.objects.bulk_create(
-        QualifyingSeat(event=event, table=table, driver=found[n], order=i)
-        for i, n in enumerate(drivers)
-    )
+        actor.stamp(table).save(update_fields=["referee_name"])
+    _seat(actor, event, {table: [found[n] for n in drivers]})
     return table
 
 
@@ -150,20 +204,19 @@ def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> li
         raise InvalidInput(_("Register drivers for the event first."))
     count = math.ceil(len(entries) / table_size)
     base, extra = divmod(len(entries), count)
-    QualifyingSeat.objects.filter(event=event).delete()
-    QualifyingTable.objects.filter(event=event, number__gt=count).delete()
-    tables = []
+    seating: dict[QualifyingTable, list[Driver]] = {}
     start = 0
     for index in range(count):
         size = base + (1 if index < extra else 0)
-        table, _created = QualifyingTable.objects.get_or_create(event=event, number=index + 1)
-        QualifyingSeat.objects.bulk_create(
-            QualifyingSeat(event=event, table=table, driver=e.driver, order=i)
-            for i, e in enumerate(entries[start : start + size])
-        )
+        table = _table_get_or_create(actor, event, index + 1)
+        seating[table] = [e.driver for e in entries[start : start + size]]
         start += size
-        tables.append(table)
-    return tables
+    # Every seat of the event is reconsidered: the tables beyond ``count`` are emptied.
+    extra_tables = list(QualifyingTable.objects.filter(event=event, number__gt=count))
+    _seat(actor, event, {**seating, **{table: [] for table in extra_tables}})
+    for table in extra_tables:
+        actor.stamp(table).delete()
+    return list(seating)
 
 
 def _driver_of_event(event: Event, number: int) -> Driver:

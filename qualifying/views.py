@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -113,18 +114,27 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
     if table is not None:
         initial["referee_name"] = table.referee_name
         initial["drivers"] = " ".join(str(d.number) for d in table_drivers(table=table))
+        initial["referee_account"] = table.referee.get_username() if table.referee_id else ""
     form = QualifyingTableForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
+        from races.services import referee_account_set
+
+        actor = actor_for(request)
         try:
-            qualifying_table_set(
-                actor=actor_for(request),
-                event=event,
-                number=form.cleaned_data["number"],
-                drivers=form.cleaned_data["drivers"],
-                referee_name=form.cleaned_data["referee_name"],
-            )
+            with transaction.atomic():  # the drivers and the account, or nothing
+                saved = qualifying_table_set(
+                    actor=actor,
+                    event=event,
+                    number=form.cleaned_data["number"],
+                    drivers=form.cleaned_data["drivers"],
+                    referee_name=form.cleaned_data["referee_name"],
+                )
+                referee_account_set(
+                    actor=actor, table=saved, username=form.cleaned_data["referee_account"]
+                )
         except ServiceError as exc:
-            form.add_error(None, exc.message)
+            field = "referee_account" if "referee_account" in exc.errors else None
+            form.add_error(field, exc.message)
         else:
             messages.success(request, _("Qualifying table %(number)s saved.") % {"number": number})
             return redirect("event-desk", slug=slug)

@@ -10,13 +10,14 @@ Who reads the tables (``GET /events/{event}/tables`` and a table's ``sheet.pdf``
 organisers everything, with the referee links and tokens; a table's referee (its link
 token, or the account set as its referee) their own table, and every table of the event
 once the allocation is published; anyone else only once the allocation is published
-(anonymous readers get ``404`` before that, other tokens ``403``). Links and tokens are
-only ever shown to organisers.
+(anonymous readers and other tables' links get ``404`` before that, users' tokens
+``403``). Links and tokens are only ever shown to organisers.
 
 Results: a table's result is read by organisers and the table's referee at any time, by
 anyone else once the event's results are published and that table's result confirmed
-(before publication anonymous readers get ``404``, other tokens ``403``). The day's
-results and ``current`` of a ``409`` follow the same shape as ``GET .../result``.
+(before publication anonymous readers and other tables' links get ``404``, users' tokens
+``403``). The day's results are event-wide: organisers, else once published, whoever
+refereed a table. ``current`` of a ``409`` follows the same shape as ``GET .../result``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
@@ -54,7 +56,8 @@ from tournament.api import (
     actor_of,
     driver_out,
     get_event,
-    is_anonymous,
+    reads_as_anonymous,
+    refuse_read,
     require_read,
     require_token,
 )
@@ -98,22 +101,35 @@ def _is_organiser(actor: Actor, event: Event) -> bool:
     return actor.can_organise(event.championship)
 
 
+def own_tables(actor: Actor, event: Event) -> QuerySet[RaceTable]:
+    """The race tables of ``event`` that ``actor`` referees: its link's, or those its
+    account is assigned to."""
+    if isinstance(actor.table, RaceTable):
+        return RaceTable.objects.filter(pk=actor.table.pk, event=event)
+    if actor.table is None and actor.is_authenticated:
+        return RaceTable.objects.filter(event=event, referee=actor.user)
+    return RaceTable.objects.none()
+
+
+def _require_own_or(actor: Actor, event: Event, *, published: bool) -> None:
+    """Organisers, or ``published``, or a referee of one of the event's race tables (who
+    then reads their own table only: the callers check the table)."""
+    if published or _is_organiser(actor, event) or own_tables(actor, event).exists():
+        return
+    raise refuse_read(actor, event)
+
+
 def _read_table(actor: Actor, event: Event, number: int) -> RaceTable:
     """One table for reading: its referee and organisers always, others once published."""
-    require_read(actor, event, published=event.published_allocation or _referees(actor, event))
+    _require_own_or(actor, event, published=event.published_allocation)
     table = get_table(event, number)
     if not (event.published_allocation or actor.can_referee(table)):
-        raise NotAllowed(_("The organisers have not published the tables yet."))
+        raise refuse_read(
+            actor,
+            event,
+            not_found=_("Table %(number)s is not your table.") % {"number": table.number},
+        )
     return table
-
-
-def _referees(actor: Actor, event: Event) -> bool:
-    """True when ``actor`` referees one of ``event``'s race tables (link or account)."""
-    if isinstance(actor.table, RaceTable):
-        return actor.table.event_id == event.pk
-    if actor.is_authenticated and actor.table is None:
-        return RaceTable.objects.filter(event=event, referee=actor.user).exists()
-    return False
 
 
 # ---------------------------------------------------------------------------
@@ -311,7 +327,7 @@ def table_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """
     actor = actor_of(request)
     found = get_event(event)
-    require_read(actor, found, published=found.published_allocation or _referees(actor, found))
+    _require_own_or(actor, found, published=found.published_allocation)
     return _tables(actor, found)
 
 
@@ -715,13 +731,13 @@ def _with_current(table: RaceTable, exc: Conflict) -> Conflict:
 def _read_result(actor: Actor, event: Event, number: int) -> RaceTable:
     """A table for reading its result: organisers and the table's referee always; anyone
     else once the event's results are published and the table's result confirmed."""
-    require_read(actor, event, published=event.published_results or _referees(actor, event))
+    _require_own_or(actor, event, published=event.published_results)
     table = get_table(event, number)
     if actor.can_referee(table):
         return table
     if event.published_results and table.result_status == ResultStatus.CONFIRMED:
         return table
-    if event.published_results or is_anonymous(actor):
+    if event.published_results or reads_as_anonymous(actor):
         raise NotFound(
             _("Table %(number)s has no published result yet.") % {"number": table.number}
         )
@@ -841,9 +857,10 @@ def day_line_out(line: ResultLine) -> dict[str, Any]:
 def event_results(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """The day classification of the confirmed tables, by rank (DOMAIN.md).
 
-    Only finishers score (§21-1-2). Anonymous readers once the results are published.
+    Only finishers score (§21-1-2). Organisers; everyone else, tables' referees included,
+    once the results are published.
     """
     actor = actor_of(request)
     found = get_event(event)
-    require_read(actor, found, published=found.published_results or _referees(actor, found))
+    require_read(actor, found, published=found.published_results)
     return [day_line_out(line) for line in selectors.event_results(event=found)]

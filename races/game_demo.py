@@ -212,10 +212,12 @@ def _racetrack(admin: Actor, club: Championship, circuit: Circuit) -> Event:
         allocation_run(actor=admin, event=event, table_size=8)
 
     def runs(grid: list[int]) -> dict[str, Any]:
-        lines = [  # turns, margin, crashes, finished, eliminated
+        # turns, margin, crashes, finished, eliminated; at turn 18 the sixth car runs into
+        # the seventh: a collision eliminates both, the car hit without a crash of its own.
+        lines = [
             (42, 3, 0, True, False), (42, 2, 0, True, False), (43, 1, 0, True, False),
             (43, 1, 0, True, False), (40, 0, 0, False, False), (18, 0, 1, False, True),
-            (18, 0, 1, False, True), (25, 0, 1, False, True),
+            (18, 0, 0, False, True), (25, 0, 1, False, True),
         ]  # fmt: skip
         return {
             "runs": {

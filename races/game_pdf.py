@@ -27,6 +27,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from qualifying.pdf import FONT, FONT_BOLD, HEADER_FILL, register_fonts
+from races.games import cannes_monaco
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,10 @@ class TableGameSheet:
                 "Last car(s): 0. Others: their square minus the last car's square; "
                 "over the line counts as 36, plus 3."
             )
+            hint += " " + gettext("A race of %(min)s to %(max)s drivers.") % {
+                "min": cannes_monaco.MIN_DRIVERS,
+                "max": cannes_monaco.MAX_DRIVERS,
+            }
             widths = [15 * mm, 70 * mm, 30 * mm, 35 * mm, 25 * mm]
         else:
             header = [
@@ -280,9 +285,12 @@ class TableGameSheet:
                 if data.crash_limit == 1
                 else gettext("Eliminated after %(n)s crashes.") % {"n": data.crash_limit}
             )
-            hint += " " + (
-                gettext("Collisions on.") if data.collisions else gettext("Collisions off.")
-            )
+            if not data.collisions:
+                hint += " " + gettext("Collisions off: cars pass through each other.")
+            elif data.crash_limit == 1:
+                hint += " " + gettext("Collisions on: a collision eliminates both cars.")
+            else:
+                hint += " " + gettext("Collisions on: a collision adds a crash to both cars.")
             widths = [15 * mm, 60 * mm, 22 * mm, 20 * mm, 20 * mm, 20 * mm, 23 * mm]
         rows = [header] + [
             [str(p), f"{n} {name}"] + [""] * (len(header) - 2) for p, n, name in data.drivers

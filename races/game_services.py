@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from races import games
+from races.allocation import Allocation, RankedDriver, allocate
 from races.games import rallyman
 from races.models import (
     GridSlot,
@@ -55,7 +56,15 @@ def _problem_messages(
         ),
         "eliminated_below_limit": _(
             "%(driver)s is eliminated with %(value)s crash(es), below the event's limit "
-            "of %(limit)s."
+            "of %(limit)s (in this variant a collision adds a crash to both cars)."
+        ),
+        "eliminated_without_collision": _(
+            "%(driver)s is eliminated with %(value)s crash(es), below the event's limit "
+            "of %(limit)s, and collisions are off in this event: only crashes eliminate."
+        ),
+        "collision_alone": _(
+            "%(driver)s is eliminated by a collision without reaching the crash limit: a "
+            "collision eliminates both cars, so the other car must be eliminated too."
         ),
     }
     fields = {"turns": _("turns"), "margin": _("margin"), "crashes": _("crashes")}
@@ -87,7 +96,11 @@ def _game_problems(
             data.get("squares", {}), data.get("crossed", []), grid=grid, complete=complete
         )
     return games.racetrack.problems(
-        data.get("runs", {}), grid=grid, crash_limit=event.crash_limit, complete=complete
+        data.get("runs", {}),
+        grid=grid,
+        crash_limit=event.crash_limit,
+        collisions=event.collisions,
+        complete=complete,
     )
 
 
@@ -153,6 +166,20 @@ def game_result_save(
                 current=result,
             )
         grid = _grid(table)
+        if event.game == Event.Game.CANNES_MONACO and not games.cannes_monaco.table_size_ok(
+            len(grid)
+        ):
+            raise InvalidInput(
+                _(
+                    "A Cannes–Monaco race is for %(min)s to %(max)s drivers and this table "
+                    "has %(count)s: run the allocation again."
+                )
+                % {
+                    "min": games.cannes_monaco.MIN_DRIVERS,
+                    "max": games.cannes_monaco.MAX_DRIVERS,
+                    "count": len(grid),
+                }
+            )
         problems = _game_problems(event, data, list(grid), submit)
         if problems:
             names: dict[Hashable, str] = dict(grid)
@@ -281,14 +308,15 @@ def stage_update(*, actor: Actor, stage: Stage, route: str, service_after: bool)
 
 
 def rally_drivers(event: Event) -> list[Driver]:
-    """The rally's drivers: in the stage-1 start order when set, else by number."""
-    entries = event.entries.select_related("driver", "driver__team")
+    """The rally's drivers: in the stage-1 start order when set, else in registration
+    order (as the allocation forms the games when no start order is set)."""
+    entries = event.entries.select_related("driver", "driver__team").order_by("registered_at", "id")
     if any(e.checked_in for e in entries):
         entries = [e for e in entries if e.checked_in]
     drivers = {e.driver.number: e.driver for e in entries}
     first = Stage.objects.filter(event=event, number=1).first()
     order = [n for n in (first.start_order if first else []) if n in drivers]
-    rest = sorted(n for n in drivers if n not in order)
+    rest = [n for n in drivers if n not in order]
     return [drivers[n] for n in [*order, *rest]]
 
 
@@ -377,6 +405,12 @@ def _stage_problem_messages(
         "bad_chrono": _("%(driver)s: “%(value)s” is not a chrono mm:ss (e.g. 07:40)."),
         "bad_seconds": _("%(driver)s: seconds held must be a whole number, 0 or more."),
         "seconds_exceed_chrono": _("%(driver)s: more seconds held than the chrono."),
+        "bad_split": _(
+            "%(driver)s: intermediate time “%(value)s” is not a chrono mm:ss (e.g. 02:10)."
+        ),
+        "splits_order": _(
+            "%(driver)s: intermediate times go in the order of the points, never above the chrono."
+        ),
         "missing": _("%(driver)s has no time for this stage."),
     }
     errors: dict[str, list[str]] = {}
@@ -415,21 +449,30 @@ def stage_times_set(
     drivers = {d.number: d for d in rally_drivers(event)}
     starters = start_order_of(stage)
     problems = rallyman.entry_problems(times, starters=starters)
+    names = {n: f"{n} {d.name}" for n, d in drivers.items()}
     if problems:
-        names = {n: f"{n} {d.name}" for n, d in drivers.items()}
         errors = _stage_problem_messages(problems, names)
         raise InvalidInput(next(iter(errors.values()))[0], errors)
+    entries = {}
+    for number, values in times.items():
+        try:
+            entries[number] = rallyman.entry_of(number, values)
+        except (rallyman.ChronoError, TypeError, ValueError) as exc:  # entry_problems missed it
+            message = _("%(driver)s: these times cannot be read.") % {
+                "driver": names.get(number, str(number))
+            }
+            raise InvalidInput(message, {str(number): [message]}) from exc
     saved = []
     with transaction.atomic():
         for number, values in times.items():
-            entry = rallyman.entry_of(number, values)
+            entry = entries[number]
             record = StageTime.objects.filter(stage=stage, driver=drivers[number]).first()
             record = record or StageTime(stage=stage, driver=drivers[number], version=0)
             record.chrono = entry.chrono
             record.seconds_held = entry.seconds_held
             record.retired = entry.retired
-            if "splits" in values and isinstance(values["splits"], list):
-                record.splits = [rallyman.parse_chrono(str(s)) for s in values["splits"] if s]
+            if values.get("splits") is not None:  # not sent: the splits written before stay
+                record.splits = list(entry.splits)
             record.version += 1
             actor.stamp(record).save()
             saved.append(record)
@@ -493,9 +536,43 @@ class StartLine:
     rank: int
 
 
-def rally_start_lines(*, event: Event) -> list[StartLine]:
-    """The rally's drivers in stage-1 start order, for games of 4 (``allocation_run``)."""
-    return [StartLine(driver=d, rank=i) for i, d in enumerate(rally_drivers(event), start=1)]
+def rally_start_lines(*, event: Event, lines: Sequence[Any]) -> list[StartLine]:
+    """The rally's drivers in stage-1 start order when it is set, else in the order of
+    ``lines`` (the general classification: qualifying, else registration order)."""
+    first = Stage.objects.filter(event=event, number=1).first()
+    order = {n: i for i, n in enumerate(first.start_order if first else [])}
+    ordered = sorted(lines, key=lambda line: order.get(line.driver.number, len(order)))
+    return [StartLine(driver=line.driver, rank=i) for i, line in enumerate(ordered, start=1)]
+
+
+def game_allocation(
+    *, event: Event, drivers: Sequence[RankedDriver], size: int
+) -> tuple[int, Allocation] | None:
+    """Tables of the games with their own table rules, with the table size used; None for
+    the games seated by :func:`races.allocation.allocate` as they are (Formula Dé,
+    Racetrack).
+
+    - Rallyman: games of up to 4 (ART.4-3) formed from the start order as it stands
+      (``drivers`` by rank), never reordered: no team-mate swap, the start order decides.
+    - Cannes–Monaco: races of 3 to 6 drivers ("pour 3 à 6 pilotes"); refused below 3.
+    """
+    if event.game == Event.Game.RALLYMAN:
+        size = min(size, rallyman.TABLE_SIZE)
+        order = [d.driver for d in sorted(drivers, key=lambda d: d.rank)]
+        return size, Allocation(tables=rallyman.games(order, size=size), swaps=[], conflicts=[])
+    if event.game == Event.Game.CANNES_MONACO:
+        try:
+            size = games.cannes_monaco.table_capacity(len(drivers), size)
+        except ValueError as exc:
+            raise InvalidInput(
+                _(
+                    "A Cannes–Monaco race needs at least %(min)s drivers: %(count)s in all "
+                    "for this event."
+                )
+                % {"min": games.cannes_monaco.MIN_DRIVERS, "count": len(drivers)}
+            ) from exc
+        return size, allocate(drivers, capacity=size, separate_teams=event.separate_teams)
+    return None
 
 
 # ---------------------------------------------------------------------------

@@ -343,7 +343,7 @@ def rally_desk(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def stage_times(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    """One row per starter: chrono mm:ss, seconds tokens held, retired."""
+    """One row per starter: chrono mm:ss, seconds tokens held, retired, intermediate times."""
     event = _rally_event(request, slug)
     stage = get_object_or_404(Stage, event=event, number=number)
     drivers = {d.number: d for d in game_services.rally_drivers(event)}
@@ -358,6 +358,8 @@ def stage_times(request: HttpRequest, slug: str, number: int) -> HttpResponse:
             chrono = (request.POST.get(f"chrono-{n}") or "").strip()
             held = (request.POST.get(f"held-{n}") or "").strip()
             retired = bool(request.POST.get(f"retired-{n}"))
+            # Intermediate times typed as "02:10 04:05" (commas or semicolons too).
+            splits = (request.POST.get(f"splits-{n}") or "").replace(",", " ").replace(";", " ")
             if not (chrono or retired):
                 continue
             held_value: Any = 0
@@ -365,7 +367,12 @@ def stage_times(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 held_value = (
                     int(held) if held.isascii() and held.isdigit() and len(held) < 6 else -1
                 )
-            times[n] = {"chrono": chrono, "seconds_held": held_value, "retired": retired}
+            times[n] = {
+                "chrono": chrono,
+                "seconds_held": held_value,
+                "retired": retired,
+                "splits": splits.split()[:50],
+            }
         try:
             game_services.stage_times_set(actor=actor_for(request), stage=stage, times=times)
         except ServiceError as exc:
@@ -387,12 +394,16 @@ def stage_times(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 "chrono": request.POST.get(f"chrono-{n}", ""),
                 "held": request.POST.get(f"held-{n}", ""),
                 "retired": bool(request.POST.get(f"retired-{n}")),
+                "splits": request.POST.get(f"splits-{n}", ""),
             }
         else:
             values = {
                 "chrono": rallyman.format_chrono(record.chrono) if record else "",
                 "held": record.seconds_held if record and record.seconds_held else "",
                 "retired": bool(record and record.retired),
+                "splits": " ".join(rallyman.format_chrono(t) for t in record.splits or [])
+                if record
+                else "",
             }
         rows.append(
             {

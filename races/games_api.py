@@ -28,7 +28,6 @@ from tournament.api import (
     actor_of,
     driver_out,
     get_event,
-    is_event_referee,
     require_read,
     require_token,
 )
@@ -126,7 +125,8 @@ def _stage(event: Event, number: int) -> Stage:
 
 def _read(request: HttpRequest, event: Event) -> None:
     actor = actor_of(request)
-    require_read(actor, event, published=event.published_results or is_event_referee(actor, event))
+    # Event-wide: a table's referee reads no more of it than anyone (API.md, "table token").
+    require_read(actor, event, published=event.published_results)
 
 
 class StageIn(Schema):
@@ -185,7 +185,10 @@ class TimeIn(BaseModel):
     seconds_held: Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)] = 0
     retired: StrictBool = False
     splits: list[Annotated[str, Field(max_length=12)]] | None = Field(
-        None, description="Optional intermediate times, mm:ss."
+        None,
+        max_length=50,
+        description="Optional intermediate times, mm:ss, in the order of the points; "
+        "left out: the ones written before stay, []: none.",
     )
 
 
@@ -200,6 +203,7 @@ class StageLineOut(Schema):
     seconds_held: int
     time: str | None = Field(description="Stage time: chrono minus seconds held, mm:ss.")
     retired: bool
+    splits: list[str] = Field(description="Intermediate times (speed-card pile), mm:ss.")
 
 
 def _scratch(stage: Stage) -> list[dict[str, Any]]:
@@ -216,6 +220,7 @@ def _scratch(stage: Stage) -> list[dict[str, Any]]:
                 "seconds_held": record.seconds_held,
                 "time": rallyman.format_chrono(line.time) or None,
                 "retired": line.retired,
+                "splits": [rallyman.format_chrono(s) for s in record.splits or []],
             }
         )
     return out
@@ -224,7 +229,8 @@ def _scratch(stage: Stage) -> list[dict[str, Any]]:
 @router.put("/events/{event}/stages/{n}/times", response={200: list[StageLineOut], **ERRORS})
 def stage_times(request: HttpRequest, event: str, n: int, payload: TimesIn) -> list[dict[str, Any]]:
     """Record times on a stage: ``{times: {"<number>": {chrono: "mm:ss", seconds_held,
-    retired}}}``; answers the stage scratch. 400 names each driver's problem."""
+    retired, splits: ["mm:ss", ...]}}}``; answers the stage scratch. 400 names each
+    driver's problem."""
     actor = actor_of(request)
     require_token(actor)
     stage = _stage(_rally(event), n)

@@ -1,10 +1,11 @@
 """History pages of a table, in words, and race control's "restore this version".
 
-A qualifying table's history lists the changes of its drivers' runs; a race table's lists
-its grid, stands, configurations, weather, swaps, link and result changes, e.g.
+A qualifying table's history lists the table's own changes (created, referee, link), who
+was seated at it or moved away, and the changes of its drivers' runs; a race table's lists
+its grid, stands, configurations, weather draws, swaps, link and result changes, e.g.
 "12:03 referee link of Race table 2 changed the result: 3 Léa Morel: 3rd → Retired (Engine,
 lap 2)". The rows come from django-simple-history (who, when, before/after) and from the
-records that are written once (weather draws, manual swaps).
+manual swaps, which are records of their own.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from qualifying import scoring
-from qualifying.models import Run
+from qualifying.models import QualifyingSeat, QualifyingTable, Run
 from qualifying.selectors import table_drivers
 from qualifying.views import _table_and_actor
 from races.models import (
@@ -33,6 +34,7 @@ from races.models import (
     RaceResult,
     RaceTable,
     ResultStatus,
+    WeatherDraw,
 )
 from races.result_forms import Sheet, outcome_text, retirement_details
 from races.services import result_restore
@@ -175,6 +177,91 @@ def qualifying_lines(table: Any) -> list[Line]:
     return lines
 
 
+def _own_changes(model: type[models.Model], table: Any) -> list[Line]:
+    """A table's own rows (qualifying or race): created, new referee link, other changes."""
+    records = list(
+        model.history.filter(id=table.pk)  # type: ignore[attr-defined]
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    lines = []
+    previous = None
+    for index, record in enumerate(records):
+        if previous is None:
+            who = who_of(record)
+            if not (record.history_actor or record.history_user_id) and len(records) > 1:
+                who = who_of(records[index + 1])  # created, then saved by the allocation
+            what = _("created the table") if record.history_type == "+" else _("saved the table")
+            lines.append(Line(record.history_date, who, what))
+        else:
+            if record.token != previous.token:
+                lines.append(
+                    Line(
+                        record.history_date, who_of(record), _("gave the table a new referee link")
+                    )
+                )
+            details = field_changes(
+                model, record, previous, skip={"token", "result_status", "last_draw"}
+            )
+            if details:
+                lines.append(
+                    Line(record.history_date, who_of(record), _("changed the table"), details)
+                )
+        previous = record
+    return lines
+
+
+def seat_lines(table: QualifyingTable, names_by_driver: dict[int, str]) -> list[Line]:
+    """Who was seated at the qualifying table, moved to or from it, or unseated."""
+    tables = {t.pk: str(t) for t in QualifyingTable.objects.filter(event=table.event_id)}
+    seat_ids = set(
+        QualifyingSeat.history.filter(table_id=table.pk).values_list("id", flat=True).distinct()
+    )
+    records = list(
+        QualifyingSeat.history.filter(id__in=seat_ids)
+        .select_related("history_user")
+        .order_by("history_date", "history_id")
+    )
+    previous: dict[int, Any] = {}
+    lines = []
+    for record in records:
+        before = previous.get(record.id)
+        previous[record.id] = record
+        driver = names_by_driver.get(record.driver_id, str(record.driver_id))
+        here = record.table_id == table.pk
+        was_here = before is not None and before.table_id == table.pk
+        if not here and not was_here:
+            continue
+        if record.history_type == "+":
+            what = _("seated %(driver)s at the table") % {"driver": driver}
+        elif record.history_type == "-":
+            what = _("took %(driver)s off the table") % {"driver": driver}
+        elif before is not None and before.table_id != record.table_id:
+            what = _("moved %(driver)s from %(old)s to %(new)s") % {
+                "driver": driver,
+                "old": tables.get(before.table_id, "?"),
+                "new": tables.get(record.table_id, "?"),
+            }
+        elif before is not None and before.order != record.order:
+            what = _("changed the order of %(driver)s at the table") % {"driver": driver}
+        else:
+            continue  # saved without a change: nothing to tell
+        lines.append(Line(record.history_date, who_of(record), what))
+    return lines
+
+
+def qualifying_table_lines(table: QualifyingTable) -> list[Line]:
+    """Everything of a qualifying table: its own changes, its seats, its drivers' runs."""
+    drivers = {
+        d.pk: f"{d.number} {d.name}"
+        for d in Driver.objects.filter(championship=table.event.championship_id)
+    }
+    lines = _own_changes(QualifyingTable, table) + seat_lines(table, drivers)
+    lines += qualifying_lines(table)
+    lines.sort(key=lambda line: line.when, reverse=True)
+    return lines
+
+
 @require_safe
 def qualifying_table_history(request: HttpRequest, token: str) -> HttpResponse:
     table, actor = _table_and_actor(request, token)
@@ -184,7 +271,7 @@ def qualifying_table_history(request: HttpRequest, token: str) -> HttpResponse:
         {
             "table": table,
             "event": table.event,
-            "lines": qualifying_lines(table),
+            "lines": qualifying_table_lines(table),
             "back": reverse("qtable", args=[table.token]),
             "is_organiser": actor.can_organise(table.event.championship),
         },
@@ -328,34 +415,42 @@ def configuration_lines(table: RaceTable, names_by_slot: dict[int, str]) -> list
 
 def table_lines(table: RaceTable) -> list[Line]:
     """Changes of the table itself: weather, new referee link, referee."""
+    return _own_changes(RaceTable, table)
+
+
+def _draw_words(draw: Any) -> str:
+    return _("drew the weather: d20 = %(roll)s, %(weather)s, track %(track)s%(fixed)s") % {
+        "roll": draw.roll,
+        "weather": shown(WeatherDraw, "drawn", draw.drawn),
+        "track": shown(WeatherDraw, "track", draw.track).lower(),
+        "fixed": _(", fixed for the rest of the race") if draw.fixed else "",
+    }
+
+
+def weather_lines(table: RaceTable) -> list[Line]:
+    """The table's weather draws, and their clearing when the allocation ran again."""
     records = list(
-        RaceTable.history.filter(id=table.pk)
+        WeatherDraw.history.filter(table_id=table.pk)
         .select_related("history_user")
         .order_by("history_date", "history_id")
     )
     lines = []
-    previous = None
-    for index, record in enumerate(records):
-        if previous is None:
-            who = who_of(record)
-            if not (record.history_actor or record.history_user_id) and len(records) > 1:
-                who = who_of(records[index + 1])  # created, then saved by the allocation
-            lines.append(Line(record.history_date, who, _("created the table")))
-        else:
-            if record.token != previous.token:
-                lines.append(
-                    Line(
-                        record.history_date, who_of(record), _("gave the table a new referee link")
-                    )
-                )
-            details = field_changes(
-                RaceTable, record, previous, skip={"token", "result_status", "last_draw"}
+    for record in records:
+        who = who_of(record) if (record.history_actor or record.history_user_id) else ""
+        if record.history_type == "+":
+            lines.append(
+                Line(record.history_date, who or record.actor or _("unknown"), _draw_words(record))
             )
-            if details:
-                lines.append(
-                    Line(record.history_date, who_of(record), _("changed the table"), details)
-                )
-        previous = record
+        elif record.history_type == "-":
+            what = _("cleared weather draw %(number)s (d20 = %(roll)s)") % {
+                "number": record.number,
+                "roll": record.roll,
+            }
+            lines.append(Line(record.history_date, who or _("unknown"), what))
+    # Draws stored before their history was kept: told from the draw itself.
+    recorded = {record.id for record in records}
+    for draw in table.weather_draws.exclude(pk__in=recorded):
+        lines.append(Line(draw.created_at, draw.actor or _("unknown"), _draw_words(draw)))
     return lines
 
 
@@ -369,20 +464,7 @@ def race_lines(table: RaceTable) -> list[Line]:
     lines = table_lines(table)
     lines += grid_lines(table, drivers)
     lines += configuration_lines(table, {s.pk: names[s.driver.number] for s in grid})
-    for draw in table.weather_draws.all():
-        lines.append(
-            Line(
-                draw.created_at,
-                draw.actor or _("unknown"),
-                _("drew the weather: d20 = %(roll)s, %(weather)s, track %(track)s%(fixed)s")
-                % {
-                    "roll": draw.roll,
-                    "weather": draw.get_drawn_display(),
-                    "track": draw.get_track_display().lower(),
-                    "fixed": _(", fixed for the rest of the race") if draw.fixed else "",
-                },
-            )
-        )
+    lines += weather_lines(table)
     swaps = ManualSwap.objects.filter(event=table.event_id).select_related("driver_a", "driver_b")
     for swap in swaps:
         if table.number not in (swap.table_a, swap.table_b):

@@ -195,6 +195,8 @@ class WeatherDraw(models.Model):
     fixed = models.BooleanField(_("fixed"), default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+    # Draws are only created, but an allocation run again deletes them: recorded too.
+    history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
         ordering = ["table", "number"]
@@ -249,6 +251,7 @@ class ReplacedLink(models.Model):
     kind = models.CharField(max_length=12)  # "race" or "qualifying"
     table_id = models.PositiveBigIntegerField()
     replaced_at = models.DateTimeField(auto_now_add=True)
+    actor = models.CharField(_("by"), max_length=120, blank=True, default="")
 
     def __str__(self) -> str:
         return f"{self.kind} table {self.table_id}"

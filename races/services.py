@@ -84,6 +84,13 @@ def _start_weather(table: RaceTable, race: RaceWeather | None, event: Event) -> 
     table.weather_fixed, table.last_draw = state.fixed, state.last_draw or ""
 
 
+def _delete_recorded(actor: Actor, rows: Any) -> None:
+    """Delete ``rows`` one by one, so that each leaves a history row naming ``actor``
+    (a queryset's ``delete()`` records the rows without saying who)."""
+    for row in rows.order_by("pk"):
+        actor.stamp(row).delete()
+
+
 def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None) -> list[RaceTable]:
     """Allocate the drivers to race tables by general classification (§1-3-2, §1-3-3).
 
@@ -98,7 +105,7 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     if event.game == Event.Game.RALLYMAN:  # games of up to 4 in stage-1 start order
         from races.game_services import rally_start_lines
 
-        lines = rally_start_lines(event=event)
+        lines = rally_start_lines(event=event, lines=lines)
     checked = set(event.entries.filter(checked_in=True).values_list("driver_id", flat=True))
     if checked:  # only the drivers present when the event uses check-in
         lines = [line for line in lines if line.driver.pk in checked]
@@ -110,20 +117,33 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
         )
         for line in lines
     ]
-    result = allocation_rules.allocate(ranked, capacity=size, separate_teams=event.separate_teams)
+    from races.game_services import game_allocation  # Rallyman, Cannes–Monaco table rules
+
+    special = game_allocation(event=event, drivers=ranked, size=size)
+    if special is not None:
+        size, result = special
+    else:
+        result = allocation_rules.allocate(
+            ranked, capacity=size, separate_teams=event.separate_teams
+        )
     drivers = {line.driver.number: line.driver for line in lines}
     ranks = {line.driver.number: line.rank for line in lines}
     moved = {swap.moved_down for swap in result.swaps} | {swap.moved_up for swap in result.swaps}
     with transaction.atomic():
         _require_no_results(event)
         race = RaceWeather.objects.filter(event=event).first()
-        GridSlot.objects.filter(event=event).delete()
-        RaceTable.objects.filter(event=event, number__gt=len(result.tables)).delete()
+        # Children first, each deletion recorded with who: table weather draws, car
+        # configurations, grid places, then the tables the new allocation no longer uses.
+        _delete_recorded(actor, WeatherDraw.objects.filter(table__event=event))
+        _delete_recorded(actor, CarConfiguration.objects.filter(slot__event=event))
+        _delete_recorded(actor, GridSlot.objects.filter(event=event))
+        _delete_recorded(
+            actor, RaceTable.objects.filter(event=event, number__gt=len(result.tables))
+        )
         tables = []
         for index, numbers in enumerate(result.tables, start=1):
             table, _created = RaceTable.objects.get_or_create(event=event, number=index)
             _start_weather(table, race, event)
-            table.weather_draws.all().delete()
             actor.stamp(table).save()
             bulk_create_with_history(
                 [
@@ -278,7 +298,7 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
         table.weather_fixed, table.last_draw = after.fixed, after.last_draw or ""
         actor.stamp(table).save()
         number = table.weather_draws.count() + 1
-        return WeatherDraw.objects.create(
+        draw = WeatherDraw(
             table=table,
             number=number,
             roll=value,
@@ -289,6 +309,8 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
             fixed=after.fixed,
             actor=actor.label,
         )
+        actor.stamp(draw).save()
+        return draw
 
 
 def _slots_by_number(table: RaceTable, numbers: list[int]) -> dict[int, GridSlot]:
@@ -421,9 +443,35 @@ def referee_link_regenerate(*, actor: Actor, table: RaceTable | QualifyingTable)
     require_organiser(actor, table.event.championship)
     with transaction.atomic():
         kind = "race" if isinstance(table, RaceTable) else "qualifying"
-        ReplacedLink.objects.create(token=table.token, kind=kind, table_id=table.pk)
+        ReplacedLink.objects.create(
+            token=table.token, kind=kind, table_id=table.pk, actor=actor.label
+        )
         table.token = type(table)._meta.get_field("token").get_default()
         actor.stamp(table).save(update_fields=["token"])
+    return table
+
+
+def referee_account_set(*, actor: Actor, table: RaceTable | QualifyingTable, username: str) -> Any:
+    """Assign the referee account ``username`` to a table (qualifying or race); an empty
+    name removes it. The account then opens that table's pages and API, like its link,
+    and nothing more (recorded with who, before and after)."""
+    from django.contrib.auth import get_user_model
+
+    require_organiser(actor, table.event.championship)
+    username = (username or "").strip()
+    user = None
+    if username:
+        readable = len(username) <= 150 and "\x00" not in username
+        accounts = get_user_model().objects.filter(username=username, is_active=True)
+        user = accounts.first() if readable else None
+        if user is None:
+            message = _("No active account is named “%(username)s”.") % {"username": username[:150]}
+            raise InvalidInput(message, {"referee_account": [message]})
+    if table.referee_id == (user.pk if user is not None else None):
+        return table
+    with transaction.atomic():
+        table.referee = user
+        actor.stamp(table).save(update_fields=["referee"])
     return table
 
 

@@ -12,6 +12,11 @@ urlpatterns = [
         views.referee_link_submit,
         name="race-referee-link",
     ),
+    path(
+        "e/<slug:slug>/tables/<int:number>/referee-account/",
+        views.referee_account_submit,
+        name="race-referee-account",
+    ),
     path("e/<slug:slug>/sheets/", views.sheet_batch_submit, name="sheet-batch-request"),
     path("e/<slug:slug>/sheets/<str:kind>/", views.sheet_batch_page, name="sheet-batch"),
     path(

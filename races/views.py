@@ -29,6 +29,7 @@ from races.services import (
     allocation_run,
     configurations_set,
     race_weather_draw,
+    referee_account_set,
     referee_link_regenerate,
     sheet_batch_request,
     stands_set,
@@ -62,7 +63,13 @@ def _flash_errors(request: HttpRequest, form: Any) -> None:
 def allocation_page(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
     tables = tables_with_grids(event=event)
+    accounts = dict(
+        RaceTable.objects.filter(event=event, referee__isnull=False).values_list(
+            "pk", "referee__username"
+        )
+    )
     for table in tables:
+        table.referee_username = accounts.get(table.pk, "")  # type: ignore[attr-defined]
         for slot in table.grid:  # type: ignore[attr-defined]
             slot.colour = team_colour(slot.driver.team_id)
     batches = {b.kind: b for b in SheetBatch.objects.filter(event=event).defer("pdf")}
@@ -159,6 +166,31 @@ def referee_link_submit(request: HttpRequest, slug: str, number: int) -> HttpRes
         _("%(table)s has a new referee link; the old one no longer works.") % {"table": table},
     )
     return redirect("allocation", slug=slug)
+
+
+@require_POST
+def referee_account_submit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """The organiser assigns a referee account (by username) to a race table, or none."""
+    event = organised_event(request, slug)
+    table = get_object_or_404(RaceTable, event=event, number=number)
+    try:
+        referee_account_set(
+            actor=actor_for(request), table=table, username=request.POST.get("username", "")
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        if table.referee_id:
+            messages.success(
+                request,
+                _("%(user)s referees %(table)s: their account opens this table's page.")
+                % {"user": table.referee.get_username(), "table": table},
+            )
+        else:
+            messages.success(
+                request, _("%(table)s has no referee account any more.") % {"table": table}
+            )
+    return redirect(reverse("allocation", args=[slug]) + f"#table-{table.number}")
 
 
 @require_POST

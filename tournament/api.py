@@ -144,7 +144,11 @@ def require_token(actor: Actor) -> None:
 
 
 def is_event_referee(actor: Actor, event: Event) -> bool:
-    """True for a table link of ``event`` or a user refereeing one of its tables."""
+    """True for a table link of ``event`` or a user refereeing one of its tables.
+
+    Only a first gate for writes (the services then check the very table): it never opens
+    a read, since a table's referee reads their own table and nothing else (API.md).
+    """
     if actor.table is not None:
         return getattr(actor.table, "event_id", None) == event.pk
     if actor.is_authenticated:
@@ -155,16 +159,35 @@ def is_event_referee(actor: Actor, event: Event) -> bool:
     return False
 
 
-def require_read(actor: Actor, event: Event, *, published: bool) -> None:
-    """Organisers and the event's referees read everything; others only what is published.
+def reads_as_anonymous(actor: Actor) -> bool:
+    """Callers who are told nothing of what they may not read: a refusal is a ``404``.
 
-    Anonymous readers get the same 404 as for an unknown event, so nothing unpublished leaks.
+    Anonymous readers, and table links, which read their own table and, beyond it, no more
+    than an anonymous reader would (API.md, "table token").
     """
-    if published or actor.can_organise(event.championship) or is_event_referee(actor, event):
+    return actor.table is not None or not actor.is_authenticated
+
+
+def refuse_read(actor: Actor, event: Event, *, not_found: str | None = None) -> ServiceError:
+    """The refusal of an unpublished read: ``404`` for anonymous callers and table links
+    (the same as for an unknown event, unless ``not_found`` says better), ``403`` for a
+    user's token."""
+    if reads_as_anonymous(actor):
+        return NotFound(not_found or _("Unknown event “%(slug)s”.") % {"slug": event.slug})
+    return NotAllowed(_("The organisers have not published this yet."))
+
+
+def require_read(actor: Actor, event: Event, *, published: bool) -> None:
+    """Organisers read everything; everyone else only what is published.
+
+    The event's referees are no exception for event-wide data: a table's referee (link or
+    account) reads its own table through the endpoints that check the table. Anonymous
+    readers and table links get the same 404 as for an unknown event, so nothing
+    unpublished leaks.
+    """
+    if published or actor.can_organise(event.championship):
         return
-    if is_anonymous(actor):
-        raise NotFound(_("Unknown event “%(slug)s”.") % {"slug": event.slug})
-    raise NotAllowed(_("The organisers have not published this yet."))
+    raise refuse_read(actor, event)
 
 
 # ---------------------------------------------------------------------------
@@ -768,7 +791,8 @@ def event_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
         "championship", "circuit"
     )
     if not actor.can_organise(championship):
-        events = [e for e in events if _any_published(e) or is_event_referee(actor, e)]
+        # A table's referee sees no more of unpublished events than anyone (API.md).
+        events = [e for e in events if _any_published(e)]
     return [event_out(e) for e in events]
 
 

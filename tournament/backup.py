@@ -70,7 +70,12 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
     race_tables |= set(rows("races.HistoricalRaceTable", events)[1].values_list("id", flat=True))
     slots = set(rows("races.GridSlot", drivers)[1].values_list("pk", flat=True))
     slots |= set(rows("races.HistoricalGridSlot", drivers)[1].values_list("id", flat=True))
-    qualifying_tables = rows("qualifying.QualifyingTable", events)[1].values_list("pk", flat=True)
+    qualifying_tables = set(
+        rows("qualifying.QualifyingTable", events)[1].values_list("pk", flat=True)
+    )
+    qualifying_tables |= set(
+        rows("qualifying.HistoricalQualifyingTable", events)[1].values_list("id", flat=True)
+    )
     replaced = Q(kind="race", table_id__in=race_tables) | Q(
         kind="qualifying", table_id__in=list(qualifying_tables)
     )
@@ -87,7 +92,9 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
         rows("qualifying.QualifyingSession", events),
         rows("qualifying.HistoricalQualifyingSession", events),
         rows("qualifying.QualifyingTable", events),
+        rows("qualifying.HistoricalQualifyingTable", events),
         rows("qualifying.QualifyingSeat", events),
+        rows("qualifying.HistoricalQualifyingSeat", events),
         rows("qualifying.Run", drivers),
         rows("qualifying.HistoricalRun", drivers),
         rows("qualifying.DrawRoll", drivers),
@@ -101,6 +108,7 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
         rows("races.RaceWeather", events),
         rows("races.HistoricalRaceWeather", events),
         rows("races.WeatherDraw", table__in=race_tables),
+        rows("races.HistoricalWeatherDraw", table__in=race_tables),
         rows("races.AllocationRecord", events),
         rows("races.ManualSwap", events),
         rows("races.ReplacedLink", replaced),
@@ -132,7 +140,9 @@ LABELS = [
     "qualifying.QualifyingSession",
     "qualifying.HistoricalQualifyingSession",
     "qualifying.QualifyingTable",
+    "qualifying.HistoricalQualifyingTable",
     "qualifying.QualifyingSeat",
+    "qualifying.HistoricalQualifyingSeat",
     "qualifying.Run",
     "qualifying.HistoricalRun",
     "qualifying.DrawRoll",
@@ -146,6 +156,7 @@ LABELS = [
     "races.RaceWeather",
     "races.HistoricalRaceWeather",
     "races.WeatherDraw",
+    "races.HistoricalWeatherDraw",
     "races.AllocationRecord",
     "races.ManualSwap",
     "races.ReplacedLink",

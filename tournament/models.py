@@ -333,8 +333,20 @@ class Event(models.Model):
         quick_rules = (
             self.game == self.Game.FORMULA_DE and self.qualifying_mode == self.QualifyingMode.DRAW
         )
-        if quick_rules and self.laps is not None and not quick.laps_ok(self.laps):
+        circuit_laps = self.circuit.laps if self.circuit_id else None
+        problem = quick.race_laps_problem(self.laps, circuit_laps) if quick_rules else None
+        if problem == "laps":
             errors["laps"] = [str(_("Quick rules: a race of 1, 2 or 3 laps."))]
+        elif problem == "circuit_laps":
+            errors["laps"] = [
+                str(
+                    _(
+                        "Quick rules: a race of 1, 2 or 3 laps, and the circuit has "
+                        "%(laps)s: set the event's laps."
+                    )
+                    % {"laps": circuit_laps}
+                )
+            ]
         standard = self.standard_configuration
         if standard is not None and (
             not isinstance(standard, dict) or quick.standard_configuration_problems(standard)

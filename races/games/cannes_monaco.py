@@ -90,6 +90,26 @@ def problems(
     return found
 
 
+def table_size_ok(count: int) -> bool:
+    """True when a race of ``count`` cars may be played: 3 to 6 drivers."""
+    return MIN_DRIVERS <= count <= MAX_DRIVERS
+
+
+def table_capacity(count: int, wanted: int) -> int:
+    """The table capacity that seats ``count`` drivers in races of 3 to 6, nearest ``wanted``.
+
+    Tables are filled as evenly as possible (``races.allocation.table_sizes``): the
+    capacity is capped at 6 and, when ``wanted`` would leave a table of fewer than 3, the
+    tables are made fewer (and larger). Raises ValueError below 3 drivers in all.
+    """
+    if count < MIN_DRIVERS:
+        raise ValueError(f"a race needs {MIN_DRIVERS} drivers, got {count}")
+    wanted = max(MIN_DRIVERS, min(MAX_DRIVERS, wanted))
+    # Between ceil(count / 6) tables (none above 6) and count // 3 tables (none below 3).
+    tables = max(-(-count // MAX_DRIVERS), min(-(-count // wanted), count // MIN_DRIVERS))
+    return -(-count // tables)
+
+
 def cars(
     squares: Mapping[Hashable, int | None], crossed: Sequence[Hashable], *, grid: Sequence[Hashable]
 ) -> list[Car]:

@@ -6,7 +6,13 @@ past the line in squares, the crashes, and whether the car finished or was elimi
 
 - "Accidents": by default a crash eliminates, and a collision eliminates both cars
   (``crash_limit`` 1); the variant eliminates only after N crashes (each costs a turn and
-  a restart at speed 0). Collisions may be switched off: then cars pass through.
+  a restart at speed 0), a collision adding a crash to both cars. Collisions may be
+  switched off: then cars pass through and only crashes eliminate.
+- The sheet has no field naming the other car of a collision, so by default a car
+  eliminated without reaching the crash limit is the victim of a collision: allowed only
+  with collisions on, and (once the sheet is complete) with another car eliminated too,
+  since a collision eliminates both. In the variant a collision is a crash like any other,
+  so an eliminated car has reached the limit.
 - "Fin du jeu": finishers by fewest turns, then by the larger margin past the line ("c'est
   le joueur 2 qui gagne la course"); equal turns and margin is a tie ("égalité").
 - Product choice (DOMAIN.md): then drivers still running when the race stopped (all
@@ -33,6 +39,8 @@ ProblemKind = Literal[
     "turns_required",
     "over_crash_limit",
     "eliminated_below_limit",
+    "eliminated_without_collision",
+    "collision_alone",
 ]
 FIELDS = ("turns", "margin", "crashes")
 
@@ -72,22 +80,36 @@ class Classified:
     points: int
 
 
+def collision_eliminates(*, crash_limit: int, collisions: bool) -> bool:
+    """True when a collision eliminates both cars by itself ("Accidents", the rule).
+
+    In the variant of N crashes a collision adds a crash to both cars instead ("les deux
+    joueurs ajoutent un crash à leur compteur"); with collisions off cars pass through.
+    """
+    return collisions and crash_limit <= 1
+
+
 def problems(
     runs: Mapping[Hashable, Mapping[str, object]],
     *,
     grid: Sequence[Hashable],
     crash_limit: int = 1,
+    collisions: bool = True,
     complete: bool,
 ) -> list[Problem]:
     """Every problem of a referee's sheet, each naming the driver; empty when accepted.
 
     Counts are whole numbers ≥ 0; a car cannot both finish and be eliminated; a finisher
-    has its turns; a car with ``crash_limit`` crashes is out, and (since only crashes and
-    collisions eliminate) an eliminated car has reached the limit. A complete sheet has a
-    line for every driver of the grid.
+    has its turns; a car with ``crash_limit`` crashes is out. Only crashes and collisions
+    eliminate: a car eliminated below the limit was hit in a collision, which needs
+    collisions on and the rule's "a crash eliminates" (:func:`collision_eliminates`), and
+    on a complete sheet another eliminated car, the collision eliminating both. A complete
+    sheet has a line for every driver of the grid.
     """
     on_grid = set(grid)
     found: list[Problem] = []
+    by_collision: list[Hashable] = []
+    eliminated_cars = 0
     for driver, run in runs.items():
         if driver not in on_grid:
             found.append(Problem("unknown_driver", driver))
@@ -99,6 +121,7 @@ def problems(
                 found.append(Problem("bad_number", driver, field, value))
                 numbers_ok = False
         finished, eliminated = bool(run.get("finished")), bool(run.get("eliminated"))
+        eliminated_cars += eliminated
         if finished and eliminated:
             found.append(Problem("finished_and_eliminated", driver))
         if not numbers_ok:
@@ -109,9 +132,17 @@ def problems(
         if crashes >= crash_limit and not eliminated:
             found.append(Problem("over_crash_limit", driver, "crashes", crashes))
         if eliminated and crashes < crash_limit:
-            found.append(Problem("eliminated_below_limit", driver, "crashes", crashes))
+            if collision_eliminates(crash_limit=crash_limit, collisions=collisions):
+                by_collision.append(driver)
+            elif not collisions:
+                found.append(Problem("eliminated_without_collision", driver, "crashes", crashes))
+            else:
+                found.append(Problem("eliminated_below_limit", driver, "crashes", crashes))
     if complete:
         found.extend(Problem("missing", driver) for driver in grid if driver not in runs)
+        # "en plus d'éliminer le joueur que l'on accidente": the other car is out as well.
+        if eliminated_cars < 2:
+            found.extend(Problem("collision_alone", driver) for driver in by_collision)
     return found
 
 

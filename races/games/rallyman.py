@@ -12,6 +12,9 @@ dans l'ES", Règlement+ ART.14–15); or that the driver retired.
   least time over the stages).
 - Start order (ART.4-2): stage 1 set by the organisers (or drawn); stage k+1 in the
   order of the classification after stage k, a tie keeping the previous start order.
+- Intermediate time points (Règlement+, "points de prise de temps intermédiaires"): at
+  each point a driver calls out their speed-card pile so far; optional, ``mm:ss`` each,
+  in the order of the points, so never decreasing and never above the stage's chrono.
 - Product choices (DOMAIN.md): equal times share the rank; a retired driver is classified
   after every driver still running (those who went further first) and does not start
   later stages.
@@ -42,6 +45,8 @@ ProblemKind = Literal[
     "bad_chrono",
     "bad_seconds",
     "seconds_exceed_chrono",
+    "bad_split",
+    "splits_order",
     "missing",
 ]
 
@@ -83,6 +88,19 @@ def route_problems(route: str) -> list[str]:
     return [zone for zone in zones if not _ROUTE_ZONE.match(zone)]
 
 
+def parse_splits(values: object) -> list[int]:
+    """Seconds of each intermediate time (``["02:10", "04:05"]``), blanks skipped.
+
+    Raises :class:`ChronoError` for a value that is not a ``mm:ss`` chrono, and for
+    anything but a list (or None, no split).
+    """
+    if values is None:
+        return []
+    if not isinstance(values, list | tuple):
+        raise ChronoError(f"not a list of mm:ss chronos: {values!r}")
+    return [parse_chrono(str(value)) for value in values if str(value).strip()]
+
+
 @dataclass(frozen=True)
 class StageEntry:
     """What the race director writes for one driver on one stage."""
@@ -91,6 +109,7 @@ class StageEntry:
     chrono: int | None = None  # seconds of the speed cards
     seconds_held: int = 0
     retired: bool = False
+    splits: tuple[int, ...] = ()  # pile at each intermediate point, seconds
 
     @property
     def time(self) -> int | None:
@@ -115,9 +134,9 @@ def entry_problems(
 ) -> list[Problem]:
     """Every problem of the times written for a stage, each naming the driver.
 
-    ``entries`` maps a driver to ``{chrono: "mm:ss", seconds_held, retired}``; ``starters``
-    are the drivers who start this stage (not retired before). ``complete`` asks for a
-    line for every starter.
+    ``entries`` maps a driver to ``{chrono: "mm:ss", seconds_held, retired, splits}``
+    (``splits`` optional: a list of ``mm:ss``); ``starters`` are the drivers who start this
+    stage (not retired before). ``complete`` asks for a line for every starter.
     """
     allowed = set(starters)
     found: list[Problem] = []
@@ -125,6 +144,18 @@ def entry_problems(
         if driver not in allowed:
             found.append(Problem("not_starting", driver))
             continue
+        splits: list[int] | None = None
+        try:
+            splits = parse_splits(entry.get("splits"))
+        except ChronoError:
+            bad = entry.get("splits")
+            if isinstance(bad, list | tuple):
+                bad = next((v for v in bad if not _is_chrono(v)), bad)
+            found.append(Problem("bad_split", driver, bad))
+        else:
+            if any(b < a for a, b in zip(splits, splits[1:], strict=False)):
+                found.append(Problem("splits_order", driver))
+                splits = None
         held = entry.get("seconds_held", 0)
         if held is None:
             held = 0
@@ -144,9 +175,19 @@ def entry_problems(
             continue
         if held is not None and held > seconds:  # type: ignore[operator]
             found.append(Problem("seconds_exceed_chrono", driver, held))
+        if splits and splits[-1] > seconds:
+            found.append(Problem("splits_order", driver))
     if complete:
         found.extend(Problem("missing", driver) for driver in starters if driver not in entries)
     return found
+
+
+def _is_chrono(value: object) -> bool:
+    try:
+        parse_chrono(str(value))
+    except ChronoError:
+        return not str(value).strip()  # a blank split is skipped, not wrong
+    return True
 
 
 def entry_of(driver: Hashable, values: Mapping[str, object]) -> StageEntry:
@@ -158,6 +199,7 @@ def entry_of(driver: Hashable, values: Mapping[str, object]) -> StageEntry:
         chrono=None if retired or chrono in (None, "") else parse_chrono(str(chrono)),
         seconds_held=int(values.get("seconds_held") or 0),  # type: ignore[call-overload]
         retired=retired,
+        splits=tuple(parse_splits(values.get("splits"))),
     )
 
 

@@ -91,9 +91,31 @@ def test_general_classification_sum_has_no_session(organiser, event, session_one
     assert {line["session"] for line in lines} == {None}
 
 
-def test_referee_reads_the_unpublished_classification(referee, session_one):
+def test_a_table_link_is_told_nothing_of_the_unpublished_classification(
+    referee, organiser, session_one
+):
+    """Classifications are event-wide: a table's link reads them like anyone (API.md)."""
+    for path in (f"{SESSION_1}/classification", GENERAL):
+        response = referee.get(path)
+        assert response.status_code == 404
+        assert response.json()["detail"] == "Unknown event “monaco-2025”."
+    organiser.post("/events/monaco-2025/publish", {"qualifying": True})
     assert referee.get(f"{SESSION_1}/classification").status_code == 200
     assert referee.get(GENERAL).status_code == 200
+
+
+def test_a_referee_account_is_403_until_published(event, organiser, session_one):
+    from qualifying.models import QualifyingTable
+    from tests.api.conftest import Api, make_user
+    from tournament.models import ApiToken
+
+    rita = make_user("rita")
+    QualifyingTable.objects.filter(event=event, number=1).update(referee=rita)
+    account = Api(ApiToken.issue(rita))
+    assert account.get(GENERAL).status_code == 403
+    assert account.get(f"{SESSION_1}/classification").status_code == 403
+    organiser.post("/events/monaco-2025/publish", {"qualifying": True})
+    assert account.get(GENERAL).status_code == 200
 
 
 def test_anonymous_reads_only_once_published(anon, organiser, session_one):

@@ -74,9 +74,13 @@ def test_sheet_permissions(anon, outsider, referee, allocated):
     unpublished = anon.get(SHEET)
     assert unpublished.status_code == 404
     assert unpublished.json()["detail"] == "Unknown event “gp-race”."
-    for api in (outsider, referee, table_api(allocated, 2)):
+    response = outsider.get(SHEET)
+    assert response.status_code == 403, response.content
+    assert response.json()["detail"]
+    # Table links read their own table only, and nothing more than anyone else: 404.
+    for api in (referee, table_api(allocated, 2)):
         response = api.get(SHEET)
-        assert response.status_code == 403, response.content
+        assert response.status_code == 404, response.content
         assert response.json()["detail"]
 
 

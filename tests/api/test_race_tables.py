@@ -272,15 +272,15 @@ def test_table_token_reads_its_own_table_until_published(organiser, allocated):
     assert grid_numbers(mine.get(TABLES).json()) == [TABLE_1, TABLE_2]
 
 
-def test_outsiders_and_other_events_tokens_are_403(outsider, organiser, allocated, event):
+def test_outsiders_and_other_events_tokens_are_refused(outsider, organiser, allocated, event):
     assert outsider.get(TABLES).status_code == 403
-    # A race table of another event of the same championship.
+    # A race table of another event of the same championship: told nothing, like anyone.
     other = make_event(allocated.championship, allocated.circuit, slug="other-gp")
     table = RaceTable.objects.create(event=other, number=1)
-    assert Api(table.token).get(TABLES).status_code == 403
+    assert Api(table.token).get(TABLES).status_code == 404
     # A qualifying table's link of another event.
     qualifying = QualifyingTable.objects.get(event=event, number=1)
-    assert Api(qualifying.token).get(TABLES).status_code == 403
+    assert Api(qualifying.token).get(TABLES).status_code == 404
 
 
 def test_tables_before_any_allocation_is_an_empty_list(organiser, race):
@@ -385,10 +385,10 @@ def test_regenerated_link_replaces_the_old_token(organiser, allocated):
 def test_replaced_qualifying_link_is_401_too(admin, event):
     table = QualifyingTable.objects.get(event=event, number=1)
     old = Api(table.token)
-    assert old.get("/events/monaco-2025").status_code == 200
+    assert old.get("/events/monaco-2025/qualifying-tables").status_code == 200
     root = get_user_model().objects.get(username="root")
     referee_link_regenerate(actor=Actor(user=root), table=table)
-    response = old.get("/events/monaco-2025")
+    response = old.get("/events/monaco-2025/qualifying-tables")
     assert response.status_code == 401
     assert response.json()["detail"] == "This link was replaced: ask race control for the new one."
 
@@ -396,7 +396,8 @@ def test_replaced_qualifying_link_is_401_too(admin, event):
 def test_race_table_token_writes_nothing_of_qualifying(allocated):
     QualifyingSession.objects.filter(event=allocated).delete()
     mine = table_api(allocated, 1)
-    assert mine.get("/events/gp-race").status_code == 200  # its own event, unpublished
+    assert mine.get("/events/gp-race/tables").status_code == 200  # its own table
+    assert mine.get("/events/gp-race").status_code == 404  # the event itself: unpublished
     assert mine.post("/events/gp-race/sessions", {"number": 1}).status_code == 403
     open_session(allocated, 1, "sun")
     run = {"driver": 5, "tyres": "hard", "throws": 20, "stopwatch": "1:30"}

@@ -76,14 +76,20 @@ def test_results_are_public_once_published(organiser, outsider, anon, allocated,
     assert response.status_code == 404
     assert response.json()["detail"] == "Unknown event “gp-race”."
     assert outsider.get(RESULTS).status_code == 403
-    # The event's referees read them before publication (link or account).
-    assert table_api(allocated, 2).get(RESULTS).json() == DAY[:4]
+    # The event's referees read their own table, not the day's results (API.md): a link
+    # is told nothing, like an anonymous reader; an account is refused like any user.
+    response = table_api(allocated, 2).get(RESULTS)
+    assert response.status_code == 404
+    assert response.json()["detail"] == "Unknown event “gp-race”."
     rita = make_user("rita")
     RaceTable.objects.filter(event=allocated, number=2).update(referee=rita)
-    assert Api(ApiToken.issue(rita)).get(RESULTS).json() == DAY[:4]
+    rita_api = Api(ApiToken.issue(rita))
+    assert rita_api.get(RESULTS).status_code == 403
     organiser.post("/events/gp-race/publish", {"results": True})
     assert anon.get(RESULTS).json() == DAY[:4]
     assert outsider.get(RESULTS).json() == DAY[:4]
+    assert table_api(allocated, 2).get(RESULTS).json() == DAY[:4]
+    assert rita_api.get(RESULTS).json() == DAY[:4]
     assert anon.get("/events/nope/results").status_code == 404
 
 

@@ -582,9 +582,10 @@ def test_reading_before_publication(organiser, referee1, outsider, anon, allocat
     assert response.status_code == 404
     assert response.json()["detail"] == "Unknown event “gp-race”."
     assert outsider.get(RESULT_1).status_code == 403
-    response = table_api(allocated, 2).get(RESULT_1)  # another table's referee
-    assert response.status_code == 403
-    assert response.json()["detail"] == "The organisers have not published the results yet."
+    # Another table's link is told nothing, like an anonymous reader.
+    response = table_api(allocated, 2).get(RESULT_1)
+    assert response.status_code == 404
+    assert response.json()["detail"] == "Table 1 has no published result yet."
 
 
 def test_reading_once_published_needs_a_confirmed_table(organiser, referee1, anon, allocated):

@@ -1,6 +1,7 @@
 """The other games' entry pages in real Chromium: a Cannes–Monaco referee types the squares
 with the keyboard through the table link and sends the sheet; a Racetrack referee does the
-same; race control types a Rallyman stage's times, one row per driver.
+same; race control types a Rallyman stage's times, one row per driver, with the
+intermediate times.
 
 Pages are in French by default; the selectors use names and ids, not words.
 """
@@ -107,8 +108,11 @@ def test_race_control_types_a_stage_with_the_keyboard(
     keys.type("5")
     keys.press("Tab")
     keys.press("Tab")
+    expect(page.locator("input[name='splits-3']")).to_be_focused()
+    keys.type("03:05 06:10")  # Règlement+: the pile at each intermediate time point
+    keys.press("Tab")
     keys.type("75:10")
-    for _box in ("held-1", "retired-1", "chrono-2", "held-2", "retired-2"):
+    for _box in ("held-1", "retired-1", "splits-1", "chrono-2", "held-2", "retired-2"):
         keys.press("Tab")
     expect(page.locator("input[name='retired-2']")).to_be_focused()
     keys.press("Space")  # driver 2 retired
@@ -116,6 +120,8 @@ def test_race_control_types_a_stage_with_the_keyboard(
     with page.expect_navigation():
         keys.press("Enter")
     expect(page.locator("input[name='chrono-1']")).to_have_value("75:10")
+    expect(page.locator("input[name='splits-3']")).to_have_value("03:05 06:10")
+    assert StageTime.objects.get(driver__number=3).splits == [185, 370]
     times = {
         t.driver.number: (t.chrono, t.seconds_held, t.retired)
         for t in StageTime.objects.select_related("driver")

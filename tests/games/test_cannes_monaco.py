@@ -1,15 +1,24 @@
 """Cannes–Monaco 1925 points (races/games/cannes_monaco.py) against the rule text.
 
 Section: rules/cannes-monaco-1925-bauza-rules.fr.txt, "Règles de championnat —
-Décompte des points". No database.
+Décompte des points"; the number of players ("pour 3 à 6 pilotes"). No database.
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.games.cannes_monaco import Car, classification, points, problems
+from races.allocation import table_sizes
+from races.games.cannes_monaco import (
+    Car,
+    classification,
+    points,
+    problems,
+    table_capacity,
+    table_size_ok,
+)
 
 
 def test_rule_example_of_the_championship_section_0_4_and_6_plus_3():
@@ -81,3 +90,23 @@ def test_points_do_not_depend_on_the_order_cars_are_written(race, rnd):
     assert {(line.driver, line.place) for line in classification(shuffled)} == {
         (line.driver, line.place) for line in classification(race)
     }
+
+
+def test_a_race_is_for_3_to_6_drivers():
+    # Rule text: "pour 3 à 6 pilotes".
+    assert [table_size_ok(n) for n in (2, 3, 6, 7)] == [False, True, True, False]
+    assert table_capacity(7, 10) == 4  # 4 + 3, not one table of 7
+    assert table_capacity(4, 2) == 4  # not two tables of 2
+    assert table_capacity(12, 4) == 4
+    with pytest.raises(ValueError):
+        table_capacity(2, 6)
+
+
+@given(st.integers(3, 200), st.integers(1, 20))
+def test_tables_of_the_capacity_seat_everyone_in_races_of_3_to_6(count, wanted):
+    sizes = table_sizes(count, table_capacity(count, wanted))
+    assert sum(sizes) == count
+    assert all(table_size_ok(size) for size in sizes)
+    plain = table_sizes(count, wanted)
+    if wanted <= 6 and all(table_size_ok(size) for size in plain):
+        assert sizes == plain  # the organiser's table size holds whenever it can

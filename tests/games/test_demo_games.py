@@ -9,7 +9,7 @@ import pdfplumber
 import pytest
 from django.core.management import call_command
 
-from races.models import ResultLine, Stage, StageTime
+from races.models import RaceResult, ResultLine, Stage, StageTime
 from races.pdf import RaceSheetRenderer
 from races.sheets import race_sheets
 from tournament.models import Event
@@ -75,6 +75,9 @@ def test_racetrack_results_and_club_standings(demo):
         ("running", 5, 4),
     ]  # fmt: skip
     assert {s for s, _r, _p in statuses[5:]} == {"eliminated"}
+    # The demo's collision: a car out with no crash of its own ("Accidents").
+    runs = RaceResult.objects.get(table__event=event).game_data["runs"].values()
+    assert sum(1 for run in runs if run["eliminated"] and run["crashes"] == 0) == 1
     club = event.championship
     standings = standings_for(championship=club)
     assert len(standings.events) == 4  # the quick race, the rally and both table games

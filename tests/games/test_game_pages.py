@@ -156,3 +156,38 @@ def test_race_control_confirms_a_game_table_on_the_results_desk(en, make_event, 
     assert table.result_status == "confirmed"
     page = en.get(reverse("game-table-entry", args=[table.token])).content.decode()
     assert "Confirmed by race control" in page
+
+
+def test_stage_times_page_intermediate_times(en, rally, organiser):
+    # Règlement+: intermediate time points, the pile called out at each point.
+    Stage.objects.create(event=rally, number=1, route="J1 J4", start_order=[1, 2, 3, 4])
+    en.force_login(organiser)
+    url = reverse("rally-stage-times", args=["rally", 1])
+    assert 'name="splits-1"' in en.get(url).content.decode()
+    bad = en.post(url, {"chrono-1": "07:40", "splits-1": "02:10 zz"})
+    assert bad.status_code == 400
+    assert "1 Pilote1" in bad.content.decode() and "zz" in bad.content.decode()
+    assert 'value="02:10 zz"' in bad.content.decode()  # what was typed is kept
+    assert not StageTime.objects.exists()
+    ok = en.post(url, {"chrono-1": "07:40", "splits-1": "02:10, 05:05", "chrono-2": "07:00"})
+    assert ok.status_code == 302
+    assert StageTime.objects.get(driver__number=1).splits == [130, 305]
+    assert StageTime.objects.get(driver__number=2).splits == []
+    assert 'value="02:10 05:05"' in en.get(url).content.decode()
+    emptied = en.post(url, {"chrono-1": "07:40", "splits-1": ""})
+    assert emptied.status_code == 302
+    assert StageTime.objects.get(driver__number=1).splits == []  # emptied on the page
+
+
+def test_racetrack_page_tells_what_a_collision_does(en, make_event, organiser):
+    # rules/racetrack-rules.fr.txt "Accidents": the rule and its two variants.
+    event, table = allocated(make_event, organiser, game="racetrack")
+    url = reverse("game-table-entry", args=[table.token])
+    assert "A collision eliminates both cars" in en.get(url).content.decode()
+    event.crash_limit = 3
+    event.save()
+    assert "A collision adds a crash to both cars" in en.get(url).content.decode()
+    event.collisions = False
+    event.save()
+    page = en.get(url).content.decode()
+    assert "Collisions are off" in page and "A collision" not in page

@@ -31,3 +31,12 @@ def test_dispatch_maps_table_games_to_their_modules():
     assert {"cannes_monaco": cannes_monaco, "racetrack": racetrack} == TABLE_GAMES
     assert table_game("formula_de") is None
     assert table_game("rallyman") is None
+
+
+def test_point_10_the_race_laps_are_the_events_else_the_circuits():
+    # A quick-rules event without laps races the circuit's: 3 is fine, 5 is not.
+    assert quick.race_laps_problem(None, 3) is None
+    assert quick.race_laps_problem(2, 5) is None
+    assert quick.race_laps_problem(None, 5) == "circuit_laps"
+    assert quick.race_laps_problem(4, 3) == "laps"
+    assert quick.race_laps_problem(None, None) is None  # no circuit yet: its own error

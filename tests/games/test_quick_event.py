@@ -42,3 +42,57 @@ def test_point_1_the_standard_car_is_printed_on_every_grid_line(make_event, orga
     with pdfplumber.open(io.BytesIO(RaceSheetRenderer().render(sheet))) as pdf:
         text = pdf.pages[0].extract_text()
     assert "Standard car" in text
+
+
+@pytest.fixture
+def spa(db):
+    """A circuit of 5 laps: a quick race on it needs its own laps (point 10)."""
+    from tournament.models import Circuit
+
+    board = {"rain_from": 1, "rain_to": 4, "variable_from": 5, "variable_to": 8, "sun_from": 9}
+    return Circuit.objects.create(slug="spa", name="Spa", laps=5, sun_to=20, **board)
+
+
+def event_form(circuit, **fields):
+    return {"name": "Quick", "slug": "quick", "date": "2026-05-01", "circuit": circuit.pk,
+            "laps": "", "table_size": "8", "qualifying_mode": "draw", "language": "en",
+            "stand_numbers": "", "crash_limit": "1", "game": "formula_de", **fields}  # fmt: skip
+
+
+def test_point_10_the_form_refuses_a_quick_event_racing_the_circuits_5_laps(
+    client, organiser, championship, spa
+):
+    from django.urls import reverse
+
+    from tournament.models import Event
+
+    client.cookies["django_language"] = "en"
+    client.force_login(organiser)
+    url = reverse("event-new", args=[championship.slug])
+    refused = client.post(url, event_form(spa))
+    assert refused.status_code == 200 and "1, 2 or 3 laps" in refused.content.decode()
+    assert not Event.objects.filter(slug="quick").exists()
+    assert client.post(url, event_form(spa, laps="2")).status_code == 302
+    # Editing: emptying the laps falls back on the circuit's 5.
+    settings = reverse("event-settings", args=["quick"])
+    emptied = client.post(settings, {**event_form(spa), "minute_penalty": "on"})
+    assert emptied.status_code == 200 and "1, 2 or 3 laps" in emptied.content.decode()
+    assert Event.objects.get(slug="quick").laps == 2
+
+
+def test_point_10_the_api_refuses_a_quick_event_racing_the_circuits_5_laps(
+    org_api, championship, spa
+):
+    response = org_api.post(f"/championships/{championship.slug}/events", body(spa))
+    assert response.status_code == 400
+    message = response.json()["errors"]["laps"][0]
+    assert "5" in message and "set" in message
+
+
+def test_point_10_the_form_tells_to_set_the_laps(client, organiser, championship, spa):
+    from django.urls import reverse
+
+    client.cookies["django_language"] = "en"
+    client.force_login(organiser)
+    refused = client.post(reverse("event-new", args=[championship.slug]), event_form(spa))
+    assert "set the event" in refused.content.decode()

@@ -1,8 +1,8 @@
 """Racetrack classification (races/games/racetrack.py) against the rule text.
 
 Sections of rules/racetrack-rules.fr.txt: "Accidents" (crash and collision eliminate, the
-variant of N crashes), "Fin du jeu" (fewest turns, then the margin past the line, ties).
-No database.
+variants of N crashes and of no collisions), "Fin du jeu" (fewest turns, then the margin
+past the line, ties). No database.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.games.racetrack import Run, classification, problems
+from races.games.racetrack import Run, classification, collision_eliminates, problems, run_of
 
 SCALE = (10, 6, 4, 3, 2, 1)
 
@@ -152,3 +152,78 @@ def test_classification_does_not_depend_on_the_order_runs_are_written(race, rnd)
     assert {
         (line.driver, line.place, line.points) for line in classification(shuffled, scale=SCALE)
     } == places
+
+
+def test_accidents_a_collision_eliminates_both_cars():
+    # "si on se prend une autre caisse, on est éliminé aussi, en plus d'éliminer le joueur
+    # que l'on accidente": the car hit is out without a crash of its own.
+    sheet = {
+        1: {"turns": 7, "crashes": 1, "eliminated": True},  # hit car 2
+        2: {"turns": 7, "crashes": 0, "eliminated": True},  # was hit
+        3: {"turns": 30, "finished": True},
+    }
+    assert problems(sheet, grid=[1, 2, 3], collisions=True, complete=True) == []
+    lines = classification([run_of(n, values) for n, values in sheet.items()], scale=SCALE)
+    assert {(line.driver, line.status, line.points) for line in lines} == {
+        (3, "finished", 10),
+        (1, "eliminated", 0),
+        (2, "eliminated", 0),
+    }
+
+
+def test_accidents_a_collision_needs_the_other_car_eliminated_too():
+    sheet = {1: {"turns": 7, "eliminated": True}, 2: {"turns": 30, "finished": True}}
+    found = problems(sheet, grid=[1, 2], collisions=True, complete=True)
+    assert [(p.kind, p.driver) for p in found] == [("collision_alone", 1)]
+    # A draft may be written one car at a time.
+    assert problems({1: sheet[1]}, grid=[1, 2], collisions=True, complete=False) == []
+
+
+def test_accidents_variant_without_collisions_only_crashes_eliminate():
+    # "plusieurs joueurs peuvent se positionner sur le même croisement en toute
+    # transparence sans que cela n'implique d'accident"
+    sheet = {1: {"turns": 7, "eliminated": True}, 2: {"turns": 7, "eliminated": True}}
+    found = problems(sheet, grid=[1, 2], collisions=False, complete=True)
+    assert {(p.kind, p.driver) for p in found} == {
+        ("eliminated_without_collision", 1),
+        ("eliminated_without_collision", 2),
+    }
+    crashed = {1: {"crashes": 1, "eliminated": True}, 2: {"turns": 9}}
+    assert problems(crashed, grid=[1, 2], collisions=False, complete=True) == []
+
+
+def test_accidents_variant_of_n_crashes_a_collision_is_a_crash_for_both():
+    # "les deux joueurs ajoutent un crash à leur compteur": nobody is out below the limit.
+    sheet = {1: {"crashes": 1, "eliminated": True}, 2: {"crashes": 1, "eliminated": True}}
+    found = problems(sheet, grid=[1, 2], crash_limit=2, collisions=True, complete=True)
+    assert [p.kind for p in found] == ["eliminated_below_limit"] * 2
+    assert collision_eliminates(crash_limit=1, collisions=True)
+    assert not collision_eliminates(crash_limit=2, collisions=True)
+    assert not collision_eliminates(crash_limit=1, collisions=False)
+
+
+@given(
+    st.integers(0, 4),
+    st.booleans(),
+    st.integers(1, 3),
+    st.booleans(),
+)
+def test_a_car_with_the_limit_of_crashes_is_always_eliminated(crashes, eliminated, limit, on):
+    found = problems(
+        {
+            1: {"crashes": crashes, "eliminated": eliminated},
+            2: {"crashes": limit, "eliminated": True},
+        },
+        grid=[1, 2],
+        crash_limit=limit,
+        collisions=on,
+        complete=True,
+    )
+    kinds = {p.kind for p in found if p.driver == 1}
+    if crashes >= limit:
+        assert (not kinds) == eliminated
+    elif eliminated:
+        # Below the limit only the rule's collision (on, a crash eliminates) puts a car out.
+        assert (not kinds) == (on and limit == 1)
+    else:
+        assert not kinds

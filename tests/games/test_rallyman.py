@@ -2,7 +2,7 @@
 
 Article numbers refer to rules/rallyman-rules.fr.txt: ART.2 (three stages, the FEUILLE
 P.C. COURSE), ART.4-2 (start orders), ART.11 (chrono mm:ss, best time wins the stage),
-Règlement+ (seconds tokens subtracted). No database.
+Règlement+ (seconds tokens subtracted, intermediate time points). No database.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from races.games.rallyman import (
     ChronoError,
     StageEntry,
     draw_start_order,
+    entry_of,
     entry_problems,
     format_chrono,
     games,
     next_start_order,
     parse_chrono,
+    parse_splits,
     rally_classification,
     route_problems,
     route_zones,
@@ -178,3 +180,35 @@ def test_next_start_order_is_a_permutation_of_the_running_drivers(stages, rnd):
 @given(st.integers(0, 999 * 60 + 59))
 def test_chrono_round_trip(seconds):
     assert parse_chrono(format_chrono(seconds)) == seconds
+
+
+def test_reglement_plus_intermediate_times_are_piles_in_the_order_of_the_points():
+    # Règlement+: "Un ou plusieurs points de prise de temps intermédiaires [...] chaque
+    # rallyman communique son temps (pile chrono) à cet endroit de l'ES".
+    entry = entry_of(1, {"chrono": "07:40", "splits": ["02:10", " ", "05:05"]})
+    assert entry.splits == (130, 305)
+    assert parse_splits(None) == []
+    found = entry_problems(
+        {
+            1: {"chrono": "07:40", "splits": ["02:10", "zz"]},
+            2: {"chrono": "07:40", "splits": ["05:00", "02:00"]},
+            3: {"chrono": "03:00", "splits": ["04:00"]},  # beyond the stage's own pile
+            4: {"retired": True, "splits": ["02:00"]},  # went past a point, then retired
+            5: {"chrono": "03:00", "splits": "02:00"},
+        },
+        starters=[1, 2, 3, 4, 5],
+    )
+    assert {(p.kind, p.driver, p.value) for p in found} == {
+        ("bad_split", 1, "zz"),
+        ("splits_order", 2, None),
+        ("splits_order", 3, None),
+        ("bad_split", 5, "02:00"),
+    }
+
+
+@given(st.lists(st.integers(0, 999 * 60 + 59), max_size=6))
+def test_splits_round_trip_and_only_increasing_ones_pass(seconds):
+    texts = [format_chrono(s) for s in seconds]
+    assert parse_splits(texts) == seconds
+    found = entry_problems({1: {"chrono": "999:59", "splits": texts}}, starters=[1])
+    assert (found == []) == (seconds == sorted(seconds))

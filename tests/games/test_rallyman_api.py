@@ -140,3 +140,37 @@ def test_drawn_start_order_lists_every_driver(rally, org_api):
     response = put(org_api, "/events/rally/stages/1/start-order", {"draw": True})
     assert sorted(line["driver"]["number"] for line in response.json()) == [1, 2, 3, 4, 5, 6]
     assert put(org_api, "/events/rally/stages/2/start-order", {"draw": True}).status_code == 400
+
+
+def test_a_bad_intermediate_time_is_400_naming_the_driver(rally, org_api):
+    response = times(org_api, 1, {"6": {"chrono": "05:10", "splits": ["02:00", "zz"]}})
+    assert response.status_code == 400
+    message = response.json()["errors"]["times.6"][0]
+    assert message.startswith("6 Pilote6") and "zz" in message
+    backwards = times(org_api, 1, {"5": {"chrono": "05:10", "splits": ["03:00", "02:00"]}})
+    assert backwards.status_code == 400 and "times.5" in backwards.json()["errors"]
+    assert not StageTime.objects.exists()
+
+
+def test_intermediate_times_round_trip(rally, org_api):
+    # Règlement+: "points de prise de temps intermédiaires", the pile at each point.
+    response = times(
+        org_api,
+        1,
+        {
+            "6": {"chrono": "05:10", "splits": ["02:00", "04:15"]},
+            "5": {"chrono": "05:00", "seconds_held": 10},
+            "4": {"retired": True, "splits": ["01:50"]},
+        },
+    )
+    assert response.status_code == 200, response.content
+    by_driver = {line["driver"]["number"]: line["splits"] for line in response.json()}
+    assert by_driver == {6: ["02:00", "04:15"], 5: [], 4: ["01:50"]}
+    read = org_api.get("/events/rally/stages/1/classification").json()
+    assert {line["driver"]["number"]: line["splits"] for line in read} == by_driver
+    assert StageTime.objects.get(driver__number=6).splits == [120, 255]
+    # Left out, the splits written before stay; [] clears them.
+    assert times(org_api, 1, {"6": {"chrono": "05:11"}}).status_code == 200
+    assert StageTime.objects.get(driver__number=6).splits == [120, 255]
+    cleared = times(org_api, 1, {"6": {"chrono": "05:11", "splits": []}})
+    assert {line["driver"]["number"]: line["splits"] for line in cleared.json()}[6] == []

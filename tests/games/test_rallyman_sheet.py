@@ -72,3 +72,68 @@ def test_sheet_has_reclassification_and_final_in_english(groseilles):
     assert "Re-classification ES1+ES2" in text
     assert "Final scratch" in text
     assert "Service park after" in text
+
+
+def section(text: str, title: str) -> list[str]:
+    """The lines under ``title`` up to the next heading (a line without a digit first)."""
+    lines = text.splitlines()
+    start = lines.index(title) + 2  # the title, then the column header
+    rows = []
+    for line in lines[start:]:
+        if not line[:1].isdigit():
+            break
+        rows.append(line)
+    return rows
+
+
+def test_sheet_rows_service_parks_reclassification_and_final(groseilles, organiser):
+    # ART.2: "des assistances sont prévues après l'ES1 et l'ES2"; ART.4-2: ES2 starts in the
+    # ES1 order, ES3 in the ES1+ES2 order; equal totals share the rank (DOMAIN.md).
+    from dataclasses import replace
+
+    from races.game_pdf import RallySheet
+
+    actor = Actor(user=organiser)
+    es2 = Stage.objects.get(event=groseilles, number=2)
+    stage_times_set(actor=actor, stage=es2, times={
+        2: {"chrono": "07:00"}, 1: {"chrono": "06:30"}, 3: {"chrono": "07:05"},
+    })  # fmt: skip
+    es3 = Stage.objects.get(event=groseilles, number=3)
+    stage_times_set(actor=actor, stage=es3, times={
+        1: {"chrono": "04:00"}, 2: {"chrono": "03:55"}, 3: {"chrono": "03:00"},
+    })  # fmt: skip
+    data = replace(rally_sheet_data(event=groseilles), language="en")
+    text = text_of(RallySheet().render(data))
+    lines = text.splitlines()
+    # A service park after ES1 and ES2, none after ES3.
+    assert lines[lines.index("Stage Route Service park after") + 1 :][:3] == [
+        "ES1 C8 C3-J6-J5-C4 C5 ✔",
+        "ES2 L0 L1-C7-C6-L2-L3-V2-V3-C5 C4 ✔",
+        "ES3 J1 J4 —",
+    ]
+    assert section(text, "Re-classification ES1") == [
+        "1 2 Pilote2 Lefèvre 07:15",
+        "2 1 Pilote1 Lefèvre 07:40",
+        "3 3 Pilote3 Lefèvre 08:10",
+        "4 4 Pilote4 Lefèvre 00:00 retired in ES1",
+    ]
+    # 07:40 + 06:30 = 14:10; 07:15 + 07:00 = 14:15; 08:10 + 07:05 = 15:15.
+    assert section(text, "Re-classification ES1+ES2") == [
+        "1 1 Pilote1 Lefèvre 14:10",
+        "2 2 Pilote2 Lefèvre 14:15",
+        "3 3 Pilote3 Lefèvre 15:15",
+        "4 4 Pilote4 Lefèvre 00:00 retired in ES1",
+    ]
+    assert section(text, "Scratch ES3") == [
+        "1 3 Pilote3 Lefèvre 03:00",
+        "2 2 Pilote2 Lefèvre 03:55",
+        "3 1 Pilote1 Lefèvre 04:00",
+    ]
+    # 14:10 + 04:00 = 14:15 + 03:55 = 18:10: a shared first place; 15:15 + 03:00 = 18:15.
+    assert section(text, "Final scratch") == [
+        "1 1 Pilote1 Lefèvre 18:10",
+        "1 2 Pilote2 Lefèvre 18:10",
+        "3 3 Pilote3 Lefèvre 18:15",
+        "4 4 Pilote4 Lefèvre 00:00 retired in ES1",
+    ]
+    assert "2 Pilote2 Lefèvre 07:20 5 07:15 07:00 07:00 03:55 03:55" in lines

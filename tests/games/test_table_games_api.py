@@ -182,3 +182,82 @@ def test_event_api_creates_a_racetrack_event_with_its_accident_rules(
     )
     assert response.status_code == 201, response.content
     assert (response.json()["crash_limit"], response.json()["collisions"]) == (3, False)
+
+
+def run(turns=0, margin=0, crashes=0, finished=False, eliminated=False) -> dict:
+    return {"turns": turns, "margin": margin, "crashes": crashes, "finished": finished,
+            "eliminated": eliminated}  # fmt: skip
+
+
+def test_racetrack_collision_eliminates_both_cars(racetrack, org_api):
+    # rules/racetrack-rules.fr.txt "Accidents": "si on se prend une autre caisse, on est
+    # éliminé aussi, en plus d'éliminer le joueur que l'on accidente".
+    event, (a, b, c, d) = racetrack
+    runs = {
+        str(a): run(30, 1, finished=True),
+        str(b): run(28, 0, finished=True),
+        str(c): run(9, crashes=1, eliminated=True),  # ran into d
+        str(d): run(9, eliminated=True),  # hit: out without a crash of its own
+    }
+    path = "/events/rt/tables/1/result"
+    saved = put(table_api(event, 1), path, {"version": 0, "runs": runs, "submit": True})
+    assert saved.status_code == 200, saved.content
+    assert org_api.post("/events/rt/tables/1/confirm").status_code == 200
+    results = org_api.get("/events/rt/results").json()
+    assert [(r["driver"]["number"], r["status"], r["points"]) for r in results] == [
+        (b, "finished", 10),
+        (a, "finished", 8),
+        (c, "eliminated", 0),
+        (d, "eliminated", 0),
+    ]
+
+
+def test_racetrack_collision_alone_is_400_naming_the_driver(racetrack):
+    event, (a, b, c, d) = racetrack
+    runs = {
+        str(a): run(30, 1, finished=True),
+        str(b): run(28, 0, finished=True),
+        str(c): run(20),
+        str(d): run(9, eliminated=True),
+    }
+    path = "/events/rt/tables/1/result"
+    response = put(table_api(event, 1), path, {"version": 0, "runs": runs, "submit": True})
+    assert response.status_code == 400
+    message = response.json()["errors"][f"runs.{d}"][0]
+    assert message.startswith(f"{d} ") and "both cars" in message
+    # As a draft (the other car not written yet) it is kept.
+    alone = {"version": 0, "runs": {str(d): runs[str(d)]}, "submit": False}
+    draft = put(table_api(event, 1), path, alone)
+    assert draft.status_code == 200, draft.content
+
+
+def test_racetrack_without_collisions_only_crashes_eliminate(racetrack):
+    # "Une variante permet d'éviter les collisions entre joueurs".
+    event, (a, *_rest) = racetrack
+    event.collisions = False
+    event.save()
+    response = put(
+        table_api(event, 1),
+        "/events/rt/tables/1/result",
+        {"version": 0, "runs": {str(a): run(9, eliminated=True)}, "submit": False},
+    )
+    assert response.status_code == 400
+    message = response.json()["errors"][f"runs.{a}"][0]
+    assert message.startswith(f"{a} ") and "collisions are off" in message
+
+
+def test_racetrack_variant_a_collision_is_a_crash_for_both(racetrack):
+    # "les deux joueurs ajoutent un crash à leur compteur": out only at the limit.
+    event, (a, b, *_rest) = racetrack
+    event.crash_limit = 2
+    event.save()
+    path = "/events/rt/tables/1/result"
+    below = {
+        str(a): run(9, crashes=1, eliminated=True),
+        str(b): run(9, crashes=1, eliminated=True),
+    }
+    response = put(table_api(event, 1), path, {"version": 0, "runs": below})
+    assert response.status_code == 400
+    assert "limit of 2" in response.json()["errors"][f"runs.{a}"][0]
+    at_limit = {str(a): run(9, crashes=2, eliminated=True), str(b): run(12, crashes=1)}
+    assert put(table_api(event, 1), path, {"version": 0, "runs": at_limit}).status_code == 200

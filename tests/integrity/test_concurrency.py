@@ -1,9 +1,12 @@
 """Concurrent writes on real PostgreSQL, through the JSON API, one connection per thread.
 
 40 referees' phones save the same table's result based on one version: exactly one wins,
-the others get 409 with the stored result, and the stored row is the winner's, whole. 100
-tables saved at once are all saved. Threads are bounded (a pool of 20) because the
-machine's PostgreSQL allows 100 connections, shared with everything else running.
+the others get 409 with the stored result, and the stored row is the winner's, whole. The
+40 truly race: 40 threads, each with its database connection already open, released
+together by a 40-party barrier. 100 tables saved at once are all saved, by a pool of 20
+threads: the machine's PostgreSQL allows 100 connections (``SHOW max_connections``),
+shared with everything else running, so that test is bounded. Every thread closes its
+connection when done (settings keep connections for ``CONN_MAX_AGE`` seconds otherwise).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.db import connections
+from django.db import connection, connections
 from django.test import Client
 
 from qualifying.models import Run
@@ -26,18 +29,46 @@ from tests.integrity.conftest import build_race_day, needs_postgresql
 
 pytestmark = [needs_postgresql, pytest.mark.django_db(transaction=True)]
 
+#: Threads of the 100-tables test (bounded: see the module's docstring).
 POOL = 20
+#: Saves of one object that race at once, one thread and one connection each.
+RACERS = 40
 
 
-def _in_own_connection(work: Callable[[], Any]) -> Callable[[], Any]:
+def _in_own_connection(
+    work: Callable[[], Any], barrier: threading.Barrier | None = None
+) -> Callable[[], Any]:
     def wrapped() -> Any:
         try:
+            if barrier is not None:
+                # Connected before the start: the requests then race, not the connections.
+                connections["default"].ensure_connection()
+                barrier.wait(timeout=60)
             return work()
         finally:
             # Each thread opened its own connection: give it back, or the server fills up.
             connections.close_all()
 
     return wrapped
+
+
+def _free_connections() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_connections")
+        (limit,) = cursor.fetchone()
+        cursor.execute("SELECT count(*) FROM pg_stat_activity")
+        (used,) = cursor.fetchone()
+    return int(limit) - int(used)
+
+
+def _connections_to_this_database() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+        (count,) = cursor.fetchone()
+    return int(count)
 
 
 def _send(method: str, path: str, token: str, body: dict[str, Any]) -> tuple[int, Any]:
@@ -48,15 +79,44 @@ def _send(method: str, path: str, token: str, body: dict[str, Any]) -> tuple[int
     return response.status_code, response.json()
 
 
-def _run_all(jobs: list[Callable[[], Any]], *, barrier: threading.Barrier | None = None) -> list:
-    def start(job: Callable[[], Any]) -> Any:
-        if barrier is not None:
-            barrier.wait(timeout=60)
-        return job()
-
+def _run_all(jobs: list[Callable[[], Any]]) -> list:
+    """Run ``jobs`` on a bounded pool of ``POOL`` threads, one connection each."""
     with ThreadPoolExecutor(max_workers=POOL) as pool:
-        futures = [pool.submit(_in_own_connection(lambda job=job: start(job))) for job in jobs]
+        futures = [pool.submit(_in_own_connection(job)) for job in jobs]
         return [future.result(timeout=120) for future in futures]
+
+
+def _race(jobs: list[Callable[[], Any]]) -> list:
+    """Run every job at once: one thread and one open connection each, then a barrier
+    for all of them, so that every request starts together."""
+    free = _free_connections()
+    assert free > len(jobs) + 5, (
+        f"PostgreSQL has {free} free connections; {len(jobs)} racing threads need "
+        "more (raise max_connections or stop other test runs)."
+    )
+    barrier = threading.Barrier(len(jobs))
+    answers: list[Any] = [None] * len(jobs)
+    errors: list[BaseException] = []
+
+    def run(index: int, job: Callable[[], Any]) -> None:
+        try:
+            answers[index] = _in_own_connection(job, barrier)()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+            barrier.abort()
+
+    threads = [
+        threading.Thread(target=run, args=(i, job), daemon=True) for i, job in enumerate(jobs)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads), "a racing thread hung"
+    assert not errors, errors
+    # Every thread gave its connection back.
+    assert _connections_to_this_database() == 0
+    return answers
 
 
 def test_forty_saves_of_one_result_on_one_version_one_wins() -> None:
@@ -67,12 +127,10 @@ def test_forty_saves_of_one_result_on_one_version_one_wins() -> None:
     assert status == 200 and first["version"] == 1
     orders = list(itertools.permutations([1, 2, 3, 4, 5]))[:40]
     sheets = [{"version": 1, "finish": list(order), "submit": False} for order in orders]
-    # Every waiting thread of a round starts at once: 20 saves in flight, twice.
-    barrier = threading.Barrier(POOL)
+    assert len(sheets) == RACERS
+    # 40 threads, 40 connections, one barrier: the 40 saves are in flight together.
     started = time.monotonic()
-    answers = _run_all(
-        [lambda s=sheet: _send("put", path, table.token, s) for sheet in sheets], barrier=barrier
-    )
+    answers = _race([lambda s=sheet: _send("put", path, table.token, s) for sheet in sheets])
     elapsed = time.monotonic() - started
 
     codes = sorted(code for code, _ in answers)
@@ -123,6 +181,7 @@ def test_hundred_referees_save_hundred_tables() -> None:
         == 100
     )
     print(f"\n100 tables saved by 100 referees ({POOL} at a time): {elapsed:.2f} s")
+    assert _connections_to_this_database() == 0  # the pool's threads closed theirs
 
 
 def test_forty_corrections_of_one_run_on_one_version_one_wins() -> None:
@@ -138,11 +197,9 @@ def test_forty_corrections_of_one_run_on_one_version_one_wins() -> None:
     )
     assert status == 201, body
     base = body["version"]
-    corrections = [{"version": base, "throws": 10 + n} for n in range(40)]
-    barrier = threading.Barrier(POOL)
-    answers = _run_all(
-        [lambda c=c: _send("patch", f"{runs}/{driver.number}", token, c) for c in corrections],
-        barrier=barrier,
+    corrections = [{"version": base, "throws": 10 + n} for n in range(RACERS)]
+    answers = _race(
+        [lambda c=c: _send("patch", f"{runs}/{driver.number}", token, c) for c in corrections]
     )
 
     codes = sorted(code for code, _ in answers)

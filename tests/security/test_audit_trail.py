@@ -23,12 +23,14 @@ from races.models import (
 )
 from races.services import (
     configurations_set,
+    race_weather_draw,
     result_confirm,
     result_reopen,
     result_restore,
     result_save,
     stands_set,
     swap_drivers,
+    table_weather_draw,
 )
 from tests.security.conftest import World, english, logged_in
 from tournament.access import Actor
@@ -302,20 +304,19 @@ def test_the_restore_page_refuses_referees_and_says_why_to_race_control(world: W
     assert RaceResult.objects.get(table=table).version == 2
 
 
-# --- Weather draws are records of their own ----------------------------------------------------
+# --- Weather draws: drawn through the service, recorded in the history --------------------
 
 
 def test_weather_draws_say_who_drew(world: World) -> None:
+    RaceResult.objects.all().delete()
+    RaceTable.objects.filter(event=world.event).update(result_status=ResultStatus.EMPTY)
+    race_weather_draw(actor=organiser(world), event=world.event, roll=6)  # variable
     table = fresh(world)
-    WeatherDraw.objects.create(
-        table=table,
-        number=1,
-        roll=3,
-        source="physical",
-        drawn="rain",
-        weather="rain",
-        track="wet",
-        actor=f"referee link of {table}",
-    )
+
+    draw = table_weather_draw(actor=Actor(table=table), table=table, roll=3)
+
+    record = WeatherDraw.history.get(id=draw.pk)
+    assert (record.history_type, record.history_actor) == ("+", f"referee link of {table}")
+    assert (record.roll, record.weather, record.track) == (3, "rain", "wet")
     text = page(english(Client()), reverse("rtable-history", args=[table.token]))
-    assert f"referee link of {table} drew the weather: d20 = 3" in text
+    assert f"referee link of {table} drew the weather: d20 = 3, Rain, track wet" in text

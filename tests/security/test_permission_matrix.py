@@ -7,11 +7,16 @@ new page cannot ship without saying who may open it.
 Callers (STYLE.md: organiser, referee of this table, outsider, plus two more):
 
 - ``organiser``: logged in, organiser role on the championship (not a superuser);
-- ``link``: a referee's phone, nobody logged in, holding table 1's link;
+- ``link``: a referee's phone, nobody logged in, holding table 1's link (in the API, race
+  table 1's link for race-day paths, qualifying table 1's otherwise);
 - ``account``: the referee account assigned to table 1 (logged in, table 1's pages; the
   API with its own token);
 - ``other``: the referee of table 2 (logged in as its account, its own link in the URL, the
   objects of table 1 in the rest of the URL; in the API, table 2's link);
+
+A table's link reads its own table and nothing else (API.md, "table token"): event-wide
+data that is not published answers it ``404``, exactly as to an anonymous caller, and a
+referee account ``403`` like any other user who is not an organiser.
 - ``outsider``: logged in, organiser of another championship (an unknown link in URLs);
 - ``anonymous``: nobody (an unknown link in URLs, no token in the API).
 
@@ -153,6 +158,10 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
     "championship": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
     "drivers-import": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    "championship-scoring": (
+        champ,
+        {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"},
+    ),
     "event-new": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "event": (event, {"GET": PUBLIC, "POST": PUBLIC}),
     "event-settings": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
@@ -191,6 +200,10 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "allocation-swap": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "race-weather": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "race-referee-link": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    "race-referee-account": (
         event_and(number=lambda w: 1),
         {"GET": POST_ONLY, "POST": ORGANISER_POST},
     ),
@@ -332,8 +345,12 @@ def test_page(world: World, name: str, method: str) -> None:
 # --- API --------------------------------------------------------------------------------------
 
 
+#: Race-day paths: the ``link`` and ``other`` callers hold a race table's link there.
+RACE_PATHS = ("/events/{event}/tables", "/events/{event}/allocation", "/events/{event}/results")
+
+
 def api_token(world: World, role: str, path: str) -> str | None:
-    race = "{t}" in path
+    race = path.startswith(RACE_PATHS) or path == "/events/{event}/race-weather"
     if role == "organiser":
         return world.api_tokens["organiser"]
     if role == "link":
@@ -374,6 +391,14 @@ def table2_driver(world: World) -> int:
 
 NO_RALLY = "404 404 404 404 404 404"
 NO_RALLY_WRITE = "404 404 404 404 404 401"
+#: Event-wide data of the unpublished event: organisers only; a table's link (its own or
+#: another's) is told nothing, like an anonymous caller (404); users' tokens get 403.
+EVENT_WIDE = "200 404 403 404 403 404"
+#: Something of table 1 (or its driver): its link and account; table 2's link is told
+#: nothing, like an anonymous caller (404).
+TABLE_ONE = "200 200 200 404 403 404"
+#: A list a referee reads for their own table only (the contents are tested elsewhere).
+OWN_TABLE_LIST = "200 200 200 200 403 404"
 
 #: (method, OpenAPI path) → (body, expected statuses). Bodies are valid, so a refusal says
 #: who may not; for those who may, a 409 says the event's state refused (nothing changed).
@@ -410,9 +435,9 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         "201 403 403 403 403 401",
     ),
     ("get", "/championships/{slug}/events"): (None, "200 200 200 200 200 200"),
-    ("get", "/events/{event}"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}"): (None, EVENT_WIDE),
     ("post", "/events/{event}/entries"): ({"numbers": [1]}, "200 403 403 403 403 401"),
-    ("get", "/events/{event}/entries"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/entries"): (None, EVENT_WIDE),
     ("post", "/events/{event}/checkin"): ({"numbers": [1]}, "200 403 403 403 403 401"),
     ("post", "/events/{event}/publish"): ({"allocation": True}, "200 403 403 403 403 401"),
     ("get", "/championships/{slug}/standings"): (None, "200 200 200 200 200 200"),
@@ -422,13 +447,14 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         {"number": 2, "weather_roll": 12},
         "201 403 403 403 403 401",
     ),
-    ("get", "/events/{event}/sessions"): (None, "200 200 200 200 403 404"),
-    ("get", "/events/{event}/qualifying-tables"): (None, "200 200 200 200 403 404"),
+    # The sessions' weather holds at every table: a qualifying table's referee reads it.
+    ("get", "/events/{event}/sessions"): (None, OWN_TABLE_LIST),
+    ("get", "/events/{event}/qualifying-tables"): (None, OWN_TABLE_LIST),
     ("post", "/events/{event}/qualifying-tables"): (
         lambda world: {"number": 3, "drivers": [], "referee": "Zoé"},
         "200 403 403 403 403 401",
     ),
-    ("get", "/events/{event}/sessions/{n}/runs"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/sessions/{n}/runs"): (None, OWN_TABLE_LIST),
     ("post", "/events/{event}/sessions/{n}/runs"): (
         lambda world: {
             "driver": world.qdriver(0),
@@ -438,7 +464,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         },
         "409 409 409 403 403 401",
     ),
-    ("get", "/events/{event}/sessions/{n}/runs/{driver}"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/sessions/{n}/runs/{driver}"): (None, TABLE_ONE),
     ("patch", "/events/{event}/sessions/{n}/runs/{driver}"): (
         {"version": 1, "throws": 11},
         "200 200 200 403 403 401",
@@ -448,12 +474,12 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         # The event does not allow a run again: refused for those who may (409).
         "409 409 409 403 403 401",
     ),
-    ("get", "/events/{event}/sessions/{n}/classification"): (None, "200 200 200 200 403 404"),
-    ("get", "/events/{event}/qualifying"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/sessions/{n}/classification"): (None, EVENT_WIDE),
+    ("get", "/events/{event}/qualifying"): (None, EVENT_WIDE),
     ("post", "/events/{event}/draw"): ({}, "409 403 403 403 403 401"),
     # Race day.
     ("post", "/events/{event}/allocation"): ({}, "409 403 403 403 403 401"),
-    ("get", "/events/{event}/tables"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/tables"): (None, OWN_TABLE_LIST),
     ("post", "/events/{event}/tables/swap"): (
         lambda world: {"a": world.rdriver(1), "b": table2_driver(world), "reason": "équipe"},
         "409 403 403 403 403 401",
@@ -470,15 +496,15 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         {"configurations": {}},
         "200 200 200 403 403 401",
     ),
-    ("get", "/events/{event}/tables/{t}/sheet.pdf"): (None, "200 200 200 403 403 404"),
-    ("get", "/events/{event}/tables/{t}/result"): (None, "200 200 200 403 403 404"),
+    ("get", "/events/{event}/tables/{t}/sheet.pdf"): (None, TABLE_ONE),
+    ("get", "/events/{event}/tables/{t}/result"): (None, TABLE_ONE),
     ("put", "/events/{event}/tables/{t}/result"): (result_body, "200 200 200 403 403 401"),
     ("post", "/events/{event}/tables/{t}/confirm"): ({}, "200 403 403 403 403 401"),
     ("post", "/events/{event}/tables/{t}/reopen"): (
         {"reason": "erreur"},
         "409 403 403 403 403 401",
     ),
-    ("get", "/events/{event}/results"): (None, "200 200 200 200 403 404"),
+    ("get", "/events/{event}/results"): (None, EVENT_WIDE),
     # Other games (Rallyman stages): this event is a Formula Dé one, so every caller is
     # told there is no such thing here (404); without a token, writes ask for one (401).
     ("post", "/events/{event}/stages"): ({"number": 1, "route": "C8 C3"}, NO_RALLY_WRITE),

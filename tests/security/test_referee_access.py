@@ -214,3 +214,86 @@ def test_the_admin_is_closed_to_everyone_but_staff(world: World, who: str | None
             if response.status_code != 302 or "/admin/login/" not in response["Location"]:
                 wrong[f"{method} {url}"] = response.status_code
     assert wrong == {}
+
+
+# --- Organisers assign referee accounts from the site -----------------------------------------
+
+
+def _api(token: str) -> Client:
+    return Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_ACCEPT_LANGUAGE="en")
+
+
+def test_the_organiser_assigns_a_race_tables_referee_account_on_the_allocation_page(
+    world: World,
+) -> None:
+    organiser = logged_in(world.users["organiser"])
+    page = reverse("allocation", args=[world.event.slug])
+    action = reverse("race-referee-account", args=[world.event.slug, 1])
+    text = organiser.get(page).content.decode()
+    assert action in text
+    assert 'value="arbitre1"' in text  # the account table 1 has now
+
+    response = organiser.post(action, {"username": "arbitre2"}, follow=True)
+
+    assert "arbitre2 referees Table 1" in response.content.decode()
+    table = RaceTable.objects.get(pk=world.rtables[0].pk)
+    assert table.referee == world.users["ref2"]
+    record = RaceTable.history.filter(id=table.pk).latest("history_id")
+    assert (record.prev_record.referee_id, record.referee_id) == (
+        world.users["ref1"].pk,
+        world.users["ref2"].pk,
+    )
+    assert record.history_actor == "orga"
+    # The new account opens the table (pages and API); the old one no longer does.
+    result = f"/api/v1/events/{world.event.slug}/tables/1/result"
+    assert _api(world.api_tokens["ref2"]).get(result).status_code == 200
+    assert _api(world.api_tokens["ref1"]).get(result).status_code == 403
+    my_tables = logged_in(world.users["ref2"]).get(reverse("my-tables")).content.decode()
+    assert reverse("rtable", args=[table.token]) in my_tables
+
+    organiser.post(action, {"username": ""})
+    assert RaceTable.objects.get(pk=table.pk).referee is None
+
+
+def test_an_unknown_account_is_refused_with_a_sentence(world: World) -> None:
+    organiser = logged_in(world.users["organiser"])
+    action = reverse("race-referee-account", args=[world.event.slug, 1])
+
+    response = organiser.post(action, {"username": "personne"}, follow=True)
+
+    assert "No active account is named “personne”." in response.content.decode()
+    assert RaceTable.objects.get(pk=world.rtables[0].pk).referee == world.users["ref1"]
+    referee = logged_in(world.users["ref1"])
+    assert referee.post(action, {"username": "arbitre1"}).status_code == 403
+
+
+def test_the_organiser_assigns_a_qualifying_tables_referee_account_at_the_desk(
+    world: World,
+) -> None:
+    organiser = logged_in(world.users["organiser"])
+    url = reverse("desk-table-edit", args=[world.event.slug, 1])
+    drivers = " ".join(str(d.number) for d in world.qtables[0].drivers.order_by("number"))
+    form = organiser.get(url).content.decode()
+    assert 'name="referee_account"' in form and 'value="arbitre1"' in form
+
+    response = organiser.post(
+        url, {"number": 1, "referee_name": "", "drivers": drivers, "referee_account": "arbitre2"}
+    )
+
+    assert response.status_code == 302
+    table = QualifyingTable.objects.get(pk=world.qtables[0].pk)
+    assert table.referee == world.users["ref2"]
+    record = QualifyingTable.history.filter(id=table.pk).latest("history_id")
+    assert (record.referee_id, record.history_actor) == (world.users["ref2"].pk, "orga")
+    assert (
+        logged_in(world.users["ref2"]).get(reverse("qtable", args=[table.token])).status_code == 200
+    )
+
+    # An unknown account: nothing is saved, not even the drivers' move.
+    response = organiser.post(
+        url, {"number": 1, "referee_name": "", "drivers": "1", "referee_account": "personne"}
+    )
+    assert response.status_code == 200
+    assert "No active account is named “personne”." in response.content.decode()
+    assert QualifyingTable.objects.get(pk=table.pk).drivers.count() == 4
+    assert QualifyingTable.objects.get(pk=table.pk).referee == world.users["ref2"]

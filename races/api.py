@@ -564,8 +564,7 @@ def sheet(request: HttpRequest, event: str, t: int) -> HttpResponse:
     actor = actor_of(request)
     found = get_event(event)
     table = _read_table(actor, found, t)
-    tables = [x for x in selectors.tables_with_grids(event=found) if x.pk == table.pk]
-    (data,) = race_sheets(event=found, tables=tables)
+    (data,) = race_sheets(event=found, tables=[table])
     if not (_is_organiser(actor, found) or actor.can_referee(table)):
         # The QR code is the table's write token: only its referee and organisers get it.
         data = dataclasses.replace(data, referee_link=None)

@@ -404,8 +404,7 @@ def rtable_weather(request: HttpRequest, token: str) -> HttpResponse:
 
 def rtable_sheet(request: HttpRequest, token: str) -> HttpResponse:
     table, _actor = _race_table(request, token)
-    tables = [t for t in tables_with_grids(event=table.event) if t.pk == table.pk]
-    (data,) = race_sheets(event=table.event, tables=tables)
+    (data,) = race_sheets(event=table.event, tables=[table])
     response = HttpResponse(RaceSheetRenderer().render(data), content_type="application/pdf")
     response["Content-Disposition"] = (
         f'inline; filename="{table.event.slug}-table-{table.number}.pdf"'

@@ -33,7 +33,15 @@ setup_test_environment()  # responses carry their context (the flashed messages)
 
 from races.models import RaceResult, SheetBatch  # noqa: E402
 from tests.security.conftest import build_world  # noqa: E402
-from tests.security.test_permission_matrix import PAGES, page_clients  # noqa: E402
+from tests.security.test_permission_matrix import (  # noqa: E402
+    API,
+    PAGES,
+    ROLES,
+    api_path,
+    api_token,
+    codes,
+    page_clients,
+)
 
 
 def main() -> dict[str, object]:
@@ -46,20 +54,43 @@ def main() -> dict[str, object]:
         "eager": settings.CELERY_TASK_ALWAYS_EAGER,
     }
 
-    # Every page, GET, as the organiser and as table 1's link: nothing may fail.
+    # Every page, GET, as every caller of the permission matrix: each gets exactly what it
+    # gets with Redis up (the matrix's expected status), not merely "no 500".
     errors, slowest, count = [], 0.0, 0
-    for name, (arguments, _methods) in PAGES.items():
+    for name, (arguments, methods) in PAGES.items():
         if name in ("logout", "sheet-batch-request", "set_language"):
             continue  # writes, or GET-less: not pages to read
-        for role in ("organiser", "link"):
+        expected = codes(methods["GET"])
+        for role in ROLES:
             url = reverse(name, kwargs=arguments(world, role))
             started = time.monotonic()
             status = clients[role].get(url).status_code
             slowest = max(slowest, time.monotonic() - started)
             count += 1
-            if status >= 500:
-                errors.append(f"{role} GET {url}: {status}")
+            if status != expected[role]:
+                errors.append(f"{role} GET {url}: {status}, not {expected[role]}")
     report.update(pages=count, page_errors=errors, slowest_page=round(slowest, 2))
+
+    # Every API read, as every caller, with its token (a token failure is counted on the
+    # cache, which is down): the same statuses as with Redis up.
+    from django.test import Client
+
+    api_errors, reads = [], 0
+    for (method, path), (_body, expected_text) in API.items():
+        if method != "get":
+            continue
+        expected = codes(expected_text)
+        url = "/api/v1" + api_path(world, path)
+        for role in ROLES:
+            token = api_token(world, role, path)
+            headers = {"HTTP_ACCEPT_LANGUAGE": "en"}
+            if token:
+                headers["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+            status = Client(**headers).get(url).status_code
+            reads += 1
+            if status != expected[role]:
+                api_errors.append(f"{role} GET {url}: {status}, not {expected[role]}")
+    report.update(api_reads=reads, api_errors=api_errors)
 
     # Result entry through the page (table 2's referee link, a draft) ...
     table = world.rtables[1]
@@ -72,8 +103,6 @@ def main() -> dict[str, object]:
     report["page_save"] = [page.status_code, stored.version if stored else None, grid]
 
     # ... and through the API (the same table, next version, submitted).
-    from django.test import Client
-
     api = Client(HTTP_AUTHORIZATION=f"Bearer {table.token}", HTTP_ACCEPT_LANGUAGE="en")
     body = {"version": 1, "finish": grid[::-1], "retired": [], "dns": [], "submit": True}
     answer = api.put(

@@ -23,8 +23,8 @@ referee account ``403`` like any other user who is not an organiser.
 Pages are sent GET and POST (no data: the point is who gets in, not what is saved); API
 operations their declared method with a valid body, and GET where only writes exist.
 Every request runs in a savepoint that is rolled back, so each caller sees the same event.
-The event is unpublished: the public pages of a published event are in
-``test_published.py``.
+The event is unpublished: what the public sees once it is published is in
+``test_referee_access.py`` and ``test_table_scope.py``.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from races.models import (
     Stage,
     StageTime,
 )
+from races.services import result_locked_for_save
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Event
@@ -149,22 +150,7 @@ def game_result_save(
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may enter its result."))
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
-        result = RaceResult.objects.filter(table=table).first()
-        stored_version = result.version if result else 0
-        if table.result_status == ResultStatus.CONFIRMED:
-            raise Conflict(
-                _("This result is confirmed: only race control can reopen it."), current=result
-            )
-        if version != stored_version:
-            raise Conflict(
-                _(
-                    "The result changed meanwhile (version %(stored)s, you had %(sent)s): "
-                    "check it and save again."
-                )
-                % {"stored": stored_version, "sent": version},
-                current=result,
-            )
+        table, result = result_locked_for_save(table=table, version=version)
         grid = _grid(table)
         if event.game == Event.Game.CANNES_MONACO and not games.cannes_monaco.table_size_ok(
             len(grid)
@@ -189,7 +175,7 @@ def game_result_save(
         result = result or RaceResult(table=table, version=0)
         result.game_data = game_data_of(event, data)
         result.finish, result.retired, result.dns = [], [], []
-        result.version = stored_version + 1
+        result.version += 1
         result.submitted_at = timezone.now() if submit else None
         actor.stamp(result).save()
         table.result_status = ResultStatus.SUBMITTED if submit else ResultStatus.DRAFT

@@ -584,24 +584,7 @@ def result_save(
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may enter its result."))
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
-        result = RaceResult.objects.filter(table=table).first()
-        stored_version = result.version if result else 0
-        # The state of the stored result first: a referee whose result was confirmed or
-        # changed meanwhile must be told so (with the stored result), not about typos.
-        if table.result_status == ResultStatus.CONFIRMED:
-            raise Conflict(
-                _("This result is confirmed: only race control can reopen it."), current=result
-            )
-        if version != stored_version:
-            raise Conflict(
-                _(
-                    "The result changed meanwhile (version %(stored)s, you had %(sent)s): "
-                    "check it and save again."
-                )
-                % {"stored": stored_version, "sent": version},
-                current=result,
-            )
+        table, result = result_locked_for_save(table=table, version=version)
         grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}
         problems = result_problems(
             _table_result(finish, retired, dns),
@@ -625,12 +608,39 @@ def result_save(
             for r in retired
         ]
         result.dns = list(dns)
-        result.version = stored_version + 1
+        result.version += 1
         result.submitted_at = timezone.now() if submit else None
         actor.stamp(result).save()
         table.result_status = ResultStatus.SUBMITTED if submit else ResultStatus.DRAFT
         actor.stamp(table).save(update_fields=["result_status"])
     return result
+
+
+def result_locked_for_save(
+    *, table: RaceTable, version: int
+) -> tuple[RaceTable, RaceResult | None]:
+    """Inside the caller's transaction: the table locked and its stored result, or a refusal.
+
+    The state of the stored result comes first: a referee whose result was confirmed or
+    changed meanwhile must be told so (with the stored result), not about typos.
+    """
+    table = RaceTable.objects.select_for_update().get(pk=table.pk)
+    result = RaceResult.objects.filter(table=table).first()
+    stored_version = result.version if result else 0
+    if table.result_status == ResultStatus.CONFIRMED:
+        raise Conflict(
+            _("This result is confirmed: only race control can reopen it."), current=result
+        )
+    if version != stored_version:
+        raise Conflict(
+            _(
+                "The result changed meanwhile (version %(stored)s, you had %(sent)s): "
+                "check it and save again."
+            )
+            % {"stored": stored_version, "sent": version},
+            current=result,
+        )
+    return table, result
 
 
 def _first_rank(table: RaceTable) -> int:

@@ -320,6 +320,8 @@ def rally_desk(request: HttpRequest, slug: str) -> HttpResponse:
                     actor=actor, stage=stage, order=order, draw=action == "draw"
                 )
                 messages.success(request, _("Start order of stage 1 saved."))
+            else:  # a form of this page always says which; nothing to do otherwise
+                raise InvalidInput(_("Add a stage or set the start order: nothing was saved."))
             return redirect("rally-desk", slug=slug)
         except ServiceError as exc:
             errors = [exc.message] + [

@@ -225,8 +225,9 @@ def result_entry(request: HttpRequest, token: str) -> HttpResponse:
     valid = form.is_valid()
     if valid and "move" in request.POST:  # ▲/▼ without JavaScript: show, save nothing
         moved = _moved(request, form)
-        if moved is None:
-            return _entry(request, table, grid, form, result)
+        if moved is None:  # not one of the page's ▲/▼ buttons
+            errors = [_("This move is not possible: the order did not change.")]
+            return _entry(request, table, grid, form, result, status=400, errors=errors)
         return _entry(request, table, grid, moved, result, note=_("Order changed: not saved yet."))
     sent = form.cleaned_data.get("version") if valid else None
     if valid:

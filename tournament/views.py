@@ -195,6 +195,12 @@ def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         return redirect("event-desk", slug=slug)
     if request.htmx:  # type: ignore[attr-defined]
         return render(request, "tournament/_checkin.html", {"event": event, "entry": entry})
+    # Without JavaScript the whole desk comes back: say what changed.
+    if entry.checked_in:
+        message = _("%(number)s %(name)s is checked in.")
+    else:
+        message = _("%(number)s %(name)s is no longer checked in.")
+    messages.success(request, message % {"number": entry.driver.number, "name": entry.driver.name})
     return redirect("event-desk", slug=slug)
 
 

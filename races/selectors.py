@@ -12,15 +12,19 @@ from races.models import GridSlot, RaceTable
 from tournament.models import Driver, Event
 
 
-def tables_with_grids(*, event: Event) -> list[RaceTable]:
-    """The event's race tables, each with ``grid`` = its slots in grid order."""
+def tables_with_grids(*, event: Event, only: RaceTable | None = None) -> list[RaceTable]:
+    """The event's race tables (or ``only`` that one), each with ``grid`` = its slots in
+    grid order."""
     slots = GridSlot.objects.select_related("driver", "driver__team", "configuration").order_by(
         "position"
     )
+    tables = RaceTable.objects.filter(event=event)
+    if only is not None:
+        tables = tables.filter(pk=only.pk)
     return list(
-        RaceTable.objects.filter(event=event)
-        .prefetch_related(Prefetch("slots", queryset=slots, to_attr="grid"))
-        .order_by("number")
+        tables.prefetch_related(Prefetch("slots", queryset=slots, to_attr="grid")).order_by(
+            "number"
+        )
     )
 
 

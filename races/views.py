@@ -297,7 +297,7 @@ def _race_table(request: HttpRequest, token: str) -> tuple[RaceTable, Actor]:
 def rtable(request: HttpRequest, token: str) -> HttpResponse:
     table, _actor = _race_table(request, token)
     event = table.event
-    (table,) = [t for t in tables_with_grids(event=event) if t.pk == table.pk]
+    (table,) = tables_with_grids(event=event, only=table)
     grid = table.grid  # type: ignore[attr-defined]
     taken = {s.stand for s in grid if s.stand is not None}
     free = [s for s in event.stands() if s not in taken]

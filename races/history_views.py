@@ -10,6 +10,7 @@ manual swaps, which are records of their own.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -211,37 +212,47 @@ def _own_changes(model: type[models.Model], table: Any) -> list[Line]:
     return lines
 
 
-def seat_lines(table: QualifyingTable, names_by_driver: dict[int, str]) -> list[Line]:
-    """Who was seated at the qualifying table, moved to or from it, or unseated."""
-    tables = {t.pk: str(t) for t in QualifyingTable.objects.filter(event=table.event_id)}
-    seat_ids = set(
-        QualifyingSeat.history.filter(table_id=table.pk).values_list("id", flat=True).distinct()
-    )
-    records = list(
-        QualifyingSeat.history.filter(id__in=seat_ids)
+def _places_at(model: type[models.Model], table: models.Model) -> Iterator[tuple[Any, Any]]:
+    """History rows of the places (qualifying seats, grid slots) that were ever at ``table``,
+    oldest first, each with the place's state before it; only the rows that concern this
+    table (a place moved between two other tables is not its business)."""
+    ids = set(model.history.filter(table_id=table.pk).values_list("id", flat=True).distinct())
+    records = (
+        model.history.filter(id__in=ids)
         .select_related("history_user")
         .order_by("history_date", "history_id")
     )
     previous: dict[int, Any] = {}
-    lines = []
     for record in records:
         before = previous.get(record.id)
         previous[record.id] = record
+        if record.table_id == table.pk or (before is not None and before.table_id == table.pk):
+            yield record, before
+
+
+def _moved(driver: str, before: Any, record: Any, tables: dict[int, str]) -> str | None:
+    """ "moved X from table 1 to table 2", or None when the place stayed at its table."""
+    if before is None or before.table_id == record.table_id:
+        return None
+    return _("moved %(driver)s from %(old)s to %(new)s") % {
+        "driver": driver,
+        "old": tables.get(before.table_id, "?"),
+        "new": tables.get(record.table_id, "?"),
+    }
+
+
+def seat_lines(table: QualifyingTable, names_by_driver: dict[int, str]) -> list[Line]:
+    """Who was seated at the qualifying table, moved to or from it, or unseated."""
+    tables = {t.pk: str(t) for t in QualifyingTable.objects.filter(event=table.event_id)}
+    lines = []
+    for record, before in _places_at(QualifyingSeat, table):
         driver = names_by_driver.get(record.driver_id, str(record.driver_id))
-        here = record.table_id == table.pk
-        was_here = before is not None and before.table_id == table.pk
-        if not here and not was_here:
-            continue
         if record.history_type == "+":
             what = _("seated %(driver)s at the table") % {"driver": driver}
         elif record.history_type == "-":
             what = _("took %(driver)s off the table") % {"driver": driver}
-        elif before is not None and before.table_id != record.table_id:
-            what = _("moved %(driver)s from %(old)s to %(new)s") % {
-                "driver": driver,
-                "old": tables.get(before.table_id, "?"),
-                "new": tables.get(record.table_id, "?"),
-            }
+        elif moved := _moved(driver, before, record, tables):
+            what = moved
         elif before is not None and before.order != record.order:
             what = _("changed the order of %(driver)s at the table") % {"driver": driver}
         else:
@@ -330,24 +341,9 @@ def result_lines(table: RaceTable, names: dict[int, str], grid: list[GridSlot]) 
 
 def grid_lines(table: RaceTable, names_by_driver: dict[int, str]) -> list[Line]:
     tables = {t.pk: str(t) for t in RaceTable.objects.filter(event=table.event_id)}
-    slot_ids = set(
-        GridSlot.history.filter(table_id=table.pk).values_list("id", flat=True).distinct()
-    )
-    records = list(
-        GridSlot.history.filter(id__in=slot_ids)
-        .select_related("history_user")
-        .order_by("history_date", "history_id")
-    )
-    previous: dict[int, Any] = {}
     lines = []
-    for record in records:
-        before = previous.get(record.id)
-        previous[record.id] = record
+    for record, before in _places_at(GridSlot, table):
         driver = names_by_driver.get(record.driver_id, str(record.driver_id))
-        here = record.table_id == table.pk
-        was_here = before is not None and before.table_id == table.pk
-        if not here and not was_here:
-            continue
         if record.history_type == "+":
             what = _("placed %(driver)s on the grid, position %(position)s") % {
                 "driver": driver,
@@ -357,12 +353,8 @@ def grid_lines(table: RaceTable, names_by_driver: dict[int, str]) -> list[Line]:
         elif record.history_type == "-":
             what = _("removed %(driver)s from the grid") % {"driver": driver}
             details = []
-        elif before is not None and before.table_id != record.table_id:
-            what = _("moved %(driver)s from %(old)s to %(new)s") % {
-                "driver": driver,
-                "old": tables.get(before.table_id, "?"),
-                "new": tables.get(record.table_id, "?"),
-            }
+        elif moved := _moved(driver, before, record, tables):
+            what = moved
             details = field_changes(GridSlot, record, before, skip={"table", "event"})
         else:
             what = _("changed the grid place of %(driver)s") % {"driver": driver}

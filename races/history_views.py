@@ -231,7 +231,7 @@ def _places_at(model: type[models.Model], table: models.Model) -> Iterator[tuple
 
 
 def _moved(driver: str, before: Any, record: Any, tables: dict[int, str]) -> str | None:
-    """ "moved X from table 1 to table 2", or None when the place stayed at its table."""
+    """The line for a place moved between tables, or None when it stayed at its table."""
     if before is None or before.table_id == record.table_id:
         return None
     return _("moved %(driver)s from %(old)s to %(new)s") % {

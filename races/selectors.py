@@ -82,9 +82,7 @@ def where_do_i_sit(*, event: Event, query: str) -> list[Seat]:
     seats = []
     for slot in slots:
         driver = slot.driver
-        if query == str(driver.number) or query in _plain(
-            f"{driver.first_name} {driver.last_name}"
-        ):
+        if query == str(driver.number) or query in _plain(driver.name):
             seats.append(Seat(driver, slot.table, slot.position, slot.stand))
     return seats[:50]
 

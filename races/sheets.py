@@ -8,7 +8,7 @@ from django.urls import reverse
 from races.configuration import FIELDS
 from races.models import GridSlot, RaceTable, RaceWeather
 from races.pdf import GridLine, PrintedConfiguration, RaceSheetData
-from tournament.models import Event
+from tournament.models import Event, driver_name
 
 
 def race_referee_link(table: RaceTable) -> str:
@@ -61,7 +61,7 @@ def race_sheets(
             GridLine(
                 position=row["position"],
                 number=row["driver__number"],
-                name=f"{row['driver__first_name']} {row['driver__last_name']}".strip(),
+                name=driver_name(row["driver__first_name"], row["driver__last_name"]),
                 team=row["driver__team__name"],
                 stand=row["stand"],
                 configuration=(

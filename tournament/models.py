@@ -190,6 +190,11 @@ class Team(models.Model):
         return self.name
 
 
+def driver_name(first_name: str, last_name: str) -> str:
+    """First and last name as players write them (also for rows read without a model)."""
+    return f"{first_name} {last_name}".strip()
+
+
 class Driver(models.Model):
     championship = models.ForeignKey(
         Championship,
@@ -224,7 +229,7 @@ class Driver(models.Model):
     @property
     def name(self) -> str:
         """First and last name as players write them."""
-        return f"{self.first_name} {self.last_name}".strip()
+        return driver_name(self.first_name, self.last_name)
 
 
 class Event(models.Model):

@@ -694,6 +694,8 @@ def test_driver_page_export_keeps_unpublished_events_from_visitors(client, seaso
 
 
 def test_championship_drivers_export_as_xlsx_without_emails(client, championship, season):
+    # A public page: the export must not hand out the drivers' addresses.
+    Driver.objects.filter(championship=championship, number=1).update(email="elodie@example.org")
     response = client.get(reverse("championship", args=[championship.slug]), {"_export": "xlsx"})
     assert response["Content-Type"].startswith(
         "application/vnd.openxmlformats-officedocument.spreadsheetml"

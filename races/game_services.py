@@ -43,7 +43,7 @@ GAME_FIELDS = {"cannes_monaco": ("squares", "crossed"), "racetrack": ("runs",)}
 
 
 def _problem_messages(
-    game: str, problems: Sequence[Any], names: Mapping[Hashable, str]
+    problems: Sequence[Any], names: Mapping[Hashable, str], *, crash_limit: int
 ) -> dict[str, list[str]]:
     texts = {
         "unknown_driver": _("%(driver)s is not on this table's grid."),
@@ -76,7 +76,7 @@ def _problem_messages(
             "driver": who,
             "field": fields.get(getattr(problem, "field", None) or "", ""),
             "value": problem.value,
-            "limit": names.get("__limit__", ""),
+            "limit": crash_limit,
         }
         errors.setdefault(str(problem.driver), []).append(text)
     return errors
@@ -168,9 +168,7 @@ def game_result_save(
             )
         problems = _game_problems(event, data, list(grid), submit)
         if problems:
-            names: dict[Hashable, str] = dict(grid)
-            names["__limit__"] = str(event.crash_limit)
-            errors = _problem_messages(event.game, problems, names)
+            errors = _problem_messages(problems, grid, crash_limit=event.crash_limit)
             raise InvalidInput(next(iter(errors.values()))[0], errors)
         result = result or RaceResult(table=table, version=0)
         result.game_data = game_data_of(event, data)

@@ -1,35 +1,75 @@
-# Paddock: `make run` to try it on a laptop, `make test` to run the whole suite.
+# Paddock: `make run` to try it on a laptop, `make test` to run the whole suite, `make venue`
+# for the tournament day itself.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
+SITE_URL ?= http://$(HOST):$(PORT)
+# make venue: the day's data folder (database, secret key, backups/, poster.pdf).
+DATA ?= venue
 
-.PHONY: run test bench lint format messages system-deps clean
+# The laptop setup: DEBUG on (the settings' default is production), demo logins allowed.
+# HOST=<an address of this machine> serves it there too (a try on a phone; the day itself
+# is `make venue`).
+DEV := DEBUG=true SITE_URL=$(SITE_URL) ALLOWED_HOSTS=$(HOST),127.0.0.1,localhost,[::1],testserver
+# The tournament day: production settings (DEBUG off), a key generated once into the data
+# folder, SQLite there too unless DATABASE_URL is set.
+VENUE := PADDOCK_DATA_DIR=$(DATA) SECRET_KEY_FILE=$(DATA)/secret_key
+# Every package comes from a lock file: dependencies of dependencies included, each at its
+# version and checked against its hashes; wheels only, so that nothing unpinned is fetched
+# to build one. The requirements*.txt files are their inputs: after editing one, `make lock`.
+PIP_INSTALL := $(PIP) install --quiet --require-hashes --only-binary :all:
+UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --generate-hashes --universal \
+	--python-version 3.11 --custom-compile-command "make lock"
+
+.PHONY: run venue backup restore test lock bench lint format messages system-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
 
-$(VENV)/.runtime: requirements.txt | $(PY)
-	$(PIP) install --quiet -r requirements.txt
+$(VENV)/.runtime: requirements.lock | $(PY)
+	$(PIP_INSTALL) -r requirements.lock
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(PY)
-	$(PIP) install --quiet -r requirements-dev.txt
+$(VENV)/.dev: requirements.lock requirements-dev.lock | $(PY)
+	$(PIP_INSTALL) -r requirements-dev.lock
 	touch $@ $(VENV)/.runtime
 
 ## Set up (SQLite, tasks inline, demo championship) and serve on http://127.0.0.1:8000
 run: $(VENV)/.runtime
-	$(PY) manage.py migrate --noinput -v 0
-	SITE_URL=http://$(HOST):$(PORT) $(PY) manage.py load_demo
-	SITE_URL=http://$(HOST):$(PORT) $(PY) manage.py runserver $(HOST):$(PORT)
+	$(DEV) $(PY) manage.py migrate --noinput -v 0
+	$(DEV) $(PY) manage.py load_demo
+	$(DEV) $(PY) manage.py runserver $(HOST):$(PORT)
+
+## The tournament day: serve the hall's phones from this laptop (gunicorn, DEBUG off, backups).
+## WIFI="Hall Wi-Fi" (and WIFI_PASSWORD=...) print it on the poster; EVENT=<slug> picks the event.
+venue: $(VENV)/.runtime
+	$(VENUE) $(PY) manage.py venue --port $(PORT) \
+		$(if $(WIFI),--wifi "$(WIFI)") $(if $(WIFI_PASSWORD),--wifi-password "$(WIFI_PASSWORD)") \
+		$(if $(EVENT),--event "$(EVENT)")
+
+## A backup of the venue's whole database now (make venue takes one every 5 minutes)
+backup: $(VENV)/.runtime
+	$(VENUE) $(PY) manage.py backup
+
+## Restore a backup into the venue's database: make restore FILE=venue/backups/<file>
+## (into an empty data folder; REPLACE=1 replaces the current database, kept aside first)
+restore: $(VENV)/.runtime
+	@test -n "$(FILE)" || { echo "Which backup? make restore FILE=$(DATA)/backups/<file>"; exit 2; }
+	$(VENUE) $(PY) manage.py restore "$(FILE)" $(if $(REPLACE),--replace)
 
 ## Install what the tests need (Python extras, Chromium, poppler) and run the whole suite
 test: $(VENV)/.dev system-deps
-	$(PY) manage.py collectstatic --noinput -v 0
+	$(DEV) $(PY) manage.py collectstatic --noinput -v 0
 	$(PY) -m pytest
+
+## Rewrite the lock files from requirements.txt and requirements-dev.txt (the dev lock keeps
+## the runtime lock's versions). UV_FLAGS=--upgrade also raises unpinned sub-dependencies.
+lock: $(VENV)/.dev
+	$(UV_COMPILE) $(UV_FLAGS) requirements.txt -o requirements.lock
+	$(UV_COMPILE) $(UV_FLAGS) requirements-dev.txt -c requirements.lock -o requirements-dev.lock
 
 # Debian's chromium (for Playwright: never `playwright install`) and poppler-utils.
 system-deps:
@@ -52,8 +92,9 @@ format: $(VENV)/.dev
 
 ## Refresh the translation catalogues (needs GNU gettext); compiled .mo files are committed
 messages: $(VENV)/.runtime
-	$(PY) manage.py makemessages -l fr -l en --ignore=.venv --ignore=staticfiles --no-obsolete
-	$(PY) manage.py compilemessages --ignore=.venv
+	$(DEV) $(PY) manage.py makemessages -l fr -l en --ignore=.venv --ignore=staticfiles --no-obsolete
+	$(DEV) $(PY) manage.py compilemessages --ignore=.venv
 
+# Never the venue's data folder: it holds a day's results and their backups.
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3

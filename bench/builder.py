@@ -232,6 +232,7 @@ def _build_event(
                     table=table,
                     driver=by_number[line.driver],
                     position=line.position,
+                    place=line.table_place,
                     rank=line.rank,
                     status=line.status,
                     cause=line.cause or "",

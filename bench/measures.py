@@ -100,8 +100,8 @@ _floor_rows: dict[str, dict[str, Any]] = {}
 
 def floor_context(championship: Championship) -> dict[str, Any]:
     """The standings page's rows and columns, computed once (outside the timing)."""
-    from tournament.selectors import standings_for
-    from tournament.standings_tables import driver_url_for, place_mark
+    from tournament.standings.selectors import standings_for
+    from tournament.standings.tables import driver_url_for, place_mark
 
     standings = standings_for(championship=championship, published_only=True)
     url = driver_url_for(championship)
@@ -156,13 +156,19 @@ class BenchUrls:
         return _urlpatterns()
 
 
+#: The standings page as built for its first visitor: no cache to answer from (the cached
+#: page is ``bench.spike.measure_cached_standings``).
+NO_CACHE = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+
+
 def measure_standings(championship: Championship, *, runs: int) -> dict[str, Any]:
-    """The unpaginated standings page, anonymous visitor, and its floor, through the Client."""
+    """The unpaginated standings page, anonymous visitor, and its floor, through the Client:
+    the page built (the public cache off), not answered from the cache."""
     size = championship.drivers.count()
     _floor_rows[championship.slug] = floor_context(championship)
     client = Client()
     page = reverse("standings", args=[championship.slug])
-    with override_settings(ROOT_URLCONF=BenchUrls()):
+    with override_settings(ROOT_URLCONF=BenchUrls(), CACHES=NO_CACHE):
         floor = reverse("bench-floor", args=[championship.slug])
 
         def get(url: str) -> HttpResponse:

@@ -42,11 +42,25 @@ class Config:
     load_referees: int = 100
     load_seconds: float = 10.0
     load_deadline: float = 90.0
+    spike_phones: int = 1000
+    spike_seconds: float = 10.0
+    spike_deadline: float = 120.0
+    spike_drivers: int = 300
     runs: int = 7
     fast_runs: int = 21  # the measures that take milliseconds
 
 
-QUICK = Config(drivers=100, small_drivers=20, teams=20, events=3, load_referees=10, load_seconds=2)
+QUICK = Config(
+    drivers=100,
+    small_drivers=20,
+    teams=20,
+    events=3,
+    load_referees=10,
+    load_seconds=2,
+    spike_phones=50,
+    spike_seconds=2,
+    spike_drivers=30,
+)
 
 
 # --- The bench's database --------------------------------------------------------------------
@@ -127,6 +141,7 @@ def bench_environment(url: str) -> dict[str, str]:
 def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str, Any]:
     from bench import measures
     from bench.builder import Size, build_championship
+    from bench.spike import measure_cached_standings, measure_spike
 
     out: dict[str, Any] = {}
     started = time.perf_counter()
@@ -148,6 +163,18 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
     )
     large = build_championship(slug="bench-large", size=size, load_tables=config.load_referees)
     little = build_championship(slug="bench-small", size=small)
+    # The spike's championship: a day of 300 drivers, its allocation and results published.
+    spiked = build_championship(
+        slug="bench-spike",
+        size=Size(
+            drivers=config.spike_drivers,
+            teams=max(1, config.spike_drivers // 5),
+            events=max(2, config.events // 2),
+            table_size=config.table_size,
+            sessions=config.sessions,
+            seed=config.seed,
+        ),
+    )
     out["build_s"] = round(time.perf_counter() - started, 1)
     say(f"built {size.drivers} + {small.drivers} drivers in {out['build_s']} s")
 
@@ -156,6 +183,12 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         result = measures.measure_standings(built.championship, runs=config.runs)
         out[label], out[f"{label}_floor"] = result["page"], result["floor"]
         say(f"{label}: {result['page']['median']} ms, floor {result['floor']['median']} ms")
+    cached = measure_cached_standings(large.championship, runs=config.fast_runs)
+    out[f"standings_{size.drivers}_cached"] = cached
+    say(
+        f"standings cached: {cached['median']} ms, {cached['bytes_br']} bytes brotli, "
+        f"{cached['bytes_gzip']} gzip"
+    )
     out[f"qualifying_{size.drivers}x{size.sessions}"] = measures.measure_qualifying(
         large.events[-1], runs=config.fast_runs
     )
@@ -184,6 +217,28 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
             deadline=config.load_deadline,
         )
         say(f"load: p95 {out['load']['p95_ms']} ms, errors {out['load']['errors']}")
+    if load:
+        from django.urls import reverse
+
+        other = spiked.events[0]  # the same pages of another event and championship
+        out["spike"] = measure_spike(
+            spiked.events[-1],
+            warm=[
+                reverse("where", args=[other.slug]) + "?q=lea",
+                reverse("event-results", args=[other.slug]),
+                reverse("event", args=[other.slug]),
+                reverse("standings", args=[little.championship.slug]),
+                reverse("event-desk", args=[other.slug]),
+            ],
+            env=env,
+            phones=config.spike_phones,
+            seconds=config.spike_seconds,
+            deadline=config.spike_deadline,
+        )
+        say(
+            f"spike: p50 {out['spike']['p50_ms']} ms, p95 {out['spike']['p95_ms']} ms, "
+            f"errors {out['spike']['errors']}; desk p95 {out['spike']['desk_p95_ms']} ms"
+        )
     return out
 
 
@@ -216,6 +271,23 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
         (f"allocation of {large} drivers ≤ 100 ms", allocation, "ms", 100),
         (f"{tables} race sheets ≤ 2× floor", ratios[f"{sheets}_vs_floor"], "×"),
     ]
+    cached = measured.get(f"standings_{large}_cached")
+    if cached:
+        rows += [
+            (f"standings of {large} drivers cached ≤ 100 ms", cached["median"], "ms", 100),
+            (
+                f"standings of {large} drivers ≤ 100 KB compressed",
+                round(cached["bytes_br"] / 1000, 1),
+                "KB",
+                100,
+            ),
+        ]
+    spike = measured.get("spike")
+    if spike:
+        rows += [
+            ("spike: 0 errors", spike["errors"], "", spike["errors"] == 0),
+            ("spike: p95 ≤ 150 ms", spike["p95_ms"], "ms", 150),
+        ]
     load = measured.get("load")
     if load:
         rows += [
@@ -289,6 +361,15 @@ def table(results: dict[str, Any]) -> str:
         ]
     elif results.get("load_skipped"):
         lines.append(f"load: skipped ({results['load_skipped']})")
+    spike = results["measures"].get("spike")
+    if spike:
+        lines += [
+            f"spike: {spike['phones']} phones over {spike['arrival_seconds']} s on a "
+            f"{spike['drivers']}-driver event, {spike['server']}:",
+            f"  p50 {spike['p50_ms']} ms, p95 {spike['p95_ms']} ms, max {spike['max_ms']} ms, "
+            f"errors {spike['errors']}; race control's desk meanwhile: "
+            f"p50 {spike['desk_p50_ms']} ms, p95 {spike['desk_p95_ms']} ms",
+        ]
     lines.append("")
     for row in results["targets"]:
         verdict = "PASS" if row["pass"] else "FAIL"
@@ -324,8 +405,12 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     call_command("migrate", interactive=False, verbosity=0)
-    # DEBUG off serves hashed static names: the manifest must exist, as in production.
-    call_command("collectstatic", interactive=False, verbosity=0)
+    # DEBUG off serves hashed static names: the manifest must exist, as in production
+    # (collected and compressed again only when a static file changed: half a minute).
+    from tournament.venue import static_files_current
+
+    if not static_files_current():
+        call_command("collectstatic", interactive=False, verbosity=0)
     say(f"migrated in {time.perf_counter() - started:.1f} s")
 
     skipped = ""

@@ -1,4 +1,4 @@
-"""JSON API v1, Qualifying (``/work/shared/API.md``): sessions, tables, runs, classifications.
+"""JSON API v1, Qualifying (``API.md``): sessions, tables, runs, classifications.
 
 Runs are validated with the desk's ``RunForm`` so that the API and the web pages refuse the
 same things with the same sentences; the services decide who may write and store it.
@@ -7,7 +7,6 @@ Mounted by ``tournament.api`` (which this module's helpers come from).
 
 from __future__ import annotations
 
-import datetime
 from typing import Annotated, Any, Literal
 
 from django.db.models import QuerySet
@@ -15,14 +14,26 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from ninja.responses import Status
-from pydantic import BeforeValidator, Field, SkipValidation, StrictBool
+from pydantic import Field, StrictBool
 
 from qualifying import selectors, services
-from qualifying.forms import CancelRunForm, RunForm, SessionForm, StopwatchField
-from qualifying.models import DrawRoll, QualifyingSeat, QualifyingSession, QualifyingTable, Run
+from qualifying.forms import CancelRunForm, SessionForm
+from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
+from qualifying.run_schemas import (
+    RUN_FIELDS,
+    BreakdownOut,
+    CancelIn,
+    RunIn,
+    RunOut,
+    RunPatchIn,
+    breakdown_out,
+    clean_run,
+    form_errors,
+    run_out,
+    stored_values,
+)
 from tournament.access import Actor
-from tournament.api import (
-    CURRENT_SERIALIZERS,
+from tournament.apikit import (
     ERRORS,
     DriverNumber,
     DriverOut,
@@ -37,25 +48,10 @@ from tournament.api import (
     require_read,
     require_token,
 )
-from tournament.errors import InvalidInput, NotAllowed, NotFound
+from tournament.errors import NotAllowed, NotFound
 from tournament.models import Event
 
 router = Router(tags=["Qualifying"])
-
-Roll = Annotated[int, Field(strict=True, ge=1, le=20)]
-
-
-def _one_roll_as_list(value: Any) -> Any:
-    return value if isinstance(value, list) else [value]
-
-
-#: ``roll`` or ``[roll, re-roll, ...]``, always a list once validated (no union: a union's
-#: member names would leak into the error's field name).
-Rolls = Annotated[
-    list[Roll],
-    BeforeValidator(_one_roll_as_list, json_schema_input_type=Roll | list[Roll]),
-]
-TyresName = Literal["hard", "soft", "rain"]
 
 
 # ---------------------------------------------------------------------------
@@ -108,9 +104,7 @@ def own_tables(actor: Actor, event: Event) -> QuerySet[QualifyingTable]:
     return QualifyingTable.objects.none()
 
 
-def _read_own(
-    request: HttpRequest, event: str
-) -> tuple[Actor, Event, list[QualifyingTable] | None]:
+def read_own(request: HttpRequest, event: str) -> tuple[Actor, Event, list[QualifyingTable] | None]:
     """Reads a table's referee may make of their own table before publication.
 
     Answers the caller, the event and ``None`` when everything may be read (organisers, or
@@ -155,10 +149,6 @@ def session_out(session: QualifyingSession) -> dict[str, Any]:
     }
 
 
-def _form_errors(form: Any) -> dict[str, list[str]]:
-    return {field: [str(m) for m in messages] for field, messages in form.errors.items()}
-
-
 @router.post("/events/{event}/sessions", response={201: SessionOut, **ERRORS})
 def session_create(request: HttpRequest, event: str, payload: SessionIn) -> Status[Any]:
     """Open a session and draw its weather once for every table (§1-0-3, §3-1)."""
@@ -167,7 +157,7 @@ def session_create(request: HttpRequest, event: str, payload: SessionIn) -> Stat
     found = get_event(event)
     form = SessionForm(data=payload.model_dump())
     if not form.is_valid():
-        raise invalid_fields(_form_errors(form))
+        raise invalid_fields(form_errors(form))
     session = services.session_create(
         actor=actor,
         event=found,
@@ -181,7 +171,7 @@ def session_create(request: HttpRequest, event: str, payload: SessionIn) -> Stat
 def session_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """The sessions and their weather (the same at every table, so a qualifying table's
     referee reads them for their table)."""
-    _actor, found, _own = _read_own(request, event)
+    _actor, found, _own = read_own(request, event)
     return [session_out(s) for s in QualifyingSession.objects.filter(event=found)]
 
 
@@ -196,12 +186,17 @@ class QualifyingTableIn(Schema):
     referee: Annotated[str, Field(max_length=120)] | None = Field(
         None, description="The referee's name as printed on the sheet."
     )
+    fast: StrictBool | None = Field(
+        None,
+        description="Reserved for the drivers running under a minute (§1-0-4); missing: unchanged.",
+    )
 
 
 class QualifyingTableOut(Schema):
     number: int
     drivers: list[DriverOut]
     referee: str
+    fast: bool
     referee_link: str | None = Field(None, description="Organisers only.")
     referee_token: str | None = Field(None, description="Organisers only.")
 
@@ -211,6 +206,7 @@ def table_out(table: QualifyingTable, *, secrets: bool) -> dict[str, Any]:
         "number": table.number,
         "drivers": [driver_out(d) for d in selectors.table_drivers(table=table)],
         "referee": table.referee_name,
+        "fast": table.fast,
         "referee_link": referee_link(table.token) if secrets else None,
         "referee_token": table.token if secrets else None,
     }
@@ -230,7 +226,7 @@ def qualifying_table_list(request: HttpRequest, event: str) -> list[dict[str, An
     Before qualifying is published, a table's referee (link or account) sees their own
     table only; anyone else gets ``404`` (a user's token ``403``).
     """
-    actor, found, own = _read_own(request, event)
+    actor, found, own = read_own(request, event)
     return _tables(actor, found, own)
 
 
@@ -250,147 +246,51 @@ def qualifying_table_set(
         number=payload.number,
         drivers=payload.drivers,
         referee_name=payload.referee,
+        fast=payload.fast,
     )
     return _tables(actor, found, None)
+
+
+class FastDriversIn(Schema):
+    numbers: list[DriverNumber]
+    fast: StrictBool = True
+
+
+@router.get("/events/{event}/fast-drivers", response={200: list[DriverOut], **ERRORS})
+def fast_driver_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
+    """The drivers flagged as running under a minute (§1-0-4): organisers only."""
+    actor = actor_of(request)
+    require_token(actor)
+    found = get_event(event)
+    if not actor.can_organise(found.championship):
+        raise NotAllowed(_("Only this event's organisers see its fast drivers."))
+    return [
+        driver_out(e.driver)
+        for e in found.entries.filter(fast=True)
+        .select_related("driver", "driver__team")
+        .order_by("driver__number")
+    ]
+
+
+@router.post("/events/{event}/fast-drivers", response={200: list[DriverOut], **ERRORS})
+def fast_drivers_set(
+    request: HttpRequest, event: str, payload: FastDriversIn
+) -> list[dict[str, Any]]:
+    """Flag (``fast: true``) or unflag drivers running under a minute (§1-0-4): the
+    automatic spread seats them at the qualifying tables marked ``fast``. Answers every
+    flagged driver."""
+    actor = actor_of(request)
+    require_token(actor)
+    found = get_event(event)
+    entries = services.fast_drivers_set(
+        actor=actor, event=found, numbers=payload.numbers, fast=payload.fast
+    )
+    return [driver_out(e.driver) for e in entries]
 
 
 # ---------------------------------------------------------------------------
 # Runs
 # ---------------------------------------------------------------------------
-
-RUN_FIELDS = (
-    "tyres",
-    "throws",
-    "placement_errors",
-    "exit_squares",
-    "stopwatch",
-    "eliminated",
-    "performed_at",
-)
-
-
-# The types below document the contract; RunForm does the validation (SkipValidation), so
-# that a typo is refused with the very sentence the referee's page shows.
-class RunFields(Schema):
-    tyres: SkipValidation[TyresName]
-    throws: SkipValidation[int | None] = Field(None, description="Optional when eliminated.")
-    placement_errors: SkipValidation[int] = 0
-    exit_squares: SkipValidation[int] = 0
-    stopwatch: SkipValidation[str | None] = Field(
-        None, description="m:ss, m:ss.cc or 1'45\"20; optional when eliminated."
-    )
-    eliminated: StrictBool = False
-    performed_at: SkipValidation[datetime.datetime | None] = Field(
-        None, description="When the lap was run (ISO); orders the runs. Default: now."
-    )
-
-
-class RunIn(RunFields):
-    driver: DriverNumber
-
-
-class RunPatchIn(Schema):
-    version: Int
-    tyres: SkipValidation[TyresName | None] = None
-    throws: SkipValidation[int | None] = None
-    placement_errors: SkipValidation[int | None] = None
-    exit_squares: SkipValidation[int | None] = None
-    stopwatch: SkipValidation[str | None] = None
-    eliminated: StrictBool | None = None
-    performed_at: SkipValidation[datetime.datetime | None] = None
-
-
-class CancelIn(Schema):
-    reason: str
-
-
-class BreakdownOut(Schema):
-    throws: int
-    placement: int
-    corner_exits: int
-    minutes: int
-
-
-class RunOut(Schema):
-    driver: DriverOut
-    session: int
-    version: int
-    tyres: TyresName
-    throws: int | None
-    placement_errors: int
-    exit_squares: int
-    stopwatch: str | None
-    eliminated: bool
-    absolute_time: int | None
-    breakdown: BreakdownOut | None
-    performed_at: datetime.datetime
-    cancelled: bool
-    cancel_reason: str
-
-
-def breakdown_out(breakdown: Any) -> dict[str, int] | None:
-    if breakdown is None:
-        return None
-    return {
-        "throws": breakdown.throws,
-        "placement": breakdown.placement,
-        "corner_exits": breakdown.corner_exits,
-        "minutes": breakdown.minutes,
-    }
-
-
-def run_out(run: Run) -> dict[str, Any]:
-    breakdown = run.breakdown()
-    return {
-        "driver": driver_out(run.driver),
-        "session": run.session.number,
-        "version": run.version,
-        "tyres": run.tyres,
-        "throws": run.throws,
-        "placement_errors": run.placement_errors,
-        "exit_squares": run.exit_squares,
-        "stopwatch": run.stopwatch,
-        "eliminated": run.eliminated,
-        "absolute_time": breakdown.total if breakdown else None,
-        "breakdown": breakdown_out(breakdown),
-        "performed_at": run.performed_at,
-        "cancelled": run.cancelled,
-        "cancel_reason": run.cancel_reason,
-    }
-
-
-CURRENT_SERIALIZERS[Run] = run_out
-
-
-def _clean_run(data: dict[str, Any]) -> dict[str, Any]:
-    """RunForm's cleaned data, or a 400 naming every field RunForm refused."""
-    stopwatch = data.get("stopwatch")
-    if stopwatch is not None and not isinstance(stopwatch, str):
-        # RunForm reads a bare integer as centiseconds (its own callers' shortcut); a JSON
-        # client must write the time as text like on paper.
-        raise invalid_fields({"stopwatch": [str(StopwatchField.default_error_messages["invalid"])]})
-    form = RunForm(data=data)
-    if not form.is_valid():
-        raise invalid_fields(_form_errors(form))
-    cleaned = dict(form.cleaned_data)
-    performed_at = cleaned.get("performed_at")
-    if performed_at is not None and not 1900 <= performed_at.year <= 9000:
-        # Far dates overflow when converted to UTC on save.
-        raise invalid_fields({"performed_at": [_("Enter a valid date/time.")]})
-    return cleaned
-
-
-def _stored_values(run: Run) -> dict[str, Any]:
-    """A run's values as a client would send them, for merging a partial correction."""
-    return {
-        "tyres": run.tyres,
-        "throws": run.throws,
-        "placement_errors": run.placement_errors,
-        "exit_squares": run.exit_squares,
-        "stopwatch": run.stopwatch,
-        "eliminated": run.eliminated,
-        "performed_at": run.performed_at.isoformat(),
-    }
 
 
 @router.get("/events/{event}/sessions/{n}/runs", response={200: list[RunOut], **ERRORS})
@@ -400,7 +300,7 @@ def run_list(request: HttpRequest, event: str, n: int) -> list[dict[str, Any]]:
     Before qualifying is published, a table's referee reads the runs of the drivers at
     their own table only.
     """
-    _actor, found, own = _read_own(request, event)
+    _actor, found, own = read_own(request, event)
     session = get_session(found, n)
     runs = Run.objects.filter(session=session, cancelled=False).select_related(
         "session", "session__event", "driver", "driver__team"
@@ -418,8 +318,13 @@ def run_record(request: HttpRequest, event: str, n: int, payload: RunIn) -> Stat
     session = get_session(found, n)
     require_run_writer(actor, found)
     sent = {name: getattr(payload, name) for name in RUN_FIELDS if name in payload.model_fields_set}
+    data = clean_run(sent, event=found)
     run = services.run_record(
-        actor=actor, session=session, driver_number=payload.driver, data=_clean_run(sent)
+        actor=actor,
+        session=session,
+        driver_number=payload.driver,
+        data=data,
+        reason=data["reason"],
     )
     return Status(201, run_out(run))
 
@@ -427,7 +332,7 @@ def run_record(request: HttpRequest, event: str, n: int, payload: RunIn) -> Stat
 @router.get("/events/{event}/sessions/{n}/runs/{driver}", response={200: RunOut, **ERRORS})
 def run_detail(request: HttpRequest, event: str, n: int, driver: int) -> dict[str, Any]:
     """One counted run; before publication, only of a driver at the caller's own table."""
-    actor, found, own = _read_own(request, event)
+    actor, found, own = read_own(request, event)
     if own is not None and not (
         1 <= driver <= 2**31 - 1
         and QualifyingSeat.objects.filter(table__in=own, driver__number=driver).exists()
@@ -451,12 +356,13 @@ def run_update(
     session = get_session(found, n)
     require_run_writer(actor, found)
     run = _counted_run(session, driver)
-    data = _stored_values(run)
+    data = stored_values(run)
     data.update(
         {name: getattr(payload, name) for name in RUN_FIELDS if name in payload.model_fields_set}
     )
+    cleaned = clean_run(data, event=found, stored_cs=run.stopwatch_cs)
     updated = services.run_update(
-        actor=actor, run=run, version=payload.version, data=_clean_run(data)
+        actor=actor, run=run, version=payload.version, data=cleaned, reason=cleaned["reason"]
     )
     return run_out(updated)
 
@@ -473,7 +379,7 @@ def run_cancel(
     run = _counted_run(session, driver)
     form = CancelRunForm(data={"reason": payload.reason})
     if not form.is_valid():
-        raise invalid_fields(_form_errors(form))
+        raise invalid_fields(form_errors(form))
     return run_out(services.run_cancel(actor=actor, run=run, reason=form.cleaned_data["reason"]))
 
 
@@ -520,76 +426,3 @@ def general_classification(request: HttpRequest, event: str) -> list[dict[str, A
     """The event's general classification (mode best or sum; the draw order in mode draw)."""
     _actor, found = _read_qualifying(request, event)
     return [line_out(line) for line in selectors.general_classification(event=found)]
-
-
-# ---------------------------------------------------------------------------
-# Quick rules: the d20 draw
-# ---------------------------------------------------------------------------
-
-
-class DrawIn(Schema):
-    rolls: dict[str, Rolls] | None = Field(
-        None,
-        description='{"<number>": roll or [roll, re-roll, ...]}; drivers left out are '
-        "rolled by the system.",
-    )
-
-
-class DrawLineOut(Schema):
-    rank: int
-    driver: DriverOut
-    rolls: list[int]
-    source: Literal["physical", "system"] | None
-
-
-class DrawOut(Schema):
-    order: list[DrawLineOut]
-    pending_ties: list[list[DriverOut]]
-
-
-def _draw_rolls(payload: DrawIn | None) -> dict[int, list[int]]:
-    rolls: dict[int, list[int]] = {}
-    bad: list[str] = []
-    for key, value in ((payload.rolls if payload else None) or {}).items():
-        if not (key.strip().isascii() and key.strip().isdigit()) or len(key.strip()) > 9:
-            bad.append(key)
-            continue
-        rolls[int(key)] = list(value)
-    if bad:
-        raise InvalidInput(
-            _("Rolls are given by driver number: %(keys)s.") % {"keys": ", ".join(bad)},
-            {"rolls": [_("“%(value)s” is not a driver number.") % {"value": k} for k in bad]},
-        )
-    return rolls
-
-
-@router.post("/events/{event}/draw", response={200: DrawOut, **ERRORS})
-def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dict[str, Any]:
-    """Quick rules §2: record physical rolls, roll the rest; lowest roll takes pole."""
-    actor = actor_of(request)
-    require_token(actor)
-    found = get_event(event)
-    outcome = services.draw_record(actor=actor, event=found, rolls=_draw_rolls(payload))
-    records = {
-        r.driver.number: r
-        for r in DrawRoll.objects.filter(event=found).select_related("driver", "driver__team")
-    }
-    drivers = {number: record.driver for number, record in records.items()}
-    missing = [n for n in outcome.order if n not in drivers]
-    if missing:  # physical drivers who have not rolled yet have no record
-        for entry in found.entries.filter(driver__number__in=missing).select_related(
-            "driver", "driver__team"
-        ):
-            drivers[entry.driver.number] = entry.driver
-    return {
-        "order": [
-            {
-                "rank": rank,
-                "driver": driver_out(drivers[number]),
-                "rolls": list(outcome.rolls.get(number, ())),
-                "source": records[number].source if number in records else None,
-            }
-            for rank, number in enumerate(outcome.order, start=1)
-        ],
-        "pending_ties": [[driver_out(drivers[n]) for n in group] for group in outcome.pending_ties],
-    }

@@ -6,10 +6,12 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 
 from qualifying import scoring
 from qualifying.models import Tyres
+from tournament.access import REFEREE_NAME_MAX
 from tournament.forms import NumberListField
 
 MAX_THROWS = 999
@@ -21,7 +23,7 @@ class StopwatchField(forms.CharField):
     """Accepts ``m:ss``, ``m:ss.cc`` and ``1'45"20`` as written on paper; cleans to 1/100 s."""
 
     default_error_messages = {
-        "invalid": _("Write the stopwatch as 1:45, 1:45.20 or 1'45\"20."),
+        "invalid": _("Write the stopwatch as 1:45, 1:45.20, 1.45.20 or 1'45\"20."),
         "too_long": _("A lap of more than 100 minutes? Check the stopwatch."),
     }
 
@@ -56,8 +58,42 @@ class PerformedAtField(forms.DateTimeField):
         return super().to_python(value)
 
 
+def seconds_words(centiseconds: int) -> str:
+    """A reading as a person says it: "1.48 s" under a minute, else ``m:ss.cc``."""
+    if centiseconds < 6000:
+        return _("%(seconds)s s") % {"seconds": number_format(centiseconds / 100, 2)}
+    return scoring.format_stopwatch(centiseconds)
+
+
+def short_message(typed: str, reading: scoring.ShortReading, floor_cs: int) -> str:
+    """Both readings of a short stopwatch, in the page's language."""
+    if reading.meant_cs is not None:
+        return _(
+            "“%(typed)s” = %(read)s. Did you mean %(meant)s? Correct it, or confirm %(read)s."
+        ) % {
+            "typed": typed,
+            "read": seconds_words(reading.read_cs),
+            "meant": scoring.format_stopwatch(reading.meant_cs).removesuffix(".00"),
+        }
+    return _(
+        "“%(typed)s” = %(read)s, under this event's plausible floor (%(floor)s). Correct it, "
+        "or confirm %(read)s."
+    ) % {
+        "typed": typed,
+        "read": seconds_words(reading.read_cs),
+        "floor": scoring.format_stopwatch(floor_cs).removesuffix(".00"),
+    }
+
+
 class RunForm(forms.Form):
-    tyres = forms.ChoiceField(label=_("Tyres"), choices=Tyres.choices)
+    """One run as typed. ``min_stopwatch_cs`` is the event's plausible floor; a run's own
+    stored stopwatch (``stored_cs``) is never questioned again."""
+
+    tyres = forms.ChoiceField(
+        label=_("Tyres"),
+        choices=Tyres.choices,
+        error_messages={"required": _("Choose the tyres: hard, soft or rain.")},
+    )
     throws = forms.IntegerField(
         label=_("Throws"), min_value=1, max_value=MAX_THROWS, required=False
     )
@@ -68,8 +104,28 @@ class RunForm(forms.Form):
         label=_("Corner-exit squares"), min_value=0, max_value=MAX_THROWS, required=False
     )
     stopwatch = StopwatchField(label=_("Stopwatch"), required=False)
+    confirm_short = forms.BooleanField(label=_("The short time is right"), required=False)
     eliminated = forms.BooleanField(label=_("Eliminated"), required=False)
     performed_at = PerformedAtField(label=_("Performed at"), required=False)
+    reason = forms.CharField(
+        label=_("Reason for the change"),
+        max_length=200,
+        required=False,
+        help_text=_("Asked once the race tables exist: they were built on the classification."),
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        min_stopwatch_cs: int = scoring.DEFAULT_MIN_STOPWATCH_CS,
+        stored_cs: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.min_stopwatch_cs = min_stopwatch_cs
+        self.stored_cs = stored_cs
+        #: Both readings of a short stopwatch, when it was refused for that.
+        self.short: scoring.ShortReading | None = None
 
     def clean_performed_at(self) -> Any:
         value = self.cleaned_data.get("performed_at")
@@ -86,7 +142,61 @@ class RunForm(forms.Form):
                 self.add_error("throws", _("Count the throws (or tick “eliminated”)."))
             if data.get("stopwatch") is None and "stopwatch" not in self.errors:
                 self.add_error("stopwatch", _("Write the stopwatch time (or tick “eliminated”)."))
+            self._check_short(data)
         return data
+
+    def _check_short(self, data: dict[str, Any]) -> None:
+        stopwatch = data.get("stopwatch")
+        if stopwatch is None or stopwatch == self.stored_cs:
+            return
+        typed = self.data.get(self.add_prefix("stopwatch"))
+        if isinstance(typed, str):
+            self.short = scoring.short_reading(typed, floor_cs=self.min_stopwatch_cs)
+        elif stopwatch < self.min_stopwatch_cs:  # a caller's integer: no other reading
+            self.short = scoring.ShortReading(stopwatch, None)
+            typed = scoring.format_stopwatch(stopwatch)
+        # Kept when confirmed too: the page goes on showing both readings beside the tick.
+        if self.short is not None and not data.get("confirm_short"):
+            self.add_error(
+                "stopwatch",
+                forms.ValidationError(
+                    short_message(typed.strip(), self.short, self.min_stopwatch_cs), code="short"
+                ),
+            )
+
+    def stopwatch_words(self) -> dict[str, Any]:
+        """What the page shows beside the stopwatch: the reading in parts (``read``), the
+        text typed, and for a short reading both readings (``short_*``)."""
+        typed = self.data.get(self.add_prefix("stopwatch")) if self.is_bound else None
+        if typed is None:
+            typed = self.initial.get("stopwatch") or ""
+        typed = str(typed).strip()
+        read = None
+        if typed and len(typed) <= 20:
+            try:
+                read = scoring.stopwatch_parts(scoring.parse_stopwatch(typed))
+            except ValueError:
+                read = None
+        words: dict[str, Any] = {"read": read, "typed": typed, "short": self.short}
+        if self.short is not None:
+            words["short_message"] = short_message(typed, self.short, self.min_stopwatch_cs)
+            words["short_read"] = seconds_words(self.short.read_cs)
+            if self.short.meant_cs is not None:
+                words["short_meant"] = scoring.format_stopwatch(self.short.meant_cs).removesuffix(
+                    ".00"
+                )
+        return words
+
+
+class RefereeNameForm(forms.Form):
+    """The name a referee holding a table's link gives once, for the trail."""
+
+    name = forms.CharField(
+        label=_("Your name"),
+        max_length=REFEREE_NAME_MAX,
+        required=False,
+        help_text=_("Shown in the history beside this link's changes, on this device."),
+    )
 
 
 class SessionForm(forms.Form):
@@ -108,6 +218,14 @@ class QualifyingTableForm(forms.Form):
     number = forms.IntegerField(label=_("Table"), min_value=1, max_value=200)
     referee_name = forms.CharField(label=_("Referee"), max_length=120, required=False)
     drivers = NumberListField(label=_("Driver numbers"))
+    fast = forms.BooleanField(
+        label=_("For drivers running under a minute (§1-0-4)"),
+        required=False,
+        help_text=_(
+            "Experienced referees: the automatic spread seats the drivers flagged as running "
+            "under a minute here."
+        ),
+    )
     referee_account = forms.CharField(
         label=_("Referee account"),
         max_length=150,
@@ -115,6 +233,17 @@ class QualifyingTableForm(forms.Form):
         help_text=_(
             "The username of a referee's account: it then opens this table's page when "
             "logged in, like the link. Empty: no account."
+        ),
+    )
+
+
+class FastDriversForm(forms.Form):
+    numbers = NumberListField(
+        label=_("Drivers running under a minute (§1-0-4)"),
+        required=False,
+        help_text=_(
+            "Their numbers, separated by spaces: the automatic spread seats them at the "
+            "tables marked for them. Empty: none."
         ),
     )
 

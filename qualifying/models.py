@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -14,7 +14,8 @@ from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
 from qualifying import scoring
-from tournament.models import Driver, Event, HistoryActor
+from tournament.models import Driver, Event, HistoryActor, RefereeLinked
+from tournament.sealing import new_link_secret
 
 
 # Contexts: Django's own French catalogue already has "Sun" (= Sunday), and "Rain" is both
@@ -42,8 +43,9 @@ class RollSource(models.TextChoices):
 
 
 def new_table_token() -> str:
-    """192 random bits, URL-safe: the secret inside a referee link."""
-    return secrets.token_urlsafe(24)
+    """192 random bits, URL-safe: the secret inside a referee link (the first migrations
+    name this function; tables now take theirs from ``RefereeLinked``)."""
+    return new_link_secret()
 
 
 class QualifyingSession(models.Model):
@@ -76,7 +78,7 @@ class QualifyingSession(models.Model):
         return str(_("Session %(number)s") % {"number": self.number})
 
 
-class QualifyingTable(models.Model):
+class QualifyingTable(RefereeLinked):
     event = models.ForeignKey(
         Event, on_delete=models.CASCADE, related_name="qualifying_tables", verbose_name=_("event")
     )
@@ -90,11 +92,13 @@ class QualifyingTable(models.Model):
         related_name="qualifying_tables",
         verbose_name=_("referee account"),
     )
-    token = models.CharField(max_length=64, unique=True, default=new_table_token, editable=False)
+    #: §1-0-4: reserved for the drivers running under a minute (experienced referees).
+    fast = models.BooleanField(_("for drivers under a minute"), default=False, db_default=False)
     drivers = models.ManyToManyField(
         Driver, through="QualifyingSeat", related_name="qualifying_tables"
     )
-    # Who created the table, renamed its referee, assigned an account or renewed its link.
+    # Who created the table, renamed its referee, assigned an account or renewed its link
+    # (history rows hold the link's digest and sealed copy, as the table does).
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
@@ -149,8 +153,13 @@ class Run(models.Model):
     cancelled = models.BooleanField(_("cancelled"), default=False)
     cancel_reason = models.CharField(_("cancel reason"), max_length=200, blank=True, default="")
     version = models.PositiveIntegerField(_("version"), default=1)
+    #: Why race control changed the run once the race tables existed (kept in the history).
+    reason = models.CharField(_("reason"), max_length=200, blank=True, default="", db_default="")
     recorded_at = models.DateTimeField(_("recorded at"), auto_now_add=True)
     history = HistoricalRecords(bases=[HistoryActor])
+    #: Set by a write once the race tables exist: the drivers whose general rank it changed
+    #: (``qualifying.closure.RankMove``); None while qualifying is open.
+    rank_moves: list[Any] | None = None
 
     class Meta:
         ordering = ["performed_at", "id"]

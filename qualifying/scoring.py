@@ -59,11 +59,22 @@ _STOPWATCH_RE = re.compile(
 )
 
 
+# Three groups, minutes seconds hundredths, as a phone's number pad or a hurried hand
+# writes them: 1.48.20, 1,48,20, 1 48 20 (a decimal pad has no colon). Two groups split by
+# a space are minutes and seconds (1 48); two split by a dot or comma stay seconds (1.48 =
+# 1.48 s: see ``short_reading``).
+_GROUPS_RE = re.compile(
+    r"(?P<minutes>[0-9]+)\s*[.,\s]\s*(?P<seconds>[0-9]{2})\s*[.,\s]\s*(?P<decimals>[0-9]{1,2})"
+    r"|(?P<m2>[0-9]+)\s+(?P<s2>[0-9]{2})"
+)
+
+
 def parse_stopwatch(text: str) -> int:
     """Return the centiseconds of a stopwatch reading typed by a referee.
 
     Accepted: ``m:ss``, ``m:ss.cc``, ``m:ss.c`` (tenths), ``m:ss,cc`` (French comma),
-    ``1'45"20``, ``1'45``, ``1'45''20`` (two apostrophes as typed on phones), and
+    ``1'45"20``, ``1'45``, ``1'45''20`` (two apostrophes as typed on phones), three groups
+    ``1.45.20``, ``1,45,20`` or ``1 45 20`` (a number pad has no colon), ``1 45``, and
     ``ss.cc`` / ``45`` without minutes (seconds below 60). Surrounding spaces are
     ignored. Anything else raises :class:`StopwatchError`.
     """
@@ -72,7 +83,7 @@ def parse_stopwatch(text: str) -> int:
     cleaned = text.strip()
     match = _STOPWATCH_RE.fullmatch(cleaned)
     if match is None:
-        raise StopwatchError(f"unreadable stopwatch time: {text!r}")
+        return _parse_groups(text, cleaned)
     minutes_text = match["minutes"]
     seconds_text = match["seconds"]
     # "1:5" is more likely a typo for 1:50 or 1:05 than either; refuse to guess.
@@ -86,6 +97,62 @@ def parse_stopwatch(text: str) -> int:
     # One decimal digit is tenths, as a stopwatch shows it: 1:45.2 = 1:45.20.
     hundredths = int(decimals.ljust(2, "0")) if decimals else 0
     return (minutes * 60 + seconds) * 100 + hundredths
+
+
+def _parse_groups(text: str, cleaned: str) -> int:
+    match = _GROUPS_RE.fullmatch(cleaned)
+    if match is None:
+        raise StopwatchError(f"unreadable stopwatch time: {text!r}")
+    minutes = int(match["minutes"] or match["m2"])
+    seconds = int(match["seconds"] or match["s2"])
+    if seconds > 59:
+        raise StopwatchError(f"seconds must be between 0 and 59: {text!r}")
+    decimals = match["decimals"] or ""
+    hundredths = int(decimals.ljust(2, "0")) if decimals else 0
+    return (minutes * 60 + seconds) * 100 + hundredths
+
+
+#: The event's plausible floor when it sets none (DOMAIN.md, "What the day enforces").
+DEFAULT_MIN_STOPWATCH_CS = 20 * 100
+
+# "1,48" or "1.48": seconds and hundredths by the letter, minutes and seconds by habit.
+_MINUTES_HABIT_RE = re.compile(r"(?P<minutes>[0-9]{1,2})[.,](?P<seconds>[0-5][0-9])")
+
+
+@dataclass(frozen=True)
+class ShortReading:
+    """A stopwatch reading below the event's plausible floor: what was read, and what
+    the referee more likely meant (None when no other reading is at hand)."""
+
+    read_cs: int
+    meant_cs: int | None
+
+
+def short_reading(text: str, *, floor_cs: int) -> ShortReading | None:
+    """None when ``text`` reads at or above ``floor_cs``; else both readings.
+
+    A qualifying lap takes minutes of dice and gear changes (§1-0-1, §1-1-13), so a time
+    under the floor is almost always a typing habit: "1,48" read as 1.48 s was 1:48. The
+    text is read first as :func:`parse_stopwatch` reads it (raises the same errors).
+    """
+    read = parse_stopwatch(text)
+    if read >= floor_cs:
+        return None
+    habit = _MINUTES_HABIT_RE.fullmatch(text.strip())
+    meant = None
+    if habit is not None:
+        meant = (int(habit["minutes"]) * 60 + int(habit["seconds"])) * 100
+        if meant < floor_cs:
+            meant = None
+    return ShortReading(read_cs=read, meant_cs=meant)
+
+
+def stopwatch_parts(centiseconds: int) -> tuple[int, int, int]:
+    """``(minutes, seconds, hundredths)``: what a reading says, for echoing it in words."""
+    _check_count("stopwatch time", centiseconds)
+    minutes, rest = divmod(centiseconds, 6000)
+    seconds, hundredths = divmod(rest, 100)
+    return minutes, seconds, hundredths
 
 
 def format_stopwatch(centiseconds: int) -> str:
@@ -206,16 +273,21 @@ def roll_d20() -> int:
 
 @dataclass(frozen=True)
 class Breakdown:
-    """The parts of an absolute time, all counted in throws."""
+    """The parts of an absolute time, all counted in throws.
+
+    ``sanction``: throws the organisers added to the run (§1-2-3: "l'organisateur
+    décidera des conséquences à donner"), 0 without a sanction.
+    """
 
     throws: int
     placement: int
     corner_exits: int
     minutes: int
+    sanction: int = 0
 
     @property
     def total(self) -> int:
-        return self.throws + self.placement + self.corner_exits + self.minutes
+        return self.throws + self.placement + self.corner_exits + self.minutes + self.sanction
 
 
 def absolute_time(
@@ -503,3 +575,18 @@ def resolve_draw(
         rolls={driver: tuple(values) for driver, values in sequences.items()},
         pending_ties=pending,
     )
+
+
+def _no_roll() -> int:
+    raise RuntimeError("reading a draw never rolls a die")
+
+
+def draw_standing(rolls: Mapping[Hashable, Sequence[int]]) -> DrawOutcome:
+    """The grid order of the rolls recorded so far, rolling nothing (§2 of the quick rules).
+
+    Lowest first roll takes pole; a re-roll only orders the drivers who tied, among
+    themselves: a driver who re-rolled never passes one who has not re-rolled yet. Tied
+    drivers still waiting for a re-roll stay together in ``pending_ties`` (in the order
+    given), and so does any driver with no roll at all.
+    """
+    return resolve_draw(rolls, system=(), roll=_no_roll)

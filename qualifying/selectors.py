@@ -6,13 +6,14 @@ The ordering itself lives in ``qualifying.scoring``; here we only fetch and atta
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import Count
 
 from qualifying import scoring
 from qualifying.models import DrawRoll, QualifyingSession, QualifyingTable, Run
-from tournament.models import Driver, Entry, Event
+from tournament import sanctions as sanction_rules
+from tournament.models import Driver, Entry, Event, Sanction
 
 
 @dataclass(frozen=True)
@@ -58,17 +59,46 @@ def _runs(
     return runs
 
 
+def throws_added(event: Event) -> dict[tuple[int, int], int]:
+    """Throws the organisers added to runs (§1-2-3), by (driver id, session number)."""
+    return sanction_rules.throws_added(
+        sanction_rules.Sanction(driver=d, kind="throws", value=v, session=n)
+        for d, v, n in Sanction.objects.filter(
+            event=event, kind=Sanction.Kind.THROWS, withdrawn_at__isnull=True
+        ).values_list("driver_id", "value", "session")
+    )
+
+
+def _sanctioned(run: Run, added: dict[tuple[int, int], int]) -> scoring.Breakdown | None:
+    """The run's breakdown with the throws a sanction added (shown as their own part)."""
+    breakdown = run.breakdown()
+    extra = added.get((run.driver_id, run.session.number), 0)
+    if breakdown is None or not extra:
+        return breakdown
+    return replace(breakdown, sanction=extra)
+
+
+def _result(run: Run, added: dict[tuple[int, int], int]) -> scoring.RunResult:
+    result = run.as_result()
+    breakdown = _sanctioned(run, added)
+    if breakdown is None or not breakdown.sanction:
+        return result
+    return replace(result, absolute=breakdown.total)
+
+
 def session_classification(*, session: QualifyingSession) -> list[ClassifiedLine]:
-    """One session's order (§1-3-2, eliminated last §1-1-14)."""
+    """One session's order (§1-3-2, eliminated last §1-1-14), throws added by a sanction
+    counted (§1-2-3)."""
     runs = list(
         session.runs.filter(cancelled=False).select_related(
             "session", "session__event", "driver", "driver__team"
         )
     )
+    added = throws_added(session.event)
     by_key = {}
     results = []
     for run in runs:
-        result = run.as_result()
+        result = _result(run, added)
         by_key[result.driver] = run
         results.append(result)
     lines = []
@@ -83,7 +113,7 @@ def session_classification(*, session: QualifyingSession) -> list[ClassifiedLine
                 stopwatch_cs=run.stopwatch_cs,
                 session=session.number,
                 run=run,
-                breakdown=run.breakdown(),
+                breakdown=_sanctioned(run, added),
             )
         )
     return lines
@@ -102,11 +132,12 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
     drivers = {driver.number: driver for driver in entered}
     sessions = list(QualifyingSession.objects.filter(event=event))
     runs = _runs(event, sessions=sessions, drivers={driver.pk: driver for driver in entered})
+    added = throws_added(event)
     run_by_key: dict[tuple[int, int], Run] = {}
     results = []
     for run in runs:
         drivers.setdefault(run.driver.number, run.driver)
-        result = run.as_result()
+        result = _result(run, added)
         run_by_key[(result.driver, result.session)] = run
         results.append(result)
     rows = scoring.classify_general(
@@ -120,10 +151,11 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
         run = run_by_key.get((row.driver, row.session)) if row.session is not None else None
         if event.qualifying_mode == Event.QualifyingMode.SUM:
             # The total is a sum of runs: so is its breakdown (shown wherever a total is).
-            counted = [run_by_key[(r.driver, r.session)].breakdown() for r in row.runs]
+            counted = [_sanctioned(run_by_key[(r.driver, r.session)], added) for r in row.runs]
             breakdown = _sum_breakdowns(counted) if row.absolute is not None else None
         else:
-            breakdown = run.breakdown() if run is not None and row.status == "ok" else None
+            ok = run is not None and row.status == "ok"
+            breakdown = _sanctioned(run, added) if ok else None  # type: ignore[arg-type]
         lines.append(
             ClassifiedLine(
                 rank=row.rank,
@@ -148,35 +180,60 @@ def _sum_breakdowns(parts: list[scoring.Breakdown | None]) -> scoring.Breakdown 
         placement=sum(p.placement for p in present),
         corner_exits=sum(p.corner_exits for p in present),
         minutes=sum(p.minutes for p in present),
+        sanction=sum(p.sanction for p in present),
     )
 
 
-def draw_classification(
-    *, event: Event, entries: list[Entry] | None = None
-) -> list[ClassifiedLine]:
-    """Quick rules §2: the grid order of the d20 draw (lowest first), undrawn drivers last."""
-    if entries is None:
-        entries = list(Entry.objects.filter(event=event).select_related("driver", "driver__team"))
+def _draw_outcome(
+    event: Event, entries: list[Entry]
+) -> tuple[dict[int, Driver], scoring.DrawOutcome]:
     drivers = {e.driver.number: e.driver for e in entries}
     rolls = {
         r.driver.number: r.rolls
         for r in DrawRoll.objects.filter(event=event).select_related("driver")
     }
-    drawn = sorted((n for n in drivers if rolls.get(n)), key=lambda n: (tuple(rolls[n]), n))
-    order = drawn + [n for n in drivers if not rolls.get(n)]
+    # In driver-number order, so that drivers still tied are listed by number.
+    return drivers, scoring.draw_standing({n: list(rolls.get(n) or []) for n in sorted(drivers)})
+
+
+def draw_classification(
+    *, event: Event, entries: list[Entry] | None = None
+) -> list[ClassifiedLine]:
+    """Quick rules §2: the grid order of the d20 draw (lowest first), undrawn drivers last.
+
+    A re-roll orders only the drivers who tied (``scoring.draw_standing``); drivers still
+    waiting for their re-roll keep their place together, by number.
+    """
+    if entries is None:
+        entries = list(Entry.objects.filter(event=event).select_related("driver", "driver__team"))
+    drivers, outcome = _draw_outcome(event, entries)
     return [
         ClassifiedLine(
             rank=index + 1,
             driver=drivers[number],
-            status="ok" if rolls.get(number) else "no_run",
+            status="ok" if outcome.rolls.get(number) else "no_run",
             absolute_time=None,
             stopwatch_cs=None,
             session=None,
             run=None,
             breakdown=None,
         )
-        for index, number in enumerate(order)
+        for index, number in enumerate(outcome.order)
     ]
+
+
+def draw_pending_ties(*, event: Event) -> list[list[Driver]]:
+    """The drivers of the quick rules' draw who still need a die, once the draw has begun:
+    each group of equal rolls waiting for its re-roll, then the drivers who have not
+    rolled yet (none while nobody has rolled: the grid is then the registration order,
+    as the other games use it). Only the
+    drivers present when the event uses check-in, as the draw and the allocation."""
+    entries = list(Entry.objects.filter(event=event).select_related("driver", "driver__team"))
+    entries = [e for e in entries if e.checked_in] or entries
+    drivers, outcome = _draw_outcome(event, entries)
+    if not any(outcome.rolls.values()):
+        return []  # no draw at all: the grid is the registration order (other games)
+    return [[drivers[n] for n in group] for group in outcome.pending_ties]
 
 
 @dataclass(frozen=True)
@@ -235,3 +292,24 @@ def run_history(*, session: QualifyingSession, driver: Driver) -> list[object]:
         .select_related("history_user")
         .order_by("-history_date", "-history_id")
     )
+
+
+def previous_tyres(
+    *, table: QualifyingTable, session: QualifyingSession
+) -> dict[int, tuple[str, int]]:
+    """The tyres each driver of ``table`` ran on in the latest earlier session, by driver id,
+    with that session's number: offered (and marked as such) for a run not entered yet."""
+    found: dict[int, tuple[str, int]] = {}
+    earlier = (
+        Run.objects.filter(
+            session__event=session.event_id,
+            session__number__lt=session.number,
+            cancelled=False,
+            driver__qualifying_seats__table=table,
+        )
+        .order_by("-session__number")
+        .values_list("driver_id", "tyres", "session__number")
+    )
+    for driver_id, tyres, number in earlier:
+        found.setdefault(driver_id, (tyres, number))
+    return found

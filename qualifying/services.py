@@ -6,8 +6,7 @@ saying who did it (user or referee link), when, and the values before and after.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -16,7 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from simple_history.utils import bulk_create_with_history
 
-from qualifying import scoring
+from qualifying import scoring, seating
+from qualifying.closure import check_open, check_stopwatch, rank_moves, ranks
 from qualifying.models import (
     DrawRoll,
     QualifyingSeat,
@@ -24,6 +24,7 @@ from qualifying.models import (
     QualifyingTable,
     RollSource,
     Run,
+    Tyres,
 )
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
@@ -156,8 +157,13 @@ def qualifying_table_set(
     number: int,
     drivers: Sequence[int],
     referee_name: str | None = None,
+    fast: bool | None = None,
 ) -> QualifyingTable:
-    """Create or replace qualifying table ``number``; a driver moves here from any other table."""
+    """Create or replace qualifying table ``number``; a driver moves here from any other table.
+
+    ``fast`` marks (or unmarks) the table for the drivers running under a minute (§1-0-4);
+    None keeps the mark as it is.
+    """
     require_organiser(actor, event.championship)
     if not 1 <= number <= MAX_TABLES:
         raise InvalidInput(
@@ -188,35 +194,95 @@ def qualifying_table_set(
     if referee_name is not None and table.referee_name != referee_name.strip():
         table.referee_name = referee_name.strip()
         actor.stamp(table).save(update_fields=["referee_name"])
+    if fast is not None and table.fast != fast:
+        table.fast = fast
+        actor.stamp(table).save(update_fields=["fast"])
     _seat(actor, event, {table: [found[n] for n in drivers]})
     return table
 
 
 @transaction.atomic
 def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> list[QualifyingTable]:
-    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order.
+    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order;
+    the drivers flagged as running under a minute sit at the tables marked for them (§1-0-4).
 
-    Existing tables keep their referee and link; runs already entered are untouched.
+    Existing tables keep their referee, link and mark; runs already entered are untouched.
     """
     require_organiser(actor, event.championship)
     entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
     if not entries:
         raise InvalidInput(_("Register drivers for the event first."))
-    count = math.ceil(len(entries) / table_size)
-    base, extra = divmod(len(entries), count)
-    seating: dict[QualifyingTable, list[Driver]] = {}
-    start = 0
-    for index in range(count):
-        size = base + (1 if index < extra else 0)
-        table = _table_get_or_create(actor, event, index + 1)
-        seating[table] = [e.driver for e in entries[start : start + size]]
-        start += size
-    # Every seat of the event is reconsidered: the tables beyond ``count`` are emptied.
-    extra_tables = list(QualifyingTable.objects.filter(event=event, number__gt=count))
-    _seat(actor, event, {**seating, **{table: [] for table in extra_tables}})
+    marked = set(
+        QualifyingTable.objects.filter(event=event, fast=True).values_list("number", flat=True)
+    )
+    try:
+        spread = seating.spread(
+            [e.driver.number for e in entries],
+            capacity=table_size,
+            fast_drivers={e.driver.number for e in entries if e.fast},
+            fast_tables=marked,
+        )
+    except seating.SeatingProblem as problem:
+        raise InvalidInput(
+            _seating_message(problem), {"fast": [_seating_message(problem)]}
+        ) from None
+    drivers = {e.driver.number: e.driver for e in entries}
+    seating_by_table: dict[QualifyingTable, list[Driver]] = {}
+    for number, numbers in spread.items():
+        table = _table_get_or_create(actor, event, number)
+        seating_by_table[table] = [drivers[n] for n in numbers]
+    # Every seat of the event is reconsidered: the tables beyond the spread are emptied.
+    extra_tables = list(QualifyingTable.objects.filter(event=event, number__gt=len(spread)))
+    _seat(actor, event, {**seating_by_table, **{table: [] for table in extra_tables}})
     for table in extra_tables:
         actor.stamp(table).delete()
-    return list(seating)
+    return list(seating_by_table)
+
+
+def _seating_message(problem: seating.SeatingProblem) -> str:
+    if problem.kind == "no_fast_table":
+        return _(
+            "%(flagged)s driver(s) run under a minute but none of tables 1 to %(tables)s is "
+            "marked for them (§1-0-4): mark one, or unflag them."
+        ) % {"flagged": problem.flagged, "tables": problem.tables}
+    return _(
+        "%(flagged)s driver(s) run under a minute and the tables marked for them seat "
+        "%(seats)s: mark another table."
+    ) % {"flagged": problem.flagged, "seats": problem.seats}
+
+
+@transaction.atomic
+def fast_drivers_set(
+    *, actor: Actor, event: Event, numbers: Iterable[int], fast: bool = True, only: bool = False
+) -> list[Entry]:
+    """Flag (or unflag) entries as drivers running under a minute (§1-0-4); with ``only``,
+    the drivers not listed lose their flag. Answers every flagged entry of the event."""
+    require_organiser(actor, event.championship)
+    wanted = list(dict.fromkeys(numbers))
+    locked = Entry.objects.select_for_update().filter(event=event).select_related("driver")
+    entries = {e.driver.number: e for e in locked if e.driver.number in wanted or only}
+    if only:
+        for number, entry in entries.items():
+            if number not in wanted and entry.fast:
+                entry.fast = False
+                actor.stamp(entry).save(update_fields=["fast"])
+        entries = {n: e for n, e in entries.items() if n in wanted}
+    unknown = [n for n in wanted if n not in entries]
+    if unknown:
+        raise InvalidInput(
+            _("Not registered for this event: %(numbers)s.")
+            % {"numbers": ", ".join(str(n) for n in unknown)},
+            {"numbers": [_("Not registered: %(numbers)s") % {"numbers": unknown}]},
+        )
+    for entry in entries.values():
+        if entry.fast != fast:
+            entry.fast = fast
+            actor.stamp(entry).save(update_fields=["fast"])
+    return list(
+        Entry.objects.filter(event=event, fast=True)
+        .select_related("driver", "driver__team")
+        .order_by("driver__number")
+    )
 
 
 def _driver_of_event(event: Event, number: int) -> Driver:
@@ -252,6 +318,12 @@ def _apply(run: Run, data: Mapping[str, Any]) -> None:
             _("A run that is not eliminated needs its throws and its stopwatch time."),
             {"throws": [_("Required.")], "stopwatch": [_("Required.")]},
         )
+    if data.get("tyres") not in Tyres.values:
+        raise InvalidInput(
+            _("Choose the tyres of the run: hard, soft or rain."),
+            {"tyres": [_("Choose the tyres.")]},
+        )
+    check_stopwatch(run.session.event, data, run.stopwatch_cs if run.pk else None)
     run.tyres = data["tyres"]
     run.eliminated = bool(data.get("eliminated"))
     run.throws = data.get("throws")
@@ -262,14 +334,29 @@ def _apply(run: Run, data: Mapping[str, Any]) -> None:
         run.performed_at = data["performed_at"]
 
 
+def _reason(reason: str) -> str:
+    return reason.strip()[:200]
+
+
 def run_record(
-    *, actor: Actor, session: QualifyingSession, driver_number: int, data: Mapping[str, Any]
+    *,
+    actor: Actor,
+    session: QualifyingSession,
+    driver_number: int,
+    data: Mapping[str, Any],
+    reason: str = "",
 ) -> Run:
-    """Record a driver's run in ``session`` (``data`` as cleaned by RunForm)."""
+    """Record a driver's run in ``session`` (``data`` as cleaned by RunForm).
+
+    Once the race tables exist only race control may, with a ``reason``; the answer's
+    ``rank_moves`` then lists the drivers whose general rank it changed (else None).
+    """
     event = session.event
     driver = _driver_of_event(event, driver_number)
     _check_referee(actor, event, driver)
     with transaction.atomic():
+        moves = check_open(actor, event, reason)
+        before = ranks(event) if moves is not None else {}
         current = Run.objects.filter(session=session, driver=driver, cancelled=False).first()
         if current is not None:
             raise Conflict(
@@ -277,7 +364,9 @@ def run_record(
                 % {"number": driver.number, "session": session.number},
                 current=current,
             )
-        run = Run(session=session, driver=driver, performed_at=timezone.now())
+        run = Run(
+            session=session, driver=driver, performed_at=timezone.now(), reason=_reason(reason)
+        )
         _apply(run, data)
         try:
             with transaction.atomic():
@@ -288,6 +377,7 @@ def run_record(
                 % {"number": driver.number, "session": session.number},
                 current=Run.objects.filter(session=session, driver=driver, cancelled=False).first(),
             ) from exc
+        run.rank_moves = None if moves is None else rank_moves(before, event)
     return run
 
 
@@ -305,11 +395,19 @@ def counted_run(*, session: QualifyingSession, driver_number: int) -> Run:
     return run
 
 
-def run_update(*, actor: Actor, run: Run, version: int, data: Mapping[str, Any]) -> Run:
-    """Correct a run; refused (409) when ``version`` is not the stored one."""
-    _check_referee(actor, run.session.event, run.driver)
+def run_update(
+    *, actor: Actor, run: Run, version: int, data: Mapping[str, Any], reason: str = ""
+) -> Run:
+    """Correct a run; refused (409) when ``version`` is not the stored one.
+
+    Once the race tables exist only race control may, with a ``reason`` (see run_record).
+    """
+    event = run.session.event
+    _check_referee(actor, event, run.driver)
     with transaction.atomic():
-        locked = Run.objects.select_for_update().get(pk=run.pk)
+        moves = check_open(actor, event, reason)
+        before = ranks(event) if moves is not None else {}
+        locked = Run.objects.select_for_update().select_related("session__event").get(pk=run.pk)
         if locked.cancelled:
             raise Conflict(_("This run was cancelled; it can no longer change."), current=locked)
         if locked.version != version:
@@ -323,7 +421,9 @@ def run_update(*, actor: Actor, run: Run, version: int, data: Mapping[str, Any])
             )
         _apply(locked, data)
         locked.version += 1
+        locked.reason = _reason(reason)
         actor.stamp(locked).save()
+        locked.rank_moves = None if moves is None else rank_moves(before, event)
     return locked
 
 
@@ -336,6 +436,8 @@ def run_cancel(*, actor: Actor, run: Run, reason: str) -> Run:
     if not reason.strip():
         raise InvalidInput(_("Give a reason for the cancellation."), {"reason": [_("Required.")]})
     with transaction.atomic():
+        moves = check_open(actor, event, reason)
+        before = ranks(event) if moves is not None else {}
         locked = Run.objects.select_for_update().get(pk=run.pk)
         if locked.cancelled:
             raise Conflict(_("This run is already cancelled."))
@@ -345,9 +447,10 @@ def run_cancel(*, actor: Actor, run: Run, reason: str) -> Run:
                 % {"number": run.driver.number}
             )
         locked.cancelled = True
-        locked.cancel_reason = reason.strip()[:200]
+        locked.cancel_reason = _reason(reason)
         locked.version += 1
         actor.stamp(locked).save()
+        locked.rank_moves = None if moves is None else rank_moves(before, event)
     return locked
 
 

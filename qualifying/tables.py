@@ -15,18 +15,25 @@ STATUS_LABELS = {
 }
 
 
+#: Hidden on a phone until "All columns" is tapped: the rank, driver, absolute time and
+#: status stay in view (static/css/paddock.css).
+LOW = {"th": {"class": "prio-low"}, "td": {"class": "prio-low"}}
+
+
 class ClassificationTable(tables.Table):
     rank = tables.Column(verbose_name=_("Rank"))
-    number = tables.Column(verbose_name=_("No."))
+    number = tables.Column(verbose_name=_("No."), attrs=LOW)
     name = tables.Column(verbose_name=_("Driver"))
-    team = tables.Column(verbose_name=_("Team"), default="—")
+    team = tables.Column(verbose_name=_("Team"), default="—", attrs=LOW)
     absolute_time = tables.Column(verbose_name=_("Absolute time"), default="—")
-    throws = tables.Column(verbose_name=_("Throws"), default="")
-    placement = tables.Column(verbose_name=_("Placement (×10)"), default="")
-    corner_exits = tables.Column(verbose_name=_("Corner exits"), default="")
-    minutes = tables.Column(verbose_name=_("Minutes"), default="")
-    stopwatch = tables.Column(verbose_name=_("Stopwatch"), default="—")
-    session = tables.Column(verbose_name=_("Session"), default="—")
+    throws = tables.Column(verbose_name=_("Throws"), default="", attrs=LOW)
+    placement = tables.Column(verbose_name=_("Placement (×10)"), default="", attrs=LOW)
+    corner_exits = tables.Column(verbose_name=_("Corner exits"), default="", attrs=LOW)
+    minutes = tables.Column(verbose_name=_("Minutes"), default="", attrs=LOW)
+    # Throws the organisers added (§1-2-3): a column only when a sanction added any.
+    sanction = tables.Column(verbose_name=_("Sanction (throws)"), default="", attrs=LOW)
+    stopwatch = tables.Column(verbose_name=_("Stopwatch"), default="—", attrs=LOW)
+    session = tables.Column(verbose_name=_("Session"), default="—", attrs=LOW)
     status = tables.Column(verbose_name=_("Status"))
 
     class Meta:
@@ -56,9 +63,12 @@ class ClassificationTable(tables.Table):
                     "placement": b.placement if b else None,
                     "corner_exits": b.corner_exits if b else None,
                     "minutes": b.minutes if b else None,
+                    "sanction": f"+{b.sanction}" if b and b.sanction else None,
                     "stopwatch": line.stopwatch,
                     "session": line.session,
                     "status": line.status,
                 }
             )
+        if not any(row["sanction"] for row in rows):
+            kwargs["exclude"] = (*kwargs.get("exclude", ()), "sanction")
         return cls(rows, **kwargs)

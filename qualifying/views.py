@@ -1,64 +1,135 @@
-"""Pages of qualifying: the desk's session and table forms, a table's run entry, the
-classifications, a run's history and the printed sheets."""
+"""Pages of qualifying at race control: the desk's sessions, qualifying tables (fast tables
+and drivers of §1-0-4 included) and their live progress, and the classifications. A table's
+own pages (its referee link) are ``qualifying.table_views``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from qualifying import scoring
+from qualifying.desk import day_steps
 from qualifying.forms import (
     AutoTablesForm,
-    CancelRunForm,
+    FastDriversForm,
     QualifyingTableForm,
-    RunForm,
     SessionForm,
 )
-from qualifying.models import QualifyingSession, QualifyingTable, Run
-from qualifying.pdf import QualifyingCardRenderer, TableSheetRenderer
+from qualifying.links import referee_link
+from qualifying.models import QualifyingSession, QualifyingTable
 from qualifying.selectors import (
     general_classification,
-    run_history,
+    qualifying_progress,
     session_classification,
     table_drivers,
-    table_runs,
 )
 from qualifying.services import (
+    fast_drivers_set,
     qualifying_table_set,
     qualifying_tables_auto,
-    run_cancel,
-    run_record,
-    run_update,
     session_create,
 )
-from qualifying.sheets import sheet_data
 from qualifying.tables import ClassificationTable
-from tournament.access import Actor
+from tournament.access import actor_for, organised_event
+from tournament.confirm import confirm_page, confirmed
 from tournament.errors import ServiceError
-from tournament.models import Event
+from tournament.forms import RegisterForm
+from tournament.models import Driver, Entry, Event
+from tournament.services import referee_account_set
 from tournament.tables import sorted_or_exported
-from tournament.views import actor_for, organised_event
-
-
-def referee_link(table: QualifyingTable) -> str:
-    return settings.SITE_URL.rstrip("/") + reverse("qtable", args=[table.token])
-
 
 # --- Organiser desk -----------------------------------------------------------------------
+
+
+def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    entries = list(
+        Entry.objects.filter(event=event)
+        .select_related("driver", "driver__team")
+        .order_by("driver__number")
+    )
+    registered = {e.driver_id for e in entries}
+    not_registered = Driver.objects.filter(championship=event.championship).exclude(
+        pk__in=registered
+    )
+    sessions = list(event.sessions.all())
+    if request.htmx and request.GET.get("part") == "progress":  # type: ignore[attr-defined]
+        # The qualifying progress refreshes by itself while the tables enter runs.
+        return render(
+            request,
+            "qualifying/_progress.html",
+            {"event": event, "sessions": sessions, "progress": qualifying_progress(event=event)},
+        )
+    next_session = (max((s.number for s in sessions), default=0)) + 1
+    fast = [e.driver.number for e in entries if e.fast]
+    progress = qualifying_progress(event=event)
+    steps = day_steps(event=event, entries=entries, progress=progress)
+    return render(
+        request,
+        "tournament/desk.html",
+        {
+            "fast_form": FastDriversForm(initial={"numbers": " ".join(str(n) for n in fast)}),
+            "event": event,
+            "steps": steps,
+            "steps_done": sum(1 for step in steps if step.done),
+            "entries": entries,
+            "checked_in": sum(1 for e in entries if e.checked_in),
+            "not_registered_count": not_registered.count(),
+            "register_form": RegisterForm(),
+            "sessions": sessions,
+            "session_form": SessionForm(initial={"number": next_session}),
+            "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),
+            "progress": progress,
+        },
+    )
+
+
+def _session_confirm(request: HttpRequest, event: Event, data: dict[str, Any]) -> HttpResponse:
+    """The confirmation of a session's opening: its weather is drawn once, for good."""
+    roll = data["weather_roll"]
+    undoes = []
+    if event.race_tables.exists():
+        undoes.append(
+            _(
+                "the race tables' grids as built: a new session's runs move the general "
+                "classification the grids came from"
+            )
+        )
+    note = (
+        _(
+            "Session %(number)s opens with the d20 typed, %(roll)s: its weather applies to every "
+            "table (§1-0-3) and cannot be drawn again."
+        )
+        if roll is not None
+        else _(
+            "Session %(number)s opens with a d20 rolled by the system now: its weather "
+            "applies to every table (§1-0-3) and cannot be drawn again."
+        )
+    ) % {"number": data["number"], "roll": roll}
+    return confirm_page(
+        request,
+        title=_("Open session %(number)s?") % {"number": data["number"]},
+        undoes=undoes,
+        note=note,
+        confirm_label=_("Open the session"),
+        cancel=reverse("event-desk", args=[event.slug]),
+        fields={"number": data["number"], "weather_roll": "" if roll is None else roll},
+    )
 
 
 @require_POST
 def desk_session_create(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
     form = SessionForm(request.POST)
+    if form.is_valid() and not confirmed(request):
+        return _session_confirm(request, event, form.cleaned_data)
     if form.is_valid():
         try:
             session = session_create(
@@ -107,6 +178,38 @@ def desk_tables_auto(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("event-desk", slug=slug)
 
 
+@require_POST
+def desk_fast_drivers(request: HttpRequest, slug: str) -> HttpResponse:
+    """Race control lists the drivers running under a minute (§1-0-4)."""
+    event = organised_event(request, slug)
+    form = FastDriversForm(request.POST)
+    if form.is_valid():
+        try:
+            flagged = fast_drivers_set(
+                actor=actor_for(request),
+                event=event,
+                numbers=form.cleaned_data["numbers"],
+                only=True,
+            )
+        except ServiceError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(
+                request,
+                ngettext(
+                    "%(count)s driver runs under a minute.",
+                    "%(count)s drivers run under a minute.",
+                    len(flagged),
+                )
+                % {"count": len(flagged)},
+            )
+    else:
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+    return redirect(reverse("event-desk", args=[slug]) + "#tables")
+
+
 def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     event = organised_event(request, slug)
     table = QualifyingTable.objects.filter(event=event, number=number).first()
@@ -115,10 +218,9 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
         initial["referee_name"] = table.referee_name
         initial["drivers"] = " ".join(str(d.number) for d in table_drivers(table=table))
         initial["referee_account"] = table.referee.get_username() if table.referee_id else ""
+        initial["fast"] = table.fast
     form = QualifyingTableForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        from races.services import referee_account_set
-
         actor = actor_for(request)
         try:
             with transaction.atomic():  # the drivers and the account, or nothing
@@ -128,6 +230,7 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
                     number=form.cleaned_data["number"],
                     drivers=form.cleaned_data["drivers"],
                     referee_name=form.cleaned_data["referee_name"],
+                    fast=form.cleaned_data["fast"],
                 )
                 referee_account_set(
                     actor=actor, table=saved, username=form.cleaned_data["referee_account"]
@@ -143,261 +246,6 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
         "qualifying/table_edit.html",
         {"event": event, "form": form, "table": table, "link": table and referee_link(table)},
     )
-
-
-# --- A qualifying table, opened from its referee link --------------------------------------
-
-
-def _table_and_actor(request: HttpRequest, token: str) -> tuple[QualifyingTable, Actor]:
-    from races.views import replaced_or_404, table_actor
-
-    table = (
-        QualifyingTable.objects.select_related("event", "event__championship", "event__circuit")
-        .filter(token=token)
-        .first()
-    )
-    if table is None:
-        replaced_or_404(token, request)
-    # An organiser or the table's referee account acts under their own name; anyone else
-    # holding the link acts as the link.
-    return table, table_actor(request, table)
-
-
-def _session_of(table: QualifyingTable, number: str | int | None) -> QualifyingSession | None:
-    sessions = list(table.event.sessions.all())
-    if not sessions:
-        return None
-    if number is not None:
-        for session in sessions:
-            if str(session.number) == str(number):
-                return session
-        raise Http404(_("No such session."))
-    return sessions[-1]
-
-
-def _row_context(
-    *,
-    table: QualifyingTable,
-    session: QualifyingSession,
-    driver: Any,
-    run: Run | None,
-    form: RunForm | None = None,
-    message: str = "",
-    state: str = "",
-) -> dict[str, Any]:
-    if form is None:
-        initial = {"tyres": "hard"}
-        if run is not None:
-            initial = {
-                "tyres": run.tyres,
-                "throws": run.throws,
-                "placement_errors": run.placement_errors,
-                "exit_squares": run.exit_squares,
-                "stopwatch": run.stopwatch,
-                "eliminated": run.eliminated,
-            }
-        form = RunForm(initial=initial, prefix=f"d{driver.number}")
-    breakdown = run.breakdown() if run is not None else None
-    return {
-        "table": table,
-        "session": session,
-        "driver": driver,
-        "run": run,
-        "form": form,
-        "breakdown": breakdown,
-        "message": message,
-        "state": state,
-        "allow_redo": table.event.allow_redo,
-    }
-
-
-def qtable(request: HttpRequest, token: str) -> HttpResponse:
-    table, _actor = _table_and_actor(request, token)
-    session = _session_of(table, request.GET.get("session"))
-    drivers = table_drivers(table=table)
-    runs = table_runs(table=table, session=session) if session else {}
-    rows = (
-        [_row_context(table=table, session=session, driver=d, run=runs.get(d.pk)) for d in drivers]
-        if session
-        else []
-    )
-    return render(
-        request,
-        "qualifying/table.html",
-        {
-            "table": table,
-            "event": table.event,
-            "session": session,
-            "sessions": table.event.sessions.all(),
-            "rows": rows,
-            "entered": len(runs),
-            "link": referee_link(table),
-        },
-    )
-
-
-def _driver_at_table(table: QualifyingTable, number: int) -> Any:
-    for driver in table_drivers(table=table):
-        if driver.number == number:
-            return driver
-    raise Http404(_("This driver does not sit at this table."))
-
-
-@require_POST
-def qtable_preview(request: HttpRequest, token: str, session: int, number: int) -> HttpResponse:
-    """The absolute time and its breakdown for what is typed, before saving."""
-    table, _actor = _table_and_actor(request, token)
-    session_obj = _session_of(table, session)
-    _driver_at_table(table, number)  # a link previews its own drivers only
-    form = RunForm(request.POST, prefix=f"d{number}")
-    breakdown = None
-    if session_obj is not None and form.is_valid() and not form.cleaned_data["eliminated"]:
-        data = form.cleaned_data
-        breakdown = scoring.absolute_time(
-            throws=data["throws"],
-            placement_errors=data["placement_errors"],
-            exit_squares=data["exit_squares"],
-            tyres=data["tyres"],
-            track=session_obj.track,  # type: ignore[arg-type]
-            stopwatch_cs=data["stopwatch"],
-            minute_penalty=table.event.minute_penalty,
-        )
-    return render(
-        request,
-        "qualifying/_preview.html",
-        {
-            "breakdown": breakdown,
-            "form": form,
-            "eliminated": form.data.get(f"d{number}-eliminated"),
-        },
-    )
-
-
-@require_POST
-def qtable_save(request: HttpRequest, token: str, session: int, number: int) -> HttpResponse:
-    table, actor = _table_and_actor(request, token)
-    session_obj = _session_of(table, session)
-    if session_obj is None:
-        raise Http404(_("No such session."))
-    driver = _driver_at_table(table, number)
-    form = RunForm(request.POST, prefix=f"d{number}")
-    run = Run.objects.filter(session=session_obj, driver=driver, cancelled=False).first()
-    message, state = "", "has-errors"
-    if form.is_valid():
-        try:
-            if run is None:
-                run = run_record(
-                    actor=actor, session=session_obj, driver_number=number, data=form.cleaned_data
-                )
-            else:
-                raw_version = request.POST.get("version", "")
-                version = int(raw_version) if raw_version.isascii() and raw_version.isdigit() else 0
-                run = run_update(actor=actor, run=run, version=version, data=form.cleaned_data)
-        except ServiceError as exc:
-            message = exc.message
-            if exc.current is not None:
-                run = exc.current
-        else:
-            message, state = _("Saved."), "saved"
-            form = None  # show the stored values
-    else:
-        message = _("Not saved: check the highlighted fields.")
-    context = _row_context(
-        table=table,
-        session=session_obj,
-        driver=driver,
-        run=run,
-        form=form,
-        message=message,
-        state=state,
-    )
-    if request.htmx:  # type: ignore[attr-defined]
-        return render(request, "qualifying/_run_row.html", context)
-    if state == "saved":
-        messages.success(request, f"{driver.number} {driver.name}: {message}")
-    else:
-        messages.error(request, f"{driver.number} {driver.name}: {message}")
-    return redirect(reverse("qtable", args=[token]) + f"?session={session_obj.number}")
-
-
-def qtable_cancel(request: HttpRequest, token: str, session: int, number: int) -> HttpResponse:
-    table, actor = _table_and_actor(request, token)
-    session_obj = _session_of(table, session)
-    driver = _driver_at_table(table, number)
-    run = get_object_or_404(Run, session=session_obj, driver=driver, cancelled=False)
-    form = CancelRunForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            run_cancel(actor=actor, run=run, reason=form.cleaned_data["reason"])
-        except ServiceError as exc:
-            form.add_error(None, exc.message)
-        else:
-            messages.success(
-                request,
-                _("Run of %(name)s cancelled: they may run again.") % {"name": driver.name},
-            )
-            return redirect(reverse("qtable", args=[token]) + f"?session={session_obj.number}")
-    return render(
-        request,
-        "qualifying/cancel.html",
-        {"table": table, "run": run, "driver": driver, "session": session_obj, "form": form},
-    )
-
-
-def _history_lines(session: QualifyingSession, driver: Any) -> list[dict[str, Any]]:
-    """Each recorded version of the driver's runs, with what changed in words."""
-    records = run_history(session=session, driver=driver)
-    lines = []
-    for record in records:
-        previous = record.prev_record
-        changes = []
-        if previous is not None:
-            delta = record.diff_against(previous)
-            for change in delta.changes:
-                field = Run._meta.get_field(change.field)
-                old, new = change.old, change.new
-                if change.field == "stopwatch_cs":
-                    old = scoring.format_stopwatch(old) if old is not None else "—"
-                    new = scoring.format_stopwatch(new) if new is not None else "—"
-                changes.append({"field": field.verbose_name, "old": old, "new": new})
-        who = record.history_actor or (record.history_user and record.history_user.get_username())
-        lines.append(
-            {
-                "record": record,
-                "who": who or _("unknown"),
-                "kind": record.get_history_type_display(),
-                "changes": changes,
-            }
-        )
-    return lines
-
-
-def run_history_view(request: HttpRequest, token: str, session: int, number: int) -> HttpResponse:
-    table, _actor = _table_and_actor(request, token)
-    session_obj = _session_of(table, session)
-    driver = _driver_at_table(table, number)
-    return render(
-        request,
-        "qualifying/history.html",
-        {
-            "table": table,
-            "session": session_obj,
-            "driver": driver,
-            "lines": _history_lines(session_obj, driver),
-        },
-    )
-
-
-def qtable_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
-    table, _actor = _table_and_actor(request, token)
-    data = sheet_data(table=table, link=referee_link(table))
-    if kind == "cards":
-        pdf, name = QualifyingCardRenderer().render(data), f"fiches-table-{table.number}.pdf"
-    else:
-        pdf, name = TableSheetRenderer().render(data), f"feuille-table-{table.number}.pdf"
-    response = HttpResponse(pdf, content_type="application/pdf")
-    response["Content-Disposition"] = f'inline; filename="{table.event.slug}-{name}"'
-    return response
 
 
 # --- Classifications ------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from simple_history.admin import SimpleHistoryAdmin
 
 from races.models import (
@@ -11,6 +13,7 @@ from races.models import (
     RaceResult,
     RaceTable,
     RaceWeather,
+    RaceWeatherDraw,
     ReplacedLink,
     ResultLine,
     SheetBatch,
@@ -18,6 +21,7 @@ from races.models import (
     StageTime,
     WeatherDraw,
 )
+from tournament.sealing import link_digest
 
 
 class SlotInline(admin.TabularInline):
@@ -107,8 +111,18 @@ class ManualSwapAdmin(admin.ModelAdmin):
 @admin.register(ReplacedLink)
 class ReplacedLinkAdmin(admin.ModelAdmin):
     list_display = ("kind", "table_id", "replaced_at")
-    search_fields = ("token",)
+    search_fields = ("digest",)
     list_filter = ("kind",)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        """Only digests are kept: a pasted link (or its secret) is found by its digest."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        secret = term.rstrip("/").rsplit("/", 1)[-1]
+        return queryset.filter(digest__in={link_digest(secret), term}), False
 
 
 @admin.register(SheetBatch)
@@ -174,3 +188,11 @@ class StageTimeAdmin(SimpleHistoryAdmin):
     search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
     list_filter = ("stage__event", "retired")
     list_select_related = ("stage", "driver")
+
+
+@admin.register(RaceWeatherDraw)
+class RaceWeatherDrawAdmin(ReadOnlyAdmin):
+    """Every draw of the race weather stays listed (§2-0-1); a new one is drawn with a
+    reason on the allocation page, never edited here."""
+
+    list_display = ("event", "number", "roll", "weather", "reason")

@@ -5,3 +5,9 @@ from django.utils.translation import gettext_lazy as _
 class RacesConfig(AppConfig):
     name = "races"
     verbose_name = _("Races")
+
+    def ready(self) -> None:
+        # Function-level: models can be imported only once every app is ready.
+        from races.links import register
+
+        register()

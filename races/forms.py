@@ -31,13 +31,40 @@ class SwapForm(forms.Form):
 
 
 class RollForm(forms.Form):
+    """The d20 rolled at the table, typed; the system rolls only when the "roll for me"
+    button (``system``) is pressed."""
+
     roll = forms.IntegerField(
         label=_("d20 rolled"),
         min_value=1,
         max_value=20,
         required=False,
-        help_text=_("Leave empty to let the system roll."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
     )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.data.get("system") == "1":
+            data["roll"] = None
+        elif data.get("roll") is None and "roll" not in self.errors:
+            self.add_error(
+                "roll",
+                _("Type the d20 rolled (1 to 20), or tap “Roll for me” to let the system roll."),
+            )
+        return data
+
+
+class RaceWeatherForm(RollForm):
+    reason = forms.CharField(
+        label=_("Reason for drawing again"),
+        max_length=200,
+        required=False,
+        help_text=_("Only to draw again: a die off the table, a wrong scale…"),
+    )
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label=_("Reason"), max_length=200)
 
 
 class SheetBatchForm(forms.Form):
@@ -75,3 +102,25 @@ class ConfigurationForm(forms.Form):
                 continue
             values[name] = int(raw) if raw.isascii() and raw.lstrip("-").isdigit() else raw
         return values
+
+
+class SanctionForm(forms.Form):
+    """A sanction as race control types it; the service judges what each kind needs."""
+
+    driver = forms.IntegerField(label=_("Driver number"), min_value=1, max_value=99999)
+    kind = forms.ChoiceField(
+        label=_("Sanction"),
+        choices=[
+            ("warning", _("Warning")),
+            ("throws", _("Throws added to a qualifying run")),
+            ("points", _("Championship points removed for the event")),
+            ("disqualified", _("Disqualified from the event")),
+        ],
+    )
+    value = forms.IntegerField(
+        label=_("Throws or points"), min_value=1, max_value=999, required=False
+    )
+    session = forms.IntegerField(
+        label=_("Qualifying session (throws)"), min_value=1, max_value=20, required=False
+    )
+    reason = forms.CharField(label=_("Reason"), max_length=200)

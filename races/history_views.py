@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib import messages
@@ -24,10 +24,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from qualifying import scoring
 from qualifying.models import QualifyingSeat, QualifyingTable, Run
+from qualifying.run_words import changed_values, run_values
 from qualifying.selectors import table_drivers
-from qualifying.views import _table_and_actor
+from qualifying.table_views import table_and_actor
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -38,8 +38,9 @@ from races.models import (
     WeatherDraw,
 )
 from races.result_forms import Sheet, outcome_text, retirement_details
-from races.services import result_restore
+from races.result_services import result_restore
 from races.views import _race_table
+from tournament.access import label_in_language
 from tournament.errors import ServiceError
 from tournament.models import Driver
 
@@ -57,10 +58,11 @@ class Line:
     link: str = ""
 
 
-def who_of(record: Any) -> str:
-    """Who made a recorded change: the actor label the service stamped, else the user."""
+def who_of(record: Any, table: Any = None) -> str:
+    """Who made a recorded change: the actor label the service stamped (a referee link's
+    said again in the page's language), else the user."""
     if getattr(record, "history_actor", ""):
-        return record.history_actor
+        return label_in_language(record.history_actor, [table] if table is not None else [])
     user = getattr(record, "history_user", None)
     return user.get_username() if user is not None else _("unknown")
 
@@ -111,20 +113,6 @@ def field_changes(
 # --- A qualifying table ------------------------------------------------------------------------
 
 
-def _run_words(record: Any) -> str:
-    if record.eliminated:
-        return _("eliminated")
-    parts = [
-        f"{_('tyres')} {shown(Run, 'tyres', record.tyres)}",
-        f"{_('throws')} {shown(Run, 'throws', record.throws)}",
-        f"{_('placement errors')} {record.placement_errors}",
-        f"{_('exit squares')} {record.exit_squares}",
-    ]
-    if record.stopwatch_cs is not None:
-        parts.append(f"{_('stopwatch')} {scoring.format_stopwatch(record.stopwatch_cs)}")
-    return ", ".join(parts)
-
-
 def qualifying_lines(table: Any) -> list[Line]:
     drivers = {d.pk: d for d in table_drivers(table=table)}
     records = list(
@@ -146,7 +134,7 @@ def qualifying_lines(table: Any) -> list[Line]:
                 "driver": who,
                 "session": where,
             }
-            details = [_run_words(record)]
+            details = [run_values(record)]
         elif record.history_type == "-":
             what = _("deleted the run of %(driver)s (%(session)s)") % {
                 "driver": who,
@@ -164,15 +152,18 @@ def qualifying_lines(table: Any) -> list[Line]:
                 "driver": who,
                 "session": where,
             }
-            details = field_changes(
-                Run, record, before, skip={"version", "recorded_at", "performed_at"}
-            )
+            details = changed_values(record, before) if before is not None else []
+            if not details and not record.reason:
+                previous[record.id] = record
+                continue  # saved without a change: nothing to tell
         link = (
             reverse("run-history", args=[table.token, session.number, driver.number])
             if session
             else ""
         )
-        lines.append(Line(record.history_date, who_of(record), what, details, link=link))
+        if record.reason and record.history_type == "~" and not record.cancelled:
+            details.append(_("Reason: “%(reason)s”") % {"reason": record.reason})
+        lines.append(Line(record.history_date, who_of(record, table), what, details, link=link))
         previous[record.id] = record
     lines.reverse()
     return lines
@@ -189,24 +180,31 @@ def _own_changes(model: type[models.Model], table: Any) -> list[Line]:
     previous = None
     for index, record in enumerate(records):
         if previous is None:
-            who = who_of(record)
+            who = who_of(record, table)
             if not (record.history_actor or record.history_user_id) and len(records) > 1:
-                who = who_of(records[index + 1])  # created, then saved by the allocation
+                who = who_of(records[index + 1], table)  # created, then saved by the allocation
             what = _("created the table") if record.history_type == "+" else _("saved the table")
             lines.append(Line(record.history_date, who, what))
         else:
-            if record.token != previous.token:
+            if record.token_digest != previous.token_digest:
                 lines.append(
                     Line(
-                        record.history_date, who_of(record), _("gave the table a new referee link")
+                        record.history_date,
+                        who_of(record, table),
+                        _("gave the table a new referee link"),
                     )
                 )
             details = field_changes(
-                model, record, previous, skip={"token", "result_status", "last_draw"}
+                model,
+                record,
+                previous,
+                skip={"token_digest", "result_status", "last_draw", "started_by"},
             )
             if details:
                 lines.append(
-                    Line(record.history_date, who_of(record), _("changed the table"), details)
+                    Line(
+                        record.history_date, who_of(record, table), _("changed the table"), details
+                    )
                 )
         previous = record
     return lines
@@ -257,7 +255,7 @@ def seat_lines(table: QualifyingTable, names_by_driver: dict[int, str]) -> list[
             what = _("changed the order of %(driver)s at the table") % {"driver": driver}
         else:
             continue  # saved without a change: nothing to tell
-        lines.append(Line(record.history_date, who_of(record), what))
+        lines.append(Line(record.history_date, who_of(record, table), what))
     return lines
 
 
@@ -275,7 +273,7 @@ def qualifying_table_lines(table: QualifyingTable) -> list[Line]:
 
 @require_safe
 def qualifying_table_history(request: HttpRequest, token: str) -> HttpResponse:
-    table, actor = _table_and_actor(request, token)
+    table, actor = table_and_actor(request, token)
     return render(
         request,
         "history/table.html",
@@ -334,7 +332,9 @@ def result_lines(table: RaceTable, names: dict[int, str], grid: list[GridSlot]) 
                     details.append(f"{names[number]}: {old} → {new}")
             if record.submitted_at and not previous.submitted_at:
                 details.append(_("sent to race control"))
-        lines.append(Line(record.history_date, who_of(record), what, details, restorable=record))
+        lines.append(
+            Line(record.history_date, who_of(record, table), what, details, restorable=record)
+        )
         previous = record
     return lines
 
@@ -366,7 +366,7 @@ def grid_lines(table: RaceTable, names_by_driver: dict[int, str]) -> list[Line]:
                     "stand": record.stand,
                     "driver": driver,
                 }
-        lines.append(Line(record.history_date, who_of(record), what, details))
+        lines.append(Line(record.history_date, who_of(record, table), what, details))
     return lines
 
 
@@ -401,7 +401,7 @@ def configuration_lines(table: RaceTable, names_by_slot: dict[int, str]) -> list
         else:
             what = _("changed the configuration of %(driver)s") % {"driver": driver}
             details = field_changes(CarConfiguration, record, before)
-        lines.append(Line(record.history_date, who_of(record), what, details))
+        lines.append(Line(record.history_date, who_of(record, table), what, details))
     return lines
 
 
@@ -428,11 +428,21 @@ def weather_lines(table: RaceTable) -> list[Line]:
     )
     lines = []
     for record in records:
-        who = who_of(record) if (record.history_actor or record.history_user_id) else ""
+        who = who_of(record, table) if (record.history_actor or record.history_user_id) else ""
         if record.history_type == "+":
             lines.append(
-                Line(record.history_date, who or record.actor or _("unknown"), _draw_words(record))
+                Line(
+                    record.history_date,
+                    who or label_in_language(record.actor, [table]) or _("unknown"),
+                    _draw_words(record),
+                )
             )
+        elif record.history_type == "~" and record.undone_at:
+            what = _("undid weather draw %(number)s (d20 = %(roll)s)") % {
+                "number": record.number,
+                "roll": record.roll,
+            }
+            lines.append(Line(record.history_date, who or _("unknown"), what, [record.undo_reason]))
         elif record.history_type == "-":
             what = _("cleared weather draw %(number)s (d20 = %(roll)s)") % {
                 "number": record.number,
@@ -442,8 +452,14 @@ def weather_lines(table: RaceTable) -> list[Line]:
     # Draws stored before their history was kept: told from the draw itself.
     recorded = {record.id for record in records}
     for draw in table.weather_draws.exclude(pk__in=recorded):
-        lines.append(Line(draw.created_at, draw.actor or _("unknown"), _draw_words(draw)))
+        who = label_in_language(draw.actor, [table]) or _("unknown")
+        lines.append(Line(draw.created_at, who, _draw_words(draw)))
     return lines
+
+
+def _during(when: datetime, swap_at: datetime) -> bool:
+    """True for a change made by the swap recorded at ``swap_at`` (same transaction)."""
+    return swap_at - timedelta(seconds=5) <= when <= swap_at + timedelta(seconds=1)
 
 
 def race_lines(table: RaceTable) -> list[Line]:
@@ -453,18 +469,29 @@ def race_lines(table: RaceTable) -> list[Line]:
         d.pk: f"{d.number} {d.name}"
         for d in Driver.objects.filter(championship=table.event.championship_id)
     }
+    swaps = [
+        swap
+        for swap in ManualSwap.objects.filter(event=table.event_id).select_related(
+            "driver_a", "driver_b"
+        )
+        if table.number in (swap.table_a, swap.table_b)
+    ]
     lines = table_lines(table)
-    lines += grid_lines(table, drivers)
+    # A swap moves two grid places and renumbers both grids: it reads as its one line below,
+    # not as the grid's moves through the parking positions it uses.
+    lines += [
+        line
+        for line in grid_lines(table, drivers)
+        if not any(_during(line.when, swap.created_at) for swap in swaps)
+    ]
     lines += configuration_lines(table, {s.pk: names[s.driver.number] for s in grid})
     lines += weather_lines(table)
-    swaps = ManualSwap.objects.filter(event=table.event_id).select_related("driver_a", "driver_b")
     for swap in swaps:
-        if table.number not in (swap.table_a, swap.table_b):
-            continue
         lines.append(
             Line(
                 swap.created_at,
-                swap.actor or (swap.user.get_username() if swap.user_id else _("unknown")),
+                label_in_language(swap.actor, [table])
+                or (swap.user.get_username() if swap.user_id else _("unknown")),
                 _("swapped %(a)s (table %(ta)s) and %(b)s (table %(tb)s)")
                 % {
                     "a": f"{swap.driver_a.number} {swap.driver_a.name}",

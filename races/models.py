@@ -10,8 +10,9 @@ from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from qualifying.models import RollSource, Track, Weather, new_table_token
-from tournament.models import Driver, Event, HistoryActor
+from qualifying.models import RollSource, Track, Weather
+from tournament.models import Driver, Event, HistoryActor, RefereeLinked
+from tournament.sealing import SealedBinaryField
 
 
 class ResultStatus(models.TextChoices):
@@ -32,7 +33,7 @@ class RetirementCause(models.TextChoices):
     OTHER = "other", _("Other")
 
 
-class RaceTable(models.Model):
+class RaceTable(RefereeLinked):
     event = models.ForeignKey(
         Event, on_delete=models.CASCADE, related_name="race_tables", verbose_name=_("event")
     )
@@ -46,16 +47,20 @@ class RaceTable(models.Model):
         related_name="race_tables",
         verbose_name=_("referee account"),
     )
-    token = models.CharField(max_length=64, unique=True, default=new_table_token, editable=False)
     # The table's weather as it evolves during a variable race (§3-2-4 … §3-2-6).
     weather = models.CharField(_("weather"), max_length=10, choices=Weather, blank=True)
     track = models.CharField(_("track"), max_length=5, choices=Track, blank=True)
     weather_fixed = models.BooleanField(_("weather fixed"), default=False)
     last_draw = models.CharField(max_length=10, choices=Weather, blank=True)
+    # §5-0-2: once the race starts at the table, stands and configurations are in ink.
+    started_at = models.DateTimeField(_("race started at"), null=True, blank=True)
+    started_by = models.CharField(_("started by"), max_length=120, blank=True, default="")
+    unlock_reason = models.CharField(_("reason for unlocking"), max_length=200, blank=True)
     # Filled by the results workflow; allocation and swaps need every table still empty.
     result_status = models.CharField(
         _("result"), max_length=10, choices=ResultStatus, default=ResultStatus.EMPTY
     )
+    # History rows hold the link's digest and sealed copy, as the table does.
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
@@ -68,6 +73,11 @@ class RaceTable(models.Model):
 
     def __str__(self) -> str:
         return str(_("Table %(number)s") % {"number": self.number})
+
+    @property
+    def started(self) -> bool:
+        """True once the race started at this table: stands and configurations locked."""
+        return self.started_at is not None
 
 
 class GridSlot(models.Model):
@@ -161,7 +171,7 @@ class CarConfiguration(models.Model):
 
 
 class RaceWeather(models.Model):
-    """The overall pole's d20 for the race (§2-0-1, §3-2-1)."""
+    """The race's weather now: the last of its draws (``RaceWeatherDraw``, §2-0-1, §3-2-1)."""
 
     event = models.OneToOneField(Event, on_delete=models.CASCADE, related_name="race_weather")
     roll = models.PositiveSmallIntegerField(
@@ -180,8 +190,41 @@ class RaceWeather(models.Model):
         return f"{self.event}: {self.get_weather_display()}"
 
 
+class RaceWeatherDraw(models.Model):
+    """One draw of the race weather: the overall pole's d20 (§2-0-1, §3-2-1), or an
+    organiser's new draw with its reason (a die off the table, a wrong scale). Every draw
+    stays listed."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="race_weather_draws")
+    number = models.PositiveSmallIntegerField(_("draw"))
+    roll = models.PositiveSmallIntegerField(
+        _("roll"), validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    source = models.CharField(_("roll"), max_length=10, choices=RollSource)
+    weather = models.CharField(_("weather"), max_length=10, choices=Weather)
+    reason = models.CharField(_("reason"), max_length=200, blank=True, default="")
+    actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["event", "number"]
+        verbose_name = _("race weather draw")
+        verbose_name_plural = _("race weather draws")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="raceweather_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} #{self.number}: {self.weather}"
+
+
 class WeatherDraw(models.Model):
-    """A weather draw at a table during a variable race (§3-2-4 … §3-2-6)."""
+    """A weather draw at a table during a variable race (§3-2-4 … §3-2-6).
+
+    A draw made by mistake is undone by race control with a reason: it stays listed,
+    marked undone, and no longer counts.
+    """
 
     table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="weather_draws")
     number = models.PositiveSmallIntegerField(_("draw"))
@@ -195,6 +238,9 @@ class WeatherDraw(models.Model):
     fixed = models.BooleanField(_("fixed"), default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+    undone_at = models.DateTimeField(_("undone at"), null=True, blank=True)
+    undone_by = models.CharField(_("undone by"), max_length=120, blank=True, default="")
+    undo_reason = models.CharField(_("reason for undoing"), max_length=200, blank=True)
     # Draws are only created, but an allocation run again deletes them: recorded too.
     history = HistoricalRecords(bases=[HistoryActor])
 
@@ -245,9 +291,11 @@ class ManualSwap(models.Model):
 
 
 class ReplacedLink(models.Model):
-    """A referee link that was regenerated: it answers "this link was replaced"."""
+    """A referee link that was regenerated: it answers "this link was replaced".
 
-    token = models.CharField(max_length=64, unique=True)
+    Only the old link's digest is kept (``tournament.sealing.link_digest``)."""
+
+    digest = models.CharField(max_length=64, unique=True)
     kind = models.CharField(max_length=12)  # "race" or "qualifying"
     table_id = models.PositiveBigIntegerField()
     replaced_at = models.DateTimeField(auto_now_add=True)
@@ -275,7 +323,8 @@ class SheetBatch(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
-    pdf = models.BinaryField(null=True, blank=True, editable=False)
+    # Sealed in the database (it prints every link of the event), plain when read.
+    pdf = SealedBinaryField(null=True, blank=True, editable=False)
     language = models.CharField(max_length=5, default="fr")
     error = models.CharField(max_length=300, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
@@ -340,17 +389,24 @@ class ResultLine(models.Model):
         # out of the race (Racetrack's crash or collision).
         RUNNING = "running", _("Still running")
         ELIMINATED = "eliminated", _("Eliminated")
+        # §1-2-3: the organisers disqualified the driver from the event.
+        DSQ = "dsq", _("Disqualified")
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="result_lines")
     table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="result_lines")
     driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="result_lines")
     position = models.PositiveSmallIntegerField(_("position"))
+    # The place at the table as the game shares it (Racetrack, Cannes–Monaco); countback
+    # counts it (DOMAIN.md). Formula Dé shares none: empty means the position.
+    place = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
     rank = models.PositiveIntegerField(_("rank of the day"))
     status = models.CharField(_("status"), max_length=10, choices=Status)
     cause = models.CharField(_("cause"), max_length=20, choices=RetirementCause, blank=True)
     lap = models.PositiveSmallIntegerField(_("lap"), null=True, blank=True)
     note = models.CharField(_("note"), max_length=200, blank=True)
     points = models.PositiveIntegerField(_("points"), default=0)
+    # Championship points a sanction removed (§1-2-3), already taken off ``points``.
+    points_removed = models.PositiveIntegerField(_("points removed"), default=0)
 
     class Meta:
         ordering = ["event", "rank"]
@@ -368,6 +424,11 @@ class ResultLine(models.Model):
     def __str__(self) -> str:
         return f"{self.event} {self.driver}: {self.rank}"
 
+    @property
+    def table_place(self) -> int:
+        """The place at the table countback counts: shared by the games that share places."""
+        return self.position if self.place is None else self.place
+
 
 # --- Rallyman: special stages timed across every game of the rally ---------------------------
 
@@ -383,6 +444,10 @@ class Stage(models.Model):
     service_after = models.BooleanField(_("service park after"), default=False)
     # Driver numbers in start order; stage 1 is set (or drawn) by the organisers.
     start_order = models.JSONField(_("start order"), default=list, blank=True)
+    # Règlement+: one die per zone before the stage; true = the zone is snowy. Empty: not
+    # drawn yet.
+    snow = models.JSONField(_("snowy zones"), default=list, blank=True)
+    snow_source = models.CharField(_("snow draw"), max_length=10, choices=RollSource, blank=True)
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
@@ -407,6 +472,14 @@ class StageTime(models.Model):
     retired = models.BooleanField(_("retired"), default=False)
     # Optional intermediate time points, in seconds from the start of the stage.
     splits = models.JSONField(_("intermediate times"), default=list, blank=True)
+    # Règlement+ "Choix des pneus": asphalt or snow, when the referee records it.
+    tyres = models.CharField(
+        _("tyres"),
+        max_length=8,
+        choices=[("asphalt", _("Asphalt")), ("snow", _("Snow"))],
+        blank=True,
+        default="",
+    )
     version = models.PositiveIntegerField(_("version"), default=1)
     history = HistoricalRecords(bases=[HistoryActor])
 

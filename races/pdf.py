@@ -6,9 +6,10 @@ vie perdu doit être rayé sur la feuille de course"), the retirements with caus
 the finishing order and, in variable weather, the weather draws of the table (§3-2-4).
 
 Boundary: plain dataclasses in, PDF bytes out. No models and no database here; a service
-(`races/sheets.py`) turns models into these dataclasses. Fonts, the QR code, the tick box
-and the text-fitting helpers are the qualifying forms' (`qualifying/pdf.py`), so that every
-printed form of the project looks and fits alike.
+(`races/sheets.py`) turns models into the dataclasses of `races/sheet_data.py`, which also
+holds the sheet's wording. Fonts, the QR code, the tick box and the text-fitting helpers are
+the printing toolkit's (`tournament/printing.py`), so that every printed form of the project
+looks and fits alike.
 
 The sheet is drawn straight on the canvas rather than with platypus tables: every row has
 the same height, so the layout is simple arithmetic, and a batch of 100 tables of 10 takes
@@ -17,227 +18,51 @@ well under a second (a Celery task renders a whole event at once).
 
 from __future__ import annotations
 
-import datetime
 import functools
 import io
-import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.utils import translation
 from django.utils.translation import gettext
-from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from qualifying.models import Track, Weather
-from qualifying.pdf import (
+from qualifying.pdf import weather_label
+from races.configuration import PARTS, STAND_POINTS
+from races.sheet_data import (
+    GridLine,
+    RaceSheetData,
+    cause_labels,
+    part_labels,
+    race_draws_label,
+    sanction_label,
+    track_label,
+)
+from races.sheet_drawing import (
+    Boxes,
+    Segment,
+    box_layout,
+    draw_segments,
+    fit_lines,
+    tick_options,
+)
+from races.sheet_weather_box import WeatherEvolutionBox
+from tournament.printing import (
     FONT,
     FONT_BOLD,
     GREY,
     HEADER_FILL,
     STRIPE_FILL,
-    TickBox,
     date_and_circuit,
     draw_fitted,
     draw_sheet_title,
     empty_pdf,
-    fit_text,
     register_fonts,
-    weather_label,
 )
-from races.configuration import PARTS, STAND_POINTS
-
-# --- Data (built by a service from the models) ------------------------------------------
-
-
-@dataclass(frozen=True)
-class PrintedConfiguration:
-    tyres: int
-    brakes: int
-    gearbox: int
-    body: int
-    engine: int
-    road_holding: int
-    stand_points: int
-
-
-@dataclass(frozen=True)
-class GridLine:
-    position: int  # 1 = pole of this table
-    number: int
-    name: str
-    team: str | None
-    stand: int | None  # chosen stand, None = box for the pen
-    configuration: PrintedConfiguration | None  # None = empty boxes for the pen
-
-
-@dataclass(frozen=True)
-class RaceSheetData:
-    championship: str
-    event: str
-    date: datetime.date
-    circuit: str
-    laps: int
-    table_number: int
-    referee: str
-    weather: str | None  # race weather at the start: "sun" | "variable" | "rain"; None = not drawn
-    track: str | None  # "dry" | "wet" at this table's start
-    grid: list[GridLine]
-    referee_link: str | None = None
-    language: str = "fr"
-    standard_configuration: bool = False  # quick rules: every car has the same configuration
-
-
-# --- Labels ---------------------------------------------------------------------------------
-
-
-def _part_labels() -> dict[str, str]:
-    # §5-0-1's six parts; "gearbox" is the French sheet's CONSOMMATION (§5-1-3).
-    return {
-        "tyres": gettext("Tyres"),
-        "brakes": gettext("Brakes"),
-        "gearbox": gettext("Gearbox"),
-        "body": gettext("Body"),
-        "engine": gettext("Engine"),
-        "road_holding": gettext("Road holding"),
-    }
-
-
-def _cause_labels() -> list[str]:
-    # The causes of retirement of §20 in the rule's order, then "other" (disqualification,
-    # withdrawal): the referee ticks one rather than writing it out.
-    return [
-        gettext("Off track"),
-        gettext("Blocked"),
-        gettext("Body"),
-        gettext("Engine"),
-        gettext("Road holding"),
-        gettext("Other"),
-    ]
-
-
-def _track_label(track: str) -> str:
-    return str(Track(track).label) if track in Track.values else track
-
-
-def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
-    """Greedy lines of at most `width`, broken at spaces and after hyphens.
-
-    Hyphens matter for names: "Marie-Élisabeth-Wilhelmine" is one word to reportlab.
-    """
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        for index, piece in enumerate(re.findall(r"[^-]+-?|-", word)):
-            glue = " " if index == 0 and line else ""
-            if not line or stringWidth(line + glue + piece, font, size) <= width:
-                line += glue + piece
-            else:
-                lines.append(line)
-                line = piece
-    return [*lines, line] if line else lines
-
-
-def _fit_lines(
-    text: str, font: str, size: float, width: float, max_lines: int, min_size: float
-) -> tuple[list[str], float]:
-    """Wrap `text` on at most `max_lines` lines of `width`, shrinking it down to `min_size`.
-
-    Past that, the last line is cut with an ellipsis: a name never leaves its cell.
-    """
-    while True:
-        lines = _wrap(text, font, size, width)
-        fits = all(stringWidth(line, font, size) <= width for line in lines)
-        if (fits and len(lines) <= max_lines) or size <= min_size:
-            break
-        size = max(min_size, size - 0.5)
-    if len(lines) > max_lines:
-        lines = [*lines[: max_lines - 1], " ".join(lines[max_lines - 1 :])]
-    return [fit_text(line, font, size, width, size)[0] for line in lines], size
-
-
-# A run of words and tick boxes on one line: "Weather at the start: ☐ Sun ☐ Variable ☐ Rain".
-_BOX = None  # stands for a tick box in a segment list
-_Segment = tuple[str, str] | None  # (text, font) or _BOX
-
-
-def _segments_width(segments: Sequence[_Segment], size: float) -> float:
-    return sum(
-        size * 1.15 if segment is _BOX else stringWidth(segment[0], segment[1], size)
-        for segment in segments
-    )
-
-
-def _draw_segments(
-    canvas: Canvas,
-    x: float,
-    y: float,
-    segments: Sequence[_Segment],
-    *,
-    size: float,
-    width: float,
-    min_size: float,
-) -> None:
-    """Draw the segments from (x, y), shrunk (down to `min_size`) to fit `width`."""
-    while size > min_size and _segments_width(segments, size) > width:
-        size = max(min_size, size - 0.25)
-    for segment in segments:
-        if segment is _BOX:
-            TickBox(False, size * 0.8).drawOn(canvas, x, y - size * 0.08)
-            x += size * 1.15
-        else:
-            text, font = segment
-            canvas.setFont(font, size)
-            canvas.drawString(x, y, text)
-            x += stringWidth(text, font, size)
-
-
-def _options(labels: Sequence[str]) -> list[_Segment]:
-    """Options to tick: "☐ Sun  ☐ Variable  ☐ Rain"."""
-    segments: list[_Segment] = []
-    for index, label in enumerate(labels):
-        segments += [_BOX, (label + ("   " if index < len(labels) - 1 else ""), FONT)]
-    return segments
-
-
-def _box_layout(count: int, width: float, height: float, max_pitch: float) -> tuple[int, float]:
-    """Columns and pitch that fit `count` boxes in `width` × `height` with the largest boxes."""
-    best_columns, best_pitch = count, 0.0
-    # From the widest layout down, so that a tie goes to fewer, fuller rows.
-    for columns in range(count, 0, -1):
-        rows = math.ceil(count / columns)
-        pitch = min(width / columns, height / rows, max_pitch)
-        if pitch > best_pitch:
-            best_columns, best_pitch = columns, pitch
-    return best_columns, best_pitch
-
-
-class _Boxes:
-    """Every small box of a page, stroked at once.
-
-    Written as PDF operators to a hundredth of a point: reportlab formats each number of a
-    path in pure Python (~5 µs without its optional C accelerator), and a page holds
-    hundreds of boxes.
-    """
-
-    def __init__(self) -> None:
-        self.operators: list[str] = []
-
-    def add(self, x: float, y: float, width: float, height: float) -> None:
-        self.operators.append(f"{x:.2f} {y:.2f} {width:.2f} {height:.2f} re")
-
-    def stroke(self, canvas: Canvas, *, line_width: float) -> None:
-        if not self.operators:
-            return
-        canvas.saveState()
-        canvas.setLineWidth(line_width)
-        canvas.setStrokeColor(colors.black)
-        canvas.addLiteral("\n".join([*self.operators, "S"]))
-        canvas.restoreState()
 
 
 @dataclass(frozen=True)
@@ -260,7 +85,7 @@ class RaceSheetRenderer:
     url_width_mm = 52.0
     # Position, number, driver and team, stand, the six parts (PARTS order), stand points,
     # retirement cause, retirement lap, finishing order: 190 mm, the page less its margins.
-    column_widths_mm = (7.0, 9.0, 30.0, 10.0, *(13.5,) * 6, 10.0, 21.0, 10.0, 12.0)
+    column_widths_mm = (7.0, 9.0, 30.0, 8.5, *(13.5,) * 6, 10.0, 21.0, 11.5, 12.0)
     grid_header_height_mm = 9.0
     row_height_mm = 17.5
     cell_padding_mm = 0.8
@@ -276,12 +101,7 @@ class RaceSheetRenderer:
     blank_rows = 10  # a table with no grid yet: a full table of rows to write in by hand
     # Weather evolution (variable, or not drawn yet): draws 1–8 in two halves side by side.
     evolution_gap_mm = 4.0
-    evolution_title_mm = 8.5
-    evolution_header_mm = 5.0
-    evolution_row_mm = 5.5
-    evolution_rows = 4  # per half
-    # Draw, lap / turn, d20, result, track, fixed.
-    evolution_column_widths_mm = (9.0, 13.0, 8.0, 34.0, 22.0, 7.0)
+    weather_box = WeatherEvolutionBox()
 
     def render(self, data: RaceSheetData) -> bytes:
         return self.render_many([data])
@@ -333,16 +153,8 @@ class RaceSheetRenderer:
             - cls.grid_header_height_mm
         )
         if weather_box:
-            height -= cls._weather_box_height_mm() + cls.evolution_gap_mm
+            height -= cls.weather_box.height_mm() + cls.evolution_gap_mm
         return int(height // cls.row_height_mm)
-
-    @classmethod
-    def _weather_box_height_mm(cls) -> float:
-        return (
-            cls.evolution_title_mm
-            + cls.evolution_header_mm
-            + cls.evolution_rows * cls.evolution_row_mm
-        )
 
     def _pages(self, data: RaceSheetData) -> list[_Page]:
         rows: list[GridLine | None] = sorted(data.grid, key=lambda line: line.position)
@@ -419,22 +231,32 @@ class RaceSheetRenderer:
         referee = gettext("Referee: %(name)s") % {"name": data.referee or "____________________"}
         draw_fitted(canvas, left, top - 23 * mm, referee, font=FONT, size=9, width=width)
 
-        weather: list[_Segment] = [(gettext("Weather at the start:") + " ", FONT)]
+        weather: list[Segment] = [(gettext("Weather at the start:") + " ", FONT)]
         if data.weather:
             weather.append((weather_label(data.weather), FONT_BOLD))
         else:
-            weather += _options([str(label) for label in Weather.labels])
+            weather += tick_options([str(label) for label in Weather.labels])
         weather.append(("   ·   " + gettext("Track at the start:") + " ", FONT))
         if data.track:
-            weather.append((_track_label(data.track), FONT_BOLD))
+            weather.append((track_label(data.track), FONT_BOLD))
         else:
-            weather += _options([str(label) for label in Track.labels])
-        _draw_segments(canvas, left, top - 28.5 * mm, weather, size=9, width=width, min_size=6)
+            weather += tick_options([str(label) for label in Track.labels])
+        redrawn = race_draws_label(data.race_draws)
+        if redrawn:  # every draw of the race weather stays listed (§2-0-1)
+            weather.append(("   ·   " + redrawn, FONT))
+        draw_segments(canvas, left, top - 28.5 * mm, weather, size=9, width=width, min_size=6)
 
         # Under the QR code's link: the whole width.
         hint = gettext("Cross out one box for each wear point lost (§5-0-1).")
         if data.standard_configuration:
             hint += " " + gettext("Standard car: every car has the same configuration.")
+        if data.sanctions:  # the organisers' sanctions come first (§1-2-3)
+            hint = (
+                gettext("Sanctions: %(list)s.")
+                % {"list": "; ".join(sanction_label(s) for s in data.sanctions)}
+                + " "
+                + hint
+            )
         canvas.saveState()
         canvas.setFillColor(GREY)
         draw_fitted(canvas, left, top - 33.5 * mm, hint, font=FONT, size=7.5, width=right - left)
@@ -474,7 +296,7 @@ class RaceSheetRenderer:
             self._draw_row(canvas, line, edges, row_top)
             self._place(canvas, causes, -index * row_height)
 
-        # The rules as PDF operators, like the boxes (_Boxes): one path, stroked once.
+        # The rules as PDF operators, like the boxes (Boxes): one path, stroked once.
         rules = []
         for index in range(len(rows) + 2):
             y = top if index == 0 else top - header_height - (index - 1) * row_height
@@ -494,7 +316,7 @@ class RaceSheetRenderer:
             edges[0], top - header_height, edges[-1] - edges[0], header_height, stroke=0, fill=1
         )
         canvas.restoreState()
-        parts = _part_labels()
+        parts = part_labels()
         texts = [
             gettext("Pos."),
             gettext("No."),
@@ -509,7 +331,9 @@ class RaceSheetRenderer:
         padding = 2 * self.cell_padding_mm * mm
         for column, text in enumerate(texts):
             width = edges[column + 1] - edges[column]
-            lines, size = _fit_lines(text, FONT_BOLD, 6.5, width - padding, 3, 4.5)
+            # 5 pt at least, then a long word breaks at a syllable ("Consom-mation"): a
+            # header is read whole, never cut.
+            lines, size = fit_lines(text, FONT_BOLD, 6.5, width - padding, 3, 5.0, break_words=True)
             leading = size * 1.15
             y = top - header_height / 2 + (len(lines) - 1) * leading / 2 - size * 0.35
             canvas.setFont(FONT_BOLD, size)
@@ -520,13 +344,13 @@ class RaceSheetRenderer:
     def _draw_causes(self, canvas: Canvas, edges: list[float], top: float) -> None:
         """The first row's retirement causes: one box to tick per cause, six lines."""
         padding = self.cell_padding_mm * mm
-        labels = _cause_labels()
+        labels = cause_labels()
         pitch = (self.row_height_mm * mm - 2 * padding) / len(labels)
         box = self.cause_box_mm * mm
         x = edges[11] + padding
         width = edges[12] - padding - (x + box + 1 * mm)
         y = top - self.grid_header_height_mm * mm - padding - pitch + (pitch - box) / 2
-        boxes = _Boxes()
+        boxes = Boxes()
         for label in labels:
             boxes.add(x, y, box, box)
             draw_fitted(
@@ -572,7 +396,7 @@ class RaceSheetRenderer:
         bottom = top - self.row_height_mm * mm
         # Up to three lines above the team, four without one; small print before cutting.
         max_lines = 3 if line.team else 4
-        name_lines, size = _fit_lines(line.name, FONT_BOLD, 9, width, max_lines, 5)
+        name_lines, size = fit_lines(line.name, FONT_BOLD, 9, width, max_lines, 5)
         canvas.setFont(FONT_BOLD, size)
         y = top - 4 * mm
         for text in name_lines:
@@ -624,7 +448,7 @@ class RaceSheetRenderer:
         row_height = self.row_height_mm * mm
         canvas.beginForm(name, lowerx=0, lowery=-row_height, upperx=width, uppery=0)
         padding = self.cell_padding_mm * mm
-        boxes = _Boxes()
+        boxes = Boxes()
         if blank:
             box_width, box_height = (size * mm for size in self.value_box_mm)
             boxes.add(padding, -padding - box_height, box_width, box_height)
@@ -632,7 +456,7 @@ class RaceSheetRenderer:
             area_top = -self.value_line_mm * mm
             area_width = width - 2 * padding
             area_height = area_top + row_height - padding
-            columns, pitch = _box_layout(count, area_width, area_height, self.wear_pitch_mm * mm)
+            columns, pitch = box_layout(count, area_width, area_height, self.wear_pitch_mm * mm)
             size = pitch * 5 / 6
             x0 = (width - columns * pitch) / 2 + (pitch - size) / 2
             for index in range(count):
@@ -643,89 +467,11 @@ class RaceSheetRenderer:
         return name
 
     def _draw_weather_box(self, canvas: Canvas, top: float) -> None:
-        """The table's weather draws in a variable race (§3-2-4 … §3-2-6), two halves."""
+        """The weather evolution box from `top`, across the page between its margins."""
         margin = self.margin_mm * mm
         page_width = self.page_size[0]
         width = page_width - 2 * margin
-        canvas.setFont(FONT_BOLD, 9.5)
-        canvas.drawString(margin, top - 3.5 * mm, gettext("Weather evolution"))
-        note = gettext(
-            "Draw at the end of a game turn in which a car rolled 20 in 5th or 30 in 6th"
-            " (§3-2-4). Sun or rain twice in a row: fixed for the rest of the race (§3-2-6)."
-        )
-        canvas.saveState()
-        canvas.setFillColor(GREY)
-        draw_fitted(canvas, margin, top - 7 * mm, note, font=FONT, size=7, width=width)
-        canvas.restoreState()
-
-        headers = [
-            gettext("Draw"),
-            gettext("Lap / turn"),
-            gettext("d20"),
-            gettext("Result"),
-            gettext("Track"),
-            gettext("Fixed"),
-        ]
-        weathers = _options([str(label) for label in Weather.labels])
-        tracks = _options([str(label) for label in Track.labels])
-        half_width = sum(self.evolution_column_widths_mm) * mm
-        gap = width - 2 * half_width
-        header_height = self.evolution_header_mm * mm
-        row_height = self.evolution_row_mm * mm
-        table_top = top - self.evolution_title_mm * mm
-        for half in range(2):
-            edges = [margin + half * (half_width + gap)]
-            for column_width in self.evolution_column_widths_mm:
-                edges.append(edges[-1] + column_width * mm)
-            left, right = edges[0], edges[-1]
-            bottom = table_top - header_height - self.evolution_rows * row_height
-            canvas.saveState()
-            canvas.setFillColor(HEADER_FILL)
-            canvas.rect(
-                left, table_top - header_height, right - left, header_height, stroke=0, fill=1
-            )
-            canvas.restoreState()
-            for column, label in enumerate(headers):
-                cell = edges[column + 1] - edges[column] - 1 * mm
-                text, size = fit_text(label, FONT_BOLD, 6.5, cell, 4.5)
-                canvas.setFont(FONT_BOLD, size)
-                x = (edges[column] + edges[column + 1]) / 2
-                canvas.drawCentredString(x, table_top - header_height / 2 - size * 0.35, text)
-            for row in range(self.evolution_rows):
-                row_top = table_top - header_height - row * row_height
-                baseline = row_top - row_height / 2 - 2.3
-                canvas.setFont(FONT_BOLD, 8)
-                draw_number = str(half * self.evolution_rows + row + 1)
-                canvas.drawCentredString((edges[0] + edges[1]) / 2, baseline, draw_number)
-                for column, options in ((3, weathers), (4, tracks)):
-                    _draw_segments(
-                        canvas,
-                        edges[column] + 1 * mm,
-                        baseline,
-                        options,
-                        size=6.5,
-                        width=edges[column + 1] - edges[column] - 2 * mm,
-                        min_size=4.5,
-                    )
-                box = 2.8 * mm
-                TickBox(False, box).drawOn(
-                    canvas, (edges[5] + edges[6] - box) / 2, row_top - (row_height + box) / 2
-                )
-            rules = canvas.beginPath()
-            for y in [
-                table_top,
-                *(
-                    table_top - header_height - row * row_height
-                    for row in range(self.evolution_rows + 1)
-                ),
-            ]:
-                rules.moveTo(left, y)
-                rules.lineTo(right, y)
-            for x in edges:
-                rules.moveTo(x, table_top)
-                rules.lineTo(x, bottom)
-            canvas.setLineWidth(0.6)
-            canvas.drawPath(rules, stroke=1, fill=0)
+        self.weather_box.draw(canvas, top, margin=margin, width=width)
 
     def _draw_footer(self, canvas: Canvas, data: RaceSheetData, page: int, pages: int) -> None:
         page_width, _ = self.page_size

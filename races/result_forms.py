@@ -3,7 +3,7 @@ control's confirm / reopen buttons.
 
 The sheet form only turns what was typed into the service's three lists (finish, retired,
 dns); every rule about a result (everyone once, a cause, a lap in range, a note for
-"other") is ``races.services.result_save``'s to check and to word.
+"other") is ``races.result_services.result_save``'s to check and to word.
 """
 
 from __future__ import annotations
@@ -24,10 +24,14 @@ DNS = "dns"
 PARTS = ("outcome", "cause", "lap", "note", "order")
 
 
-def ordinal(place: int) -> str:
-    """1st, 2nd… / 1er, 2e…: grammar rather than vocabulary, so not in the catalogue."""
+def ordinal(place: int, *, feminine: bool = False) -> str:
+    """1st, 2nd… / 1er, 2e…: grammar rather than vocabulary, so not in the catalogue.
+
+    French agrees the first with its noun: "1er" (le pilote), "1re" (la place)."""
     if (get_language() or "fr").startswith("fr"):
-        return "1er" if place == 1 else f"{place}e"
+        if place == 1:
+            return "1re" if feminine else "1er"
+        return f"{place}e"
     if 10 <= place % 100 <= 20:
         return f"{place}th"
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th') }"
@@ -236,6 +240,16 @@ class ResultForm(forms.Form):
             text = str(values[part] or "")
             values[part] = int(text) if text.isdigit() else None
         return values
+
+    def places(self) -> dict[int, int]:
+        """Each finisher's place as typed in its box (driver number → place): the summary
+        says these, so that it never disagrees with the boxes (gaps close up when saved)."""
+        found = {}
+        for slot in self.grid:
+            outcome = str(self._values(slot.driver.number)["outcome"] or "")
+            if outcome.isdigit():
+                found[slot.driver.number] = int(outcome)
+        return found
 
     def sheet(self) -> Sheet:
         """What was typed, as the service's lists (places closed up, as far as it is valid).

@@ -20,7 +20,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
+from races.models import (
+    GridSlot,
+    RaceResult,
+    RaceTable,
+    RaceWeatherDraw,
+    ResultLine,
+    ResultStatus,
+)
 from races.result_forms import (
     ConfirmForm,
     ReopenForm,
@@ -31,11 +38,11 @@ from races.result_forms import (
     outcome_text,
     retirement_details,
 )
-from races.services import result_confirm, result_reopen, result_save
+from races.result_services import result_confirm, result_reopen, result_save
 from races.views import _race_table
+from tournament.access import actor_for, organised_event
 from tournament.errors import ServiceError
-from tournament.models import Event
-from tournament.views import actor_for, organised_event
+from tournament.models import Event, Sanction
 
 # --- What a sheet says, in words ------------------------------------------------------------
 
@@ -55,17 +62,27 @@ class Summary:
         return not (self.finish or self.retired or self.dns)
 
 
-def summarise(sheet: Sheet, grid: list[GridSlot], gaps: list[int] | None = None) -> Summary:
+def summarise(
+    sheet: Sheet,
+    grid: list[GridSlot],
+    gaps: list[int] | None = None,
+    places: dict[int, int] | None = None,
+) -> Summary:
+    """The sheet in words; ``places`` are the places as typed (else closed up, as stored)."""
     names = {s.driver.number: driver_label(s) for s in grid}
+    places = places or {}
     return Summary(
-        finish=[(ordinal(p), names.get(n, str(n))) for p, n in enumerate(sheet.finish, start=1)],
+        finish=[
+            (ordinal(places.get(n, p)), names.get(n, str(n)))
+            for p, n in enumerate(sheet.finish, start=1)
+        ],
         retired=[
             f"{names.get(r['driver'], str(r['driver']))} ({retirement_details(r)})"
             for r in sheet.retired
         ],
         dns=[names.get(n, str(n)) for n in sheet.dns],
         unwritten=[names.get(n, str(n)) for n in sheet.unwritten],
-        gaps=[ordinal(p) for p in gaps or []],
+        gaps=[ordinal(p, feminine=True) for p in gaps or []],  # "la 1re place"
     )
 
 
@@ -157,7 +174,7 @@ def _entry(
             "rows": rows,
             "version": result.version if result else 0,
             "result": result,
-            "summary": summarise(sheet, grid, form.gaps),
+            "summary": summarise(sheet, grid, form.gaps, form.places()),
             "complete": sheet.complete,
             "errors": errors or [],
             "stale": stale,
@@ -320,7 +337,7 @@ def result_summary(request: HttpRequest, token: str) -> HttpResponse:
         request,
         "results/_summary.html",
         {
-            "summary": summarise(form.sheet(), grid, form.gaps),
+            "summary": summarise(form.sheet(), grid, form.gaps, form.places()),
             "problems": [str(m) for msgs in form.errors.values() for m in msgs],
         },
     )
@@ -336,6 +353,7 @@ class DeskRow:
     summary: Summary
     last_change: LastChange | None
     referee: str
+    drivers: int = 0
 
 
 def desk_rows(event: Event) -> list[DeskRow]:
@@ -353,7 +371,7 @@ def desk_rows(event: Event) -> list[DeskRow]:
         result = results.get(table.pk)
         referee = table.referee_name or (table.referee.get_username() if table.referee else "")
         summary = summarise(Sheet.of(result, grid), grid)
-        rows.append(DeskRow(table, result, summary, latest.get(table.pk), referee))
+        rows.append(DeskRow(table, result, summary, latest.get(table.pk), referee, len(grid)))
     return rows
 
 
@@ -378,6 +396,8 @@ def results_desk(request: HttpRequest, slug: str) -> HttpResponse:
             ],
             "reopen_focus": reopen,
             "standings_url": reverse("standings", args=[event.championship.slug]),
+            "race_draws": RaceWeatherDraw.objects.filter(event=event).order_by("number"),
+            "sanctions": Sanction.objects.filter(event=event).select_related("driver"),
         }
     )
     return render(request, "results/desk.html", context)

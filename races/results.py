@@ -15,7 +15,7 @@ plain English on purpose: callers translate them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -23,7 +23,7 @@ from typing import Literal, get_args
 # "other" covers what the text does not list (disqualification, withdrawal) and
 # needs a note saying which.
 Cause = Literal["off_track", "blocked", "body", "engine", "road_holding", "other"]
-Status = Literal["finished", "retired", "dns"]
+Status = Literal["finished", "retired", "dns", "dsq"]
 ProblemKind = Literal[
     "unknown_driver",
     "duplicate",
@@ -32,6 +32,7 @@ ProblemKind = Literal[
     "note_required",
     "note_too_long",
     "bad_lap",
+    "lap_order",
 ]
 Section = Literal["finish", "retired", "dns"]
 
@@ -71,7 +72,8 @@ class ResultProblem:
     driver was first written (``finish``, ``retired``, ``dns``); for ``duplicate``
     every section the driver appears in, comma-separated in order of appearance
     (``finish,retired``); for ``bad_cause`` the cause as given; for ``bad_lap`` the
-    lap as given, or ``required`` when a complete result lacks it; otherwise None.
+    lap as given, or ``required`` when a complete result lacks it; for ``lap_order`` the
+    lap of an earlier retirement that this one comes before; otherwise None.
     """
 
     kind: ProblemKind
@@ -103,6 +105,9 @@ def result_problems(
     submitted result (``complete=True``) names every grid driver exactly once
     (§21-1-3) and gives the lap of each retirement.
 
+    Retirements are written in the order they happened, so their laps never go down
+    along the list (``lap_order``, naming the later retirement of an earlier lap).
+
     Problems come in the order the sheet is written (finish, retired, dns), each
     driver's problems together; ``missing`` drivers follow, in grid order.
     """
@@ -118,6 +123,7 @@ def result_problems(
 
     problems: list[ResultProblem] = []
     reported: set[Hashable] = set()
+    latest_lap = 0  # the latest lap of the retirements written so far
     for section, driver, retirement in _entries(result):
         if driver not in reported:
             reported.add(driver)
@@ -126,7 +132,13 @@ def result_problems(
             if len(sections[driver]) > 1:
                 problems.append(ResultProblem("duplicate", driver, ",".join(sections[driver])))
         if retirement is not None:
-            problems.extend(_retirement_problems(retirement, laps=laps, complete=complete))
+            found = _retirement_problems(retirement, laps=laps, complete=complete)
+            problems.extend(found)
+            lap = retirement.lap
+            if _is_int(lap) and not any(p.kind == "bad_lap" for p in found):
+                if lap < latest_lap:  # type: ignore[operator]
+                    problems.append(ResultProblem("lap_order", driver, str(latest_lap)))
+                latest_lap = max(latest_lap, lap)  # type: ignore[call-overload]
     if complete:
         problems.extend(
             ResultProblem("missing", driver) for driver in grid if driver not in sections
@@ -197,3 +209,25 @@ def table_classification(result: TableResult) -> list[Placed]:
     for driver in result.dns:
         placed.append(Placed(driver, len(placed) + 1, "dns", None, None))
     return placed
+
+
+def disqualified_last(placed: Sequence[Placed], disqualified: Collection[Hashable]) -> list[Placed]:
+    """The table classification once the organisers disqualified some of its drivers
+    (§1-2-3: "l'organisateur décidera des conséquences à donner").
+
+    A disqualified driver is classed after everyone at the table, status ``dsq`` (no
+    points, §21-1-2 only pays finishers); the drivers behind move up one place each.
+    """
+    kept = [p for p in sorted(placed, key=lambda p: p.position) if p.driver not in disqualified]
+    out = [
+        Placed(p.driver, position, p.status, p.cause, p.lap)
+        for position, p in enumerate(kept, start=1)
+    ]
+    out += [
+        Placed(p.driver, len(out) + index, "dsq", None, None)
+        for index, p in enumerate(
+            (p for p in sorted(placed, key=lambda p: p.position) if p.driver in disqualified),
+            start=1,
+        )
+    ]
+    return out

@@ -6,10 +6,11 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 
-from races.models import GridSlot, RaceTable
-from tournament.models import Driver, Event
+from qualifying.models import QualifyingSeat, QualifyingTable
+from races.models import GridSlot, RaceTable, ResultLine
+from tournament.models import Driver, Entry, Event
 
 
 def tables_with_grids(*, event: Event, only: RaceTable | None = None) -> list[RaceTable]:
@@ -53,10 +54,15 @@ def allocation_warnings(*, event: Event) -> list[dict]:
 
 @dataclass(frozen=True)
 class Seat:
+    """Where a driver of the event sits: a race table (``kind="race"``, with the grid
+    position and stand), a qualifying table (``"qualifying"``), or nowhere yet (``""``,
+    ``table`` None): registered, not seated."""
+
     driver: Driver
-    table: RaceTable
-    position: int
+    table: RaceTable | QualifyingTable | None
+    position: int | None
     stand: int | None
+    kind: str = "race"
 
 
 def _plain(text: str) -> str:
@@ -65,32 +71,74 @@ def _plain(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
-def where_do_i_sit(*, event: Event, query: str) -> list[Seat]:
-    """Seats matching a driver number or part of a name, ignoring accents and case.
+def name_matches(driver: Driver, words: list[str]) -> bool:
+    """Every word of the query is the driver's number or a part of their name, in any
+    order: "Michel Manon", "manon mich" and "9" all find Manon Michel (number 9)."""
+    name = _plain(f"{driver.first_name} {driver.last_name}")
+    number = str(driver.number)
+    return all(word == number if word.isdigit() else word in name for word in words)
 
-    Matched in Python: an event has at most a few hundred seats, and SQLite's LIKE ignores
-    case for ASCII letters only.
+
+def where_do_i_sit(
+    *, event: Event, query: str, race: bool = True, qualifying: bool = True
+) -> list[Seat]:
+    """The event's drivers matching ``query`` (``name_matches``) and where each sits.
+
+    A driver seated at a race table gets it when ``race`` (the allocation is published,
+    or race control asks); otherwise their qualifying table when ``qualifying``; a driver
+    registered for the event but seated nowhere comes back without a table. Race seats
+    first (table, grid position), then qualifying ones (table, order), then the others
+    by number; 50 at most. Names are matched in Python on plain rows (SQLite's LIKE ignores
+    case for ASCII letters only); only the drivers found are read in full.
     """
-    query = _plain(query.strip())
-    if not query:
+    words = _plain(query).split()
+    if not words:
         return []
-    slots = (
-        GridSlot.objects.filter(event=event)
-        .select_related("driver", "driver__team", "table")
-        .order_by("table__number", "position")
+    candidates = (
+        Driver.objects.filter(
+            Q(entries__event=event) | Q(grid_slots__event=event) | Q(qualifying_seats__event=event)
+        )
+        .values_list("pk", "number", "first_name", "last_name")
+        .distinct()
     )
-    seats = []
-    for slot in slots:
-        driver = slot.driver
-        if query == str(driver.number) or query in _plain(driver.name):
-            seats.append(Seat(driver, slot.table, slot.position, slot.stand))
-    return seats[:50]
+    matched = [
+        pk
+        for pk, number, first, last in candidates
+        if name_matches(Driver(number=number, first_name=first, last_name=last), words)
+    ]
+    if not matched:
+        return []
+    found: dict[int, Seat] = {}
+    if race:
+        slots = (
+            GridSlot.objects.filter(event=event, driver__in=matched)
+            .select_related("driver", "driver__team", "table")
+            .order_by("table__number", "position")
+        )
+        for slot in slots:
+            found[slot.driver_id] = Seat(slot.driver, slot.table, slot.position, slot.stand)
+    if qualifying:
+        seats = (
+            QualifyingSeat.objects.filter(event=event, driver__in=matched)
+            .exclude(driver__in=list(found))
+            .select_related("driver", "driver__team", "table")
+            .order_by("table__number", "order", "driver__number")
+        )
+        for seat in seats:
+            found[seat.driver_id] = Seat(seat.driver, seat.table, None, None, "qualifying")
+    entries = (
+        Entry.objects.filter(event=event, driver__in=matched)
+        .exclude(driver__in=list(found))
+        .select_related("driver", "driver__team")
+        .order_by("driver__number")
+    )
+    for entry in entries:
+        found[entry.driver_id] = Seat(entry.driver, None, None, None, "")
+    return list(found.values())[:50]
 
 
 def event_results(*, event: Event) -> list:
     """The confirmed places of the day, by rank (table 1's classification first)."""
-    from races.models import ResultLine
-
     return list(
         ResultLine.objects.filter(event=event)
         .select_related("driver", "driver__team", "table")

@@ -6,9 +6,9 @@ from django.conf import settings
 from django.urls import reverse
 
 from races.configuration import FIELDS
-from races.models import GridSlot, RaceTable, RaceWeather
-from races.pdf import GridLine, PrintedConfiguration, RaceSheetData
-from tournament.models import Event, driver_name
+from races.models import GridSlot, RaceTable, RaceWeather, RaceWeatherDraw
+from races.sheet_data import GridLine, PrintedConfiguration, PrintedSanction, RaceSheetData
+from tournament.models import Event, Sanction, driver_name
 
 
 def race_referee_link(table: RaceTable) -> str:
@@ -49,6 +49,25 @@ def race_sheets(
         tables = list(RaceTable.objects.filter(event=event).order_by("number"))
     grids = _grids(tables)
     race = RaceWeather.objects.filter(event=event).first()
+    race_draws = tuple(
+        RaceWeatherDraw.objects.filter(event=event)
+        .order_by("number")
+        .values_list("roll", "weather", "reason")
+    )
+    sanctions: dict[int, list[PrintedSanction]] = {}
+    for sanction in Sanction.objects.filter(event=event, withdrawn_at__isnull=True).select_related(
+        "driver"
+    ):
+        sanctions.setdefault(sanction.driver.number, []).append(
+            PrintedSanction(
+                number=sanction.driver.number,
+                name=sanction.driver.name,
+                kind=sanction.kind,
+                value=sanction.value,
+                session=sanction.session,
+                reason=sanction.reason,
+            )
+        )
     # Quick rules: the organisers' standard car, printed for every driver without their own.
     standard = (
         PrintedConfiguration(**{k: event.standard_configuration[k] for k in FIELDS})
@@ -87,6 +106,10 @@ def race_sheets(
                 referee_link=race_referee_link(table),
                 language=language if language in ("fr", "en") else "fr",
                 standard_configuration=standard is not None,
+                race_draws=race_draws,
+                sanctions=tuple(
+                    printed for line in grid for printed in sanctions.get(line.number, [])
+                ),
             )
         )
     return sheets

@@ -5,7 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import translation
 
+from qualifying.links import referee_link
+from qualifying.models import QualifyingTable
+from qualifying.sheets import sheet_data
+from qualifying.table_sheet_pdf import TableSheetRenderer
 from races.models import SheetBatch
+from races.pdf import RaceSheetRenderer
+from races.sheets import race_sheets
 
 
 def _progress(batch_id: int):  # type: ignore[no-untyped-def]
@@ -17,13 +23,6 @@ def _progress(batch_id: int):  # type: ignore[no-untyped-def]
 
 def build_sheets_pdf(batch: SheetBatch) -> bytes:
     """All the sheets of the batch's event and kind, in one PDF."""
-    from qualifying.models import QualifyingTable
-    from qualifying.pdf import TableSheetRenderer
-    from qualifying.sheets import sheet_data
-    from qualifying.views import referee_link
-    from races.pdf import RaceSheetRenderer
-    from races.sheets import race_sheets
-
     report = _progress(batch.pk)
     with translation.override(batch.language):
         if batch.kind == SheetBatch.Kind.RACE:

@@ -1,12 +1,22 @@
 from django.urls import path
 
-from races import views
+from races import sanction_views, table_views, views
 
 urlpatterns = [
     path("e/<slug:slug>/allocation/", views.allocation_page, name="allocation"),
     path("e/<slug:slug>/allocation/run/", views.allocation_submit, name="allocation-run"),
     path("e/<slug:slug>/allocation/swap/", views.swap_submit, name="allocation-swap"),
     path("e/<slug:slug>/race-weather/", views.race_weather_submit, name="race-weather"),
+    path(
+        "e/<slug:slug>/tables/<int:number>/weather-undo/",
+        views.table_weather_undo_submit,
+        name="race-weather-undo",
+    ),
+    path(
+        "e/<slug:slug>/tables/<int:number>/unlock/",
+        views.table_unlock_submit,
+        name="race-table-unlock",
+    ),
     path(
         "e/<slug:slug>/tables/<int:number>/referee-link/",
         views.referee_link_submit,
@@ -25,13 +35,20 @@ urlpatterns = [
         name="sheet-batch-download",
     ),
     path("e/<slug:slug>/where/", views.where_page, name="where"),
-    path("r/<str:token>/", views.rtable, name="rtable"),
-    path("r/<str:token>/sheet.pdf", views.rtable_sheet, name="rtable-sheet"),
-    path("r/<str:token>/stands/<int:number>/", views.rtable_stand, name="rtable-stand"),
+    path("e/<slug:slug>/sanctions/", sanction_views.sanctions_page, name="sanctions"),
+    path(
+        "e/<slug:slug>/sanctions/<int:pk>/withdraw/",
+        sanction_views.sanction_withdraw_submit,
+        name="sanction-withdraw",
+    ),
+    path("r/<str:token>/", table_views.rtable, name="rtable"),
+    path("r/<str:token>/sheet.pdf", table_views.rtable_sheet, name="rtable-sheet"),
+    path("r/<str:token>/stands/<int:number>/", table_views.rtable_stand, name="rtable-stand"),
     path(
         "r/<str:token>/configurations/<int:number>/",
-        views.rtable_configuration,
+        table_views.rtable_configuration,
         name="rtable-configuration",
     ),
-    path("r/<str:token>/weather/", views.rtable_weather, name="rtable-weather"),
+    path("r/<str:token>/weather/", table_views.rtable_weather, name="rtable-weather"),
+    path("r/<str:token>/start/", table_views.rtable_start, name="rtable-start"),
 ]

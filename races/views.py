@@ -1,5 +1,10 @@
-"""Pages of race day: the organiser's allocation, the public "where do I sit?", a race
-table's page for its referee, the race sheets and the batch of all sheets."""
+"""Pages of race day for race control: the allocation (tables, swaps, the race weather and
+every draw of it, each table's weather draws and start, new referee links), the batch of
+all sheets, and the public "where do I sit?". A race table's own page, for its referee, is
+in ``races.table_views``.
+
+Destructive actions (a new allocation, a new referee link) first show what they will undo
+(``tournament.confirm``)."""
 
 from __future__ import annotations
 
@@ -12,36 +17,36 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from races.forms import (
-    AllocationForm,
-    ConfigurationForm,
-    RollForm,
-    SheetBatchForm,
-    StandForm,
-    SwapForm,
+from races.forms import AllocationForm, RaceWeatherForm, ReasonForm, SheetBatchForm, SwapForm
+from races.models import (
+    CarConfiguration,
+    GridSlot,
+    RaceTable,
+    RaceWeather,
+    RaceWeatherDraw,
+    SheetBatch,
+    WeatherDraw,
 )
-from races.models import RaceTable, RaceWeather, ReplacedLink, SheetBatch
-from races.pdf import RaceSheetRenderer
 from races.selectors import allocation_warnings, tables_with_grids, where_do_i_sit
 from races.services import (
     allocation_run,
-    configurations_set,
-    race_weather_draw,
-    referee_account_set,
     referee_link_regenerate,
     sheet_batch_request,
-    stands_set,
     swap_drivers,
-    table_weather_draw,
 )
-from races.sheets import race_referee_link, race_sheets
-from tournament import ratelimit
-from tournament.access import Actor
-from tournament.errors import LinkReplaced, ServiceError
+from races.stand_services import table_unlock
+from races.weather_services import race_weather_draw, table_weather_undo
+from tournament.access import Actor, actor_for, organised_event, replaced_or_404, table_actor
+from tournament.confirm import confirm_page, confirmed
+from tournament.errors import ServiceError
 from tournament.models import Event
-from tournament.views import actor_for, organised_event
+from tournament.players import forget, remember, remembered_number
+from tournament.public_cache import public_page
+from tournament.sealing import link_digest
+from tournament.services import referee_account_set
 
 
 def team_colour(team_id: int | None) -> str:
@@ -51,7 +56,7 @@ def team_colour(team_id: int | None) -> str:
     return f"hsl({(team_id * 67) % 360} 60% 45%)"
 
 
-def _flash_errors(request: HttpRequest, form: Any) -> None:
+def flash_errors(request: HttpRequest, form: Any) -> None:
     for errors in form.errors.values():
         for error in errors:
             messages.error(request, error)
@@ -68,8 +73,13 @@ def allocation_page(request: HttpRequest, slug: str) -> HttpResponse:
             "pk", "referee__username"
         )
     )
+    draws: dict[int, list[WeatherDraw]] = {}
+    for draw in WeatherDraw.objects.filter(table__event=event).order_by("number"):
+        draws.setdefault(draw.table_id, []).append(draw)
     for table in tables:
         table.referee_username = accounts.get(table.pk, "")  # type: ignore[attr-defined]
+        table.draws = draws.get(table.pk, [])  # type: ignore[attr-defined]
+        table.can_undo = any(d.undone_at is None for d in table.draws)  # type: ignore[attr-defined]
         for slot in table.grid:  # type: ignore[attr-defined]
             slot.colour = team_colour(slot.driver.team_id)
     batches = {b.kind: b for b in SheetBatch.objects.filter(event=event).defer("pdf")}
@@ -83,11 +93,58 @@ def allocation_page(request: HttpRequest, slug: str) -> HttpResponse:
             "swaps": event.manual_swaps.select_related("driver_a", "driver_b")[:20],
             "allocation_form": AllocationForm(initial={"table_size": event.table_size}),
             "swap_form": SwapForm(),
-            "weather_form": RollForm(),
+            "weather_form": RaceWeatherForm(),
             "race_weather": RaceWeather.objects.filter(event=event).first(),
+            "race_draws": RaceWeatherDraw.objects.filter(event=event).order_by("number"),
             "batches": batches,
         },
     )
+
+
+def _allocation_undoes(event: Event) -> list[str]:
+    """What a new allocation clears, in words (nothing when no table exists yet)."""
+    tables = RaceTable.objects.filter(event=event).count()
+    if not tables:
+        return []
+    stands = GridSlot.objects.filter(event=event, stand__isnull=False).count()
+    configurations = CarConfiguration.objects.filter(slot__event=event).count()
+    draws = WeatherDraw.objects.filter(table__event=event).count()
+    undoes = [
+        ngettext(
+            "the grid of the %(count)s race table as it stands (manual swaps included)",
+            "the grids of the %(count)s race tables as they stand (manual swaps included)",
+            tables,
+        )
+        % {"count": tables}
+    ]
+    if stands:
+        undoes.append(
+            ngettext(
+                "%(count)s stand chosen: drivers choose again",
+                "%(count)s stands chosen: drivers choose again",
+                stands,
+            )
+            % {"count": stands}
+        )
+    if configurations:
+        undoes.append(
+            ngettext(
+                "%(count)s car configuration recorded",
+                "%(count)s car configurations recorded",
+                configurations,
+            )
+            % {"count": configurations}
+        )
+    if draws:
+        undoes.append(
+            ngettext(
+                "%(count)s weather draw at the tables",
+                "%(count)s weather draws at the tables",
+                draws,
+            )
+            % {"count": draws}
+        )
+    return undoes
 
 
 @require_POST
@@ -95,8 +152,19 @@ def allocation_submit(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
     form = AllocationForm(request.POST)
     if not form.is_valid():
-        _flash_errors(request, form)
+        flash_errors(request, form)
         return redirect("allocation", slug=slug)
+    undoes = _allocation_undoes(event)
+    if undoes and not confirmed(request):
+        return confirm_page(
+            request,
+            title=_("Allocate the race tables again?"),
+            undoes=undoes,
+            note=_("The referee links of the tables stay the same."),
+            confirm_label=_("Allocate again"),
+            cancel=reverse("allocation", args=[slug]),
+            fields={"table_size": form.cleaned_data["table_size"]},
+        )
     try:
         tables = allocation_run(
             actor=actor_for(request), event=event, table_size=form.cleaned_data["table_size"]
@@ -113,7 +181,7 @@ def swap_submit(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
     form = SwapForm(request.POST)
     if not form.is_valid():
-        _flash_errors(request, form)
+        flash_errors(request, form)
         return redirect("allocation", slug=slug)
     try:
         swap = swap_drivers(
@@ -131,19 +199,36 @@ def swap_submit(request: HttpRequest, slug: str) -> HttpResponse:
             _("%(a)s and %(b)s swapped tables.")
             % {"a": swap.driver_a.name, "b": swap.driver_b.name},
         )
+        for driver, mate, table in swap.clashes:  # type: ignore[attr-defined]
+            messages.warning(
+                request,
+                _(
+                    "Team-mates now at the same table: %(driver)s and %(mate)s (%(team)s) at "
+                    "table %(table)s."
+                )
+                % {
+                    "driver": f"{driver.number} {driver.name}",
+                    "mate": f"{mate.number} {mate.name}",
+                    "team": driver.team,
+                    "table": table,
+                },
+            )
     return redirect("allocation", slug=slug)
 
 
 @require_POST
 def race_weather_submit(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
-    form = RollForm(request.POST)
+    form = RaceWeatherForm(request.POST)
     if not form.is_valid():
-        _flash_errors(request, form)
-        return redirect("allocation", slug=slug)
+        flash_errors(request, form)
+        return redirect(reverse("allocation", args=[slug]) + "#race-weather")
     try:
         race = race_weather_draw(
-            actor=actor_for(request), event=event, roll=form.cleaned_data["roll"]
+            actor=actor_for(request),
+            event=event,
+            roll=form.cleaned_data["roll"],
+            reason=form.cleaned_data["reason"],
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -153,19 +238,107 @@ def race_weather_submit(request: HttpRequest, slug: str) -> HttpResponse:
             _("Race weather: d20 = %(roll)s, %(weather)s.")
             % {"roll": race.roll, "weather": race.get_weather_display()},
         )
-    return redirect("allocation", slug=slug)
+    return redirect(reverse("allocation", args=[slug]) + "#race-weather")
+
+
+@require_POST
+def table_weather_undo_submit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Race control undoes a table's last weather draw, made by mistake (with a reason)."""
+    event = organised_event(request, slug)
+    table = get_object_or_404(RaceTable, event=event, number=number)
+    back = request.POST.get("back") == "table"
+    target = (
+        reverse("rtable", args=[table.token]) + "#weather"
+        if back
+        else reverse("allocation", args=[slug]) + f"#table-{number}"
+    )
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Say why this weather draw is undone."))
+        return redirect(target)
+    try:
+        draw = table_weather_undo(
+            actor=actor_for(request), table=table, reason=form.cleaned_data["reason"]
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        table.refresh_from_db()
+        messages.success(
+            request,
+            _(
+                "%(table)s: weather draw %(number)s (d20 = %(roll)s) undone; the table is "
+                "now %(weather)s, track %(track)s."
+            )
+            % {
+                "table": table,
+                "number": draw.number,
+                "roll": draw.roll,
+                "weather": table.get_weather_display(),
+                "track": table.get_track_display().lower(),
+            },
+        )
+    return redirect(target)
+
+
+@require_POST
+def table_unlock_submit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Race control unlocks a started table (with a reason): stands and configurations may
+    change again until the referee starts it anew."""
+    event = organised_event(request, slug)
+    table = get_object_or_404(RaceTable, event=event, number=number)
+    back = request.POST.get("back") == "table"
+    target = (
+        reverse("rtable", args=[table.token]) + "#start"
+        if back
+        else reverse("allocation", args=[slug]) + f"#table-{number}"
+    )
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Say why the table is unlocked."))
+        return redirect(target)
+    try:
+        table_unlock(actor=actor_for(request), table=table, reason=form.cleaned_data["reason"])
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("%(table)s is unlocked: its stands and configurations may change again.")
+            % {"table": table},
+        )
+    return redirect(target)
 
 
 @require_POST
 def referee_link_submit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     event = organised_event(request, slug)
     table = get_object_or_404(RaceTable, event=event, number=number)
+    if not confirmed(request):
+        return confirm_page(
+            request,
+            title=_("A new referee link for %(table)s?") % {"table": table},
+            undoes=link_undoes(table),
+            confirm_label=_("Give a new link"),
+            cancel=reverse("allocation", args=[slug]) + f"#table-{number}",
+        )
     referee_link_regenerate(actor=actor_for(request), table=table)
     messages.success(
         request,
         _("%(table)s has a new referee link; the old one no longer works.") % {"table": table},
     )
-    return redirect("allocation", slug=slug)
+    return redirect(reverse("allocation", args=[slug]) + f"#table-{number}")
+
+
+def link_undoes(table: Any) -> list[str]:
+    """What a new referee link undoes (a race or a qualifying table), in words."""
+    return [
+        _(
+            "the current link of %(table)s and the QR code printed on its sheet: they stop "
+            "working at once, so its referee needs the new link or a new sheet"
+        )
+        % {"table": table}
+    ]
 
 
 @require_POST
@@ -198,7 +371,7 @@ def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
     form = SheetBatchForm(request.POST)
     if not form.is_valid():
-        _flash_errors(request, form)
+        flash_errors(request, form)
         return redirect("allocation", slug=slug)
     kind = form.cleaned_data["kind"]
     inline = request.POST.get("inline") == "1"
@@ -243,170 +416,70 @@ def sheet_batch_download(request: HttpRequest, slug: str, kind: str) -> HttpResp
 # --- Public: where do I sit? ------------------------------------------------------------------
 
 
+@public_page(
+    "tournament.Event",
+    "tournament.Championship",
+    "tournament.Driver",
+    "tournament.Team",
+    "tournament.Entry",
+    "races.GridSlot",
+    "races.RaceTable",
+    "qualifying.QualifyingSeat",
+    "qualifying.QualifyingTable",
+)
 def where_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The qualifying table in the morning, the race table once the allocation is out; the
+    driver this phone chose ("This is me", ``?me=<number>``) shown first on later visits."""
     event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
-    if not event.published_allocation and not actor_for(request).can_organise(event.championship):
+    organiser = actor_for(request).can_organise(event.championship)
+    race = event.published_allocation or organiser
+    qualifying = event.published_qualifying_tables or organiser
+    if not (race or qualifying):
         raise Http404(_("The tables are not published yet."))
+    if "me" in request.GET:
+        response = redirect("where", slug=slug)
+        chosen = request.GET["me"]
+        if chosen.isascii() and chosen.isdigit() and len(chosen) <= 6:
+            remember(response, event.championship, int(chosen))
+        else:
+            forget(response)
+        return response
     query = request.GET.get("q", "")[:60]
+    number = remembered_number(request, event.championship)
+    mine = None
+    if number is not None:
+        mine = next(
+            (
+                seat
+                for seat in where_do_i_sit(
+                    event=event, query=str(number), race=race, qualifying=qualifying
+                )
+                if seat.driver.number == number
+            ),
+            None,
+        )
     return render(
         request,
         "races/where.html",
-        {"event": event, "query": query, "seats": where_do_i_sit(event=event, query=query)},
+        {
+            "event": event,
+            "query": query,
+            "mine": mine,
+            "race_published": race,
+            "seats": where_do_i_sit(event=event, query=query, race=race, qualifying=qualifying),
+        },
     )
 
 
 # --- A race table, opened from its referee link -----------------------------------------------
 
 
-def replaced_or_404(token: str, request: HttpRequest | None = None) -> None:
-    """An old referee link gets a clear page (LinkReplaced) rather than a bare 404.
-
-    An unknown link counts as a failure of the address; past the limit it gets a 429
-    (``tournament.ratelimit``). Valid links are never limited.
-    """
-    if ReplacedLink.objects.filter(token=token).exists():
-        raise LinkReplaced()
-    if request is not None:
-        ratelimit.check(request)
-        ratelimit.record_failure(request)
-    raise Http404(_("Unknown table link."))
-
-
-def table_actor(request: HttpRequest, table: Any) -> Actor:
-    """Who acts on a table's pages: an organiser or the table's referee account under
-    their own name; anyone else holding the link acts as the link."""
-    actor = actor_for(request)
-    if actor.can_organise(table.event.championship):
-        return actor
-    if actor.is_authenticated and table.referee_id == actor.user.pk:
-        return actor
-    return Actor(table=table)
-
-
 def _race_table(request: HttpRequest, token: str) -> tuple[RaceTable, Actor]:
     table = (
         RaceTable.objects.select_related("event", "event__championship", "event__circuit")
-        .filter(token=token)
+        .filter(token_digest=link_digest(token))
         .first()
     )
     if table is None:
         replaced_or_404(token, request)
     return table, table_actor(request, table)  # type: ignore[return-value]
-
-
-def rtable(request: HttpRequest, token: str) -> HttpResponse:
-    table, _actor = _race_table(request, token)
-    event = table.event
-    (table,) = tables_with_grids(event=event, only=table)
-    grid = table.grid  # type: ignore[attr-defined]
-    taken = {s.stand for s in grid if s.stand is not None}
-    free = [s for s in event.stands() if s not in taken]
-    chooser = next((s for s in grid if s.stand is None), None)
-    race = RaceWeather.objects.filter(event=event).first()
-    return render(
-        request,
-        "races/table.html",
-        {
-            "table": table,
-            "event": event,
-            "grid": grid,
-            "chooser": chooser,
-            "stand_form": StandForm(stands=free) if chooser else None,
-            "race": race,
-            "draws": table.weather_draws.all(),
-            "roll_form": RollForm(),
-            "can_draw": bool(race and race.weather == "variable" and not table.weather_fixed),
-            "config_forms": [
-                (
-                    slot,
-                    ConfigurationForm(
-                        prefix=f"c{slot.driver.number}",
-                        instance_values=getattr(slot, "configuration", None),
-                    ),
-                )
-                for slot in grid
-            ]
-            if event.use_configurations
-            else [],
-            "link": race_referee_link(table),
-        },
-    )
-
-
-def _back(token: str, anchor: str = "") -> HttpResponse:
-    return redirect(reverse("rtable", args=[token]) + anchor)
-
-
-@require_POST
-def rtable_stand(request: HttpRequest, token: str, number: int) -> HttpResponse:
-    table, actor = _race_table(request, token)
-    form = StandForm(request.POST, stands=table.event.stands())
-    if not form.is_valid():
-        _flash_errors(request, form)
-        return _back(token, "#stands")
-    try:
-        stands_set(actor=actor, table=table, stands={number: form.cleaned_data["stand"]})
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            _("Stand %(stand)s taken by driver %(number)s.")
-            % {"stand": form.cleaned_data["stand"], "number": number},
-        )
-    return _back(token, "#stands")
-
-
-@require_POST
-def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpResponse:
-    table, actor = _race_table(request, token)
-    form = ConfigurationForm(request.POST, prefix=f"c{number}")
-    values = {k: v for k, v in form.raw_values().items()}
-    try:
-        configurations_set(actor=actor, table=table, configurations={number: values})
-    except ServiceError as exc:
-        if not exc.errors:
-            messages.error(request, exc.message)
-        for errors in exc.errors.values():
-            for error in errors:
-                messages.error(request, f"{number}: {error}")
-    else:
-        messages.success(
-            request, _("Configuration of driver %(number)s saved.") % {"number": number}
-        )
-    return _back(token, "#configurations")
-
-
-@require_POST
-def rtable_weather(request: HttpRequest, token: str) -> HttpResponse:
-    table, actor = _race_table(request, token)
-    form = RollForm(request.POST)
-    if not form.is_valid():
-        _flash_errors(request, form)
-        return _back(token, "#weather")
-    try:
-        draw = table_weather_draw(actor=actor, table=table, roll=form.cleaned_data["roll"])
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            _("d20 = %(roll)s: %(weather)s, track %(track)s%(fixed)s.")
-            % {
-                "roll": draw.roll,
-                "weather": draw.get_drawn_display(),
-                "track": draw.get_track_display().lower(),
-                "fixed": _(", fixed for the rest of the race") if draw.fixed else "",
-            },
-        )
-    return _back(token, "#weather")
-
-
-def rtable_sheet(request: HttpRequest, token: str) -> HttpResponse:
-    table, _actor = _race_table(request, token)
-    (data,) = race_sheets(event=table.event, tables=[table])
-    response = HttpResponse(RaceSheetRenderer().render(data), content_type="application/pdf")
-    response["Content-Disposition"] = (
-        f'inline; filename="{table.event.slug}-table-{table.number}.pdf"'
-    )
-    return response

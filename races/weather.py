@@ -12,6 +12,7 @@ Exception messages are plain English on purpose: callers translate them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -80,3 +81,37 @@ def apply_draw(state: TableWeather, drawn: Weather) -> TableWeather:
     # 4) the same one twice in a row fixes weather and track for the rest of the race.
     track: Track = "dry" if drawn == "sun" else "wet"
     return TableWeather(weather=drawn, track=track, fixed=drawn == state.last_draw, last_draw=drawn)
+
+
+def replay(start: TableWeather, draws: Sequence[Weather]) -> TableWeather:
+    """A table's weather after ``draws`` in the order they were made, from ``start``.
+
+    Undoing a mistaken draw (race control, with a reason) is replaying the draws that
+    remain: the weather, the track and "twice in a row" then read as if it was never made.
+    Raises :class:`WeatherFixed` when a draw follows a fixed weather.
+    """
+    state = start
+    for drawn in draws:
+        state = apply_draw(state, drawn)
+    return state
+
+
+RedrawRefusal = Literal["reason_required", "started"]
+
+
+def race_redraw_refusal(*, drawn_before: int, started: bool, reason: str) -> RedrawRefusal | None:
+    """Why the race weather may not be drawn now, None when it may (§2-0-1, §3-2-1).
+
+    The overall pole draws the race weather once, and every table races under it. A second
+    draw is the organisers' decision (a die off the table, a wrong scale), so it needs a
+    reason; once a table has started (its first weather draw, stands and configurations
+    locked, a result written) the race is under way and its weather can no longer change.
+    The first draw is always allowed: until then no table has any weather.
+    """
+    if drawn_before == 0:
+        return None
+    if started:
+        return "started"
+    if not (reason or "").strip():
+        return "reason_required"
+    return None

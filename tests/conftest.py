@@ -151,6 +151,17 @@ def _celery_inline(request):
 
 
 @pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: a rolled-back test leaves the database's change
+    counters where they were, so the next test's pages would meet its keys
+    (tournament.public_cache)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _fresh_token_failures():
     """Bad-link failures are counted per address, and every test client is 127.0.0.1:
     each test starts with none (tournament.ratelimit)."""

@@ -19,12 +19,12 @@ from django.db import connections
 from django.template import RequestContext, Template
 from django_tables2 import RequestConfig
 
-from bench import load, measures
+from bench import load, measures, spike
 from bench.builder import Size, build_championship
 from bench.run import RESULTS, Config, table, targets
 from races.models import RaceResult, ResultLine, ResultStatus
-from tournament.selectors import standings_for
-from tournament.standings_tables import StandingsTable, driver_url_for
+from tournament.standings.selectors import standings_for
+from tournament.standings.tables import StandingsTable, driver_url_for
 
 TINY = Size(drivers=20, teams=4, events=3, table_size=10, sessions=2, seed=7)
 
@@ -144,3 +144,37 @@ def test_standings_cells_are_what_django_tables2_renders(rf, sort: str) -> None:
     assert stock.count("<tr data-number=") == TINY.drivers
     assert "not-counted" in stock  # best-K: some points do not count
     assert prebuilt == stock
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bench_spike_runs_at_a_tiny_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spike's phones and race control, in process over ASGI, then its report; and the
+    cached standings measure."""
+    built = build_championship(slug="spiky", size=TINY)
+    event = built.events[-1]
+    planned = spike.plan(event, phones=12)
+    assert {kind for kind, _path, _query in planned} <= {"where", "standings", "results", "event"}
+    assert all(query.get("q") for kind, _path, query in planned if kind == "where")
+    session = spike.desk_session(event)
+    monkeypatch.setitem(connections["default"].settings_dict, "CONN_MAX_AGE", 0)
+    transport = httpx.ASGITransport(app=get_asgi_application())
+
+    async def phones() -> spike.SpikeRun:
+        return await spike.drive(
+            "http://testserver",
+            planned,
+            desk_path=f"/e/{event.slug}/desk/",
+            session=session,
+            seconds=1.0,
+            deadline=60,
+            transport=transport,
+        )
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        run = pool.submit(asyncio.run, phones()).result()
+    report = spike.report(run, phones=12, seconds=1.0)
+    assert report["requests"] == 12 and report["errors"] == 0, report["error_samples"]
+    assert report["desk_requests"] == 2 and report["desk_errors"] == 0
+    assert report["p95_ms"] is not None and report["p50_ms"] <= report["p95_ms"]
+    cached = spike.measure_cached_standings(built.championship, runs=2)
+    assert cached["drivers"] == TINY.drivers and 0 < cached["bytes_br"] < cached["bytes_gzip"]

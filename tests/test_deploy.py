@@ -8,10 +8,14 @@ notice a production that forgot one of them.
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,13 +77,96 @@ def test_production_cookies_are_secure_and_hsts_is_on() -> None:
     ]
 
 
-def test_check_deploy_notices_a_forgotten_secret_key() -> None:
+def test_check_deploy_is_clean_when_debug_is_not_set() -> None:
+    """Production is the default: nothing says DEBUG, the deploy check has nothing to say."""
+    result = run(CHECK, production(DEBUG=None))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_a_forgotten_secret_key_stops_the_server_before_any_check() -> None:
     result = run(CHECK, production(SECRET_KEY=None))
     assert result.returncode != 0
-    assert "security.W009" in result.stdout + result.stderr
+    assert "SECRET_KEY is not set" in result.stderr
+    assert "token_urlsafe(50)" in result.stderr
 
 
 def test_check_deploy_notices_debug_left_on() -> None:
     result = run(CHECK, production(DEBUG="true"))
     assert result.returncode != 0
     assert "security.W018" in result.stdout + result.stderr
+
+
+# --- Lock files (issue 14) ------------------------------------------------------------------
+#
+# requirements.txt and requirements-dev.txt are what people edit; requirements.lock and
+# requirements-dev.lock are what gets installed (`make lock` writes them): every package,
+# dependencies of dependencies included, pinned and hashed.
+
+REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\#]+)")
+
+
+def pins(path: Path) -> dict[str, str]:
+    """name → version of every ``name==version`` line (names normalised as pip does)."""
+    found = {}
+    for line in path.read_text().splitlines():
+        match = REQUIREMENT.match(line)
+        if match:
+            found[re.sub(r"[-_.]+", "-", match.group(1)).lower()] = match.group(2)
+    return found
+
+
+def locked_entries(path: Path) -> dict[str, str]:
+    """name → the whole entry (its line and its ``--hash`` continuation lines)."""
+    entries: dict[str, str] = {}
+    name = ""
+    for line in path.read_text().splitlines():
+        match = REQUIREMENT.match(line)
+        if match:
+            name = re.sub(r"[-_.]+", "-", match.group(1)).lower()
+            entries[name] = line
+        elif line.startswith("    --hash=") and name:
+            entries[name] += "\n" + line
+    return entries
+
+
+def test_the_lock_files_pin_what_the_requirements_files_name() -> None:
+    runtime, dev = pins(ROOT / "requirements.lock"), pins(ROOT / "requirements-dev.lock")
+    wanted_runtime = pins(ROOT / "requirements.txt")
+    wanted_dev = {**wanted_runtime, **pins(ROOT / "requirements-dev.txt")}
+
+    assert {n: runtime.get(n) for n in wanted_runtime} == wanted_runtime, "run `make lock`"
+    assert {n: dev.get(n) for n in wanted_dev} == wanted_dev, "run `make lock`"
+    # The dev lock installs the runtime packages at the runtime lock's versions.
+    assert {n: dev.get(n) for n in runtime} == runtime
+    # And dependencies of dependencies are pinned too (celery's kombu, ninja's pydantic...).
+    assert {"kombu", "pydantic", "asgiref", "sqlparse"} <= set(runtime)
+
+
+def test_every_locked_package_has_its_hashes() -> None:
+    for lock in ("requirements.lock", "requirements-dev.lock"):
+        entries = locked_entries(ROOT / lock)
+        assert entries, lock
+        unhashed = sorted(name for name, entry in entries.items() if "--hash=sha256:" not in entry)
+        assert unhashed == [], f"{lock}: {unhashed}"
+
+
+def test_make_installs_from_the_lock_files_with_hashes(tmp_path: Path) -> None:
+    """What `make run` and `make test` (hence CI) would run, on a venv that does not exist."""
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    commands = {}
+    for target in ("run", "test"):
+        dry = run(["make", "-n", "-B", f"VENV={tmp_path / 'venv'}", target], dict(os.environ))
+        assert dry.returncode == 0, dry.stderr
+        commands[target] = [line for line in dry.stdout.splitlines() if " install " in line]
+
+    assert commands["run"] == [
+        f"{tmp_path / 'venv'}/bin/pip install --quiet --require-hashes --only-binary :all: "
+        "-r requirements.lock"
+    ]
+    pip_lines = [line for line in commands["test"] if "/bin/pip " in line]
+    assert pip_lines == [
+        f"{tmp_path / 'venv'}/bin/pip install --quiet --require-hashes --only-binary :all: "
+        "-r requirements-dev.lock"
+    ]

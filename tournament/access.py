@@ -1,12 +1,29 @@
-"""Who is acting: a logged-in user, an API token's user, a table's referee link, or nobody."""
+"""Who is acting: a logged-in user, an API token's user, a table's referee link, or nobody;
+and what they may open (ground floor: no model of qualifying or races is imported here).
+
+The tables that referee links open belong to the floors above (qualifying, races): each of
+those apps tells this module how to find its tables by link, in its ``AppConfig.ready()``.
+A link is looked up by its digest (``tournament.sealing``): the database never holds it.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from django.utils import translation
 from django.utils.translation import gettext as _
+
+from tournament import ratelimit, sealing
+from tournament.errors import LinkReplaced
+from tournament.models import Event
 
 
 @dataclass(frozen=True)
@@ -17,6 +34,8 @@ class Actor:
     #: The qualifying or race table whose referee link was used, if any.
     table: Any = None
     via: str = ""
+    #: The name a referee holding a table's link gave once (``remember_referee_name``).
+    name: str = ""
 
     @classmethod
     def anonymous(cls) -> Actor:
@@ -30,6 +49,11 @@ class Actor:
     def label(self) -> str:
         """Who, in words, for the history of a change."""
         if self.table is not None:
+            if self.name:
+                return _("%(name)s (referee link of %(table)s)") % {
+                    "name": self.name,
+                    "table": self.table,
+                }
             return _("referee link of %(table)s") % {"table": self.table}
         if self.is_authenticated:
             return self.user.get_username() + (f" ({self.via})" if self.via else "")
@@ -58,3 +82,146 @@ class Actor:
             instance._history_user = self.user  # type: ignore[attr-defined]
         instance._history_actor = self.label  # type: ignore[attr-defined]
         return instance
+
+
+def actor_for(request: HttpRequest) -> Actor:
+    """The actor of a page request: the logged-in user, or nobody."""
+    return Actor(user=request.user) if request.user.is_authenticated else Actor.anonymous()
+
+
+def organised_event(request: HttpRequest, slug: str) -> Event:
+    """The event, if the user organises its championship; 404 / PermissionDenied otherwise."""
+    event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
+    if not actor_for(request).can_organise(event.championship):
+        if not request.user.is_authenticated:
+            raise PermissionDenied(_("Log in as an organiser of this championship."))
+        raise PermissionDenied(_("You are not an organiser of this championship."))
+    return event
+
+
+def table_actor(request: HttpRequest, table: Any) -> Actor:
+    """Who acts on a table's pages: an organiser or the table's referee account under
+    their own name; anyone else holding the link acts as the link."""
+    actor = actor_for(request)
+    if actor.can_organise(table.event.championship):
+        return actor
+    if actor.is_authenticated and table.referee_id == actor.user.pk:
+        return actor
+    return Actor(table=table, name=referee_name(request, table))
+
+
+#: The longest name a referee may give for the trail (the history column holds 120).
+REFEREE_NAME_MAX = 40
+
+
+def _name_key(table: Any) -> str:
+    return f"referee-name:{table._meta.label_lower}:{table.pk}"
+
+
+def referee_name(request: HttpRequest, table: Any) -> str:
+    """The name the person holding ``table``'s link gave on this device, or ""."""
+    session = getattr(request, "session", None)
+    return str(session.get(_name_key(table), "")) if session is not None else ""
+
+
+def remember_referee_name(request: HttpRequest, table: Any, name: str) -> str:
+    """Keep ``name`` (trimmed, control characters out) for this device's session: the trail
+    then says who held the link. An empty name forgets it. Answers the name kept."""
+    cleaned = " ".join("".join(ch for ch in name if ch.isprintable()).split())[:REFEREE_NAME_MAX]
+    if cleaned:
+        request.session[_name_key(table)] = cleaned
+    else:
+        request.session.pop(_name_key(table), None)
+    return cleaned
+
+
+def label_in_language(stored: str, tables: Iterable[Any]) -> str:
+    """A history's "who" in the page's language.
+
+    A referee link's label is stored in the language of the page that wrote it ("lien
+    commissaire (Table d'essais 1)"); read back for one of ``tables``, in any language of
+    the site, it is said again in the active one. Anything else is shown as stored.
+    """
+    tables = list(tables)
+    for code, _language in settings.LANGUAGES:
+        with translation.override(code):
+            found = _match_label(stored, tables)
+        if found is not None:
+            table, name = found
+            return Actor(table=table, name=name).label  # in the active language
+    return stored
+
+
+def _match_label(stored: str, tables: list[Any]) -> tuple[Any, str] | None:
+    """The table (and name) whose link label, in the active language, is ``stored``."""
+    for table in tables:
+        if stored == _("referee link of %(table)s") % {"table": table}:
+            return table, ""
+        named = re.fullmatch(
+            re.escape(_("%(name)s (referee link of %(table)s)"))
+            .replace(re.escape("%(name)s"), "(?P<name>.+)")
+            .replace(re.escape("%(table)s"), re.escape(str(table))),
+            stored,
+        )
+        if named:
+            return table, named["name"]
+    return None
+
+
+# --- Referee links: which table a link's secret opens --------------------------------------
+
+_TABLE_FINDERS: list[Callable[[str], Any]] = []
+_REPLACED_CHECKS: list[Callable[[str], bool]] = []
+_REFEREE_CHECKS: list[Callable[[Any, Event], bool]] = []
+
+
+def register_links(
+    *,
+    find: Callable[[str], Any] | None = None,
+    replaced: Callable[[str], bool] | None = None,
+    refereed: Callable[[Any, Event], bool] | None = None,
+) -> None:
+    """An app with tables says how to find one by its link's digest (``find``: the table or
+    None), whether a digest is an old, replaced link's (``replaced``) and whether a user referees
+    one of its tables at an event (``refereed``). Called once per app at start-up
+    (``AppConfig.ready()``), in the order of ``INSTALLED_APPS``."""
+    for hook, hooks in ((find, _TABLE_FINDERS), (replaced, _REPLACED_CHECKS)):
+        if hook is not None and hook not in hooks:
+            hooks.append(hook)  # type: ignore[arg-type]
+    if refereed is not None and refereed not in _REFEREE_CHECKS:
+        _REFEREE_CHECKS.append(refereed)
+
+
+def referees_a_table(user: Any, event: Event) -> bool:
+    """True when ``user``'s account referees one of ``event``'s tables (any kind)."""
+    return any(refereed(user, event) for refereed in _REFEREE_CHECKS)
+
+
+def table_for_link(token: str) -> Any:
+    """The qualifying or race table whose referee link is ``token``, or None."""
+    digest = sealing.link_digest(token)
+    for find in _TABLE_FINDERS:
+        table = find(digest)
+        if table is not None:
+            return table
+    return None
+
+
+def link_was_replaced(token: str) -> bool:
+    """True for a referee link that race control replaced by a new one."""
+    digest = sealing.link_digest(token)
+    return any(replaced(digest) for replaced in _REPLACED_CHECKS)
+
+
+def replaced_or_404(token: str, request: HttpRequest | None = None) -> None:
+    """An old referee link gets a clear page (LinkReplaced) rather than a bare 404.
+
+    An unknown link counts as a failure of the address; past the limit it gets a 429
+    (``tournament.ratelimit``). Valid links are never limited.
+    """
+    if link_was_replaced(token):
+        raise LinkReplaced()
+    if request is not None:
+        ratelimit.check(request)
+        ratelimit.record_failure(request)
+    raise Http404(_("Unknown table link."))

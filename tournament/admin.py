@@ -3,7 +3,17 @@ from __future__ import annotations
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
+from races.result_services import results_rescore
+from tournament.models import (
+    ApiToken,
+    Championship,
+    Circuit,
+    Driver,
+    Entry,
+    Event,
+    Sanction,
+    Team,
+)
 
 
 @admin.register(Championship)
@@ -17,8 +27,6 @@ class ChampionshipAdmin(SimpleHistoryAdmin):
         super().save_model(request, obj, form, change)
         if change and {"points_scale", "points_mode"} & set(form.changed_data):
             # Confirmed results take the new points at once, as from the scoring page.
-            from races.services import results_rescore
-
             results_rescore(championship=obj)
 
 
@@ -75,3 +83,22 @@ class ApiTokenAdmin(admin.ModelAdmin):
     search_fields = ("user__username",)
     list_filter = ("created_at",)
     readonly_fields = ("digest",)
+
+
+@admin.register(Sanction)
+class SanctionAdmin(SimpleHistoryAdmin):
+    """Sanctions are recorded and withdrawn on the sanctions page or through the API, each
+    with its reason (§1-2-3); the admin shows them and their history, and edits nothing."""
+
+    list_display = ("event", "driver", "kind", "value", "reason", "actor", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("driver__last_name", "reason", "event__name")
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False

@@ -3,12 +3,20 @@
 
 The file holds every row that belongs to the championship: its teams, drivers, events and
 the circuits they use, entries, qualifying sessions, tables, seats, runs and draws, race
-tables, grids, configurations, weather, swaps, replaced links, sheet batches, results,
-result lines, rally stages and times, and the history rows of all of these (who, when,
-before/after). Rows keep their ids, so that history rows still point at their objects
-(including deleted ones); people are named by username, since accounts are not part of
-a championship: a username missing from the target database becomes an account without a
-password (the organiser sets one with ``changepassword``).
+tables, grids, configurations, weather, swaps, replaced links, results, result lines, rally
+stages and times, and the history rows of all of these (who, when, before/after). Rows
+keep their ids, so that history rows still point at their objects (including deleted
+ones); people are named by username, since accounts are not part of a championship: a
+username missing from the target database becomes an account without a password (the
+organiser sets one with ``changepassword``).
+
+No secret is in the file in clear. Referee links are there as the tables hold them: a
+digest and a copy sealed with the exporting server's key (``tournament.sealing``); on import
+a link this server's key opens works as before (its printed QR codes too), and one it cannot
+open is renewed, the old one then saying it was replaced (print those sheets again). The
+printed sheets of a batch (every link of an event) are not exported: build them again. API
+tokens belong to people, not to a championship. E-mail addresses (drivers', organisers')
+are kept: they are the organisers' contact data.
 
 Django's own serializer turns rows into data and back; this module chooses the rows,
 orders them, checks a file before touching the database and loads it in one transaction.
@@ -19,6 +27,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
@@ -30,6 +39,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, IntegrityError, connection, models, transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
+
+from tournament import sealing
 
 FORMAT = "paddock.championship"
 VERSION = 1
@@ -107,12 +118,13 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
         rows("races.HistoricalCarConfiguration", slot__in=slots),
         rows("races.RaceWeather", events),
         rows("races.HistoricalRaceWeather", events),
+        rows("races.RaceWeatherDraw", events),
+        rows("races.HistoricalRaceWeatherDraw", events),
         rows("races.WeatherDraw", table__in=race_tables),
         rows("races.HistoricalWeatherDraw", table__in=race_tables),
         rows("races.AllocationRecord", events),
         rows("races.ManualSwap", events),
         rows("races.ReplacedLink", replaced),
-        rows("races.SheetBatch", events),
         rows("races.RaceResult", table__in=race_tables),
         rows("races.HistoricalRaceResult", table__in=race_tables),
         rows("races.ResultLine", events),
@@ -120,11 +132,15 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
         rows("races.HistoricalStage", events),
         rows("races.StageTime", drivers),
         rows("races.HistoricalStageTime", drivers),
+        rows("tournament.Sanction", events),
+        rows("tournament.HistoricalSanction", events),
     ]
 
 
-#: Models of the three apps that are not a championship's: API tokens belong to people.
-NOT_EXPORTED = {"tournament.ApiToken"}
+#: Models of the three apps a backup leaves out: API tokens belong to people, not to a
+#: championship; a batch of printed sheets shows every link of its event in clear, and is
+#: built again from the desk in seconds.
+NOT_EXPORTED = {"tournament.ApiToken", "races.SheetBatch"}
 
 
 #: The models a backup holds, in loading order.
@@ -155,12 +171,13 @@ LABELS = [
     "races.HistoricalCarConfiguration",
     "races.RaceWeather",
     "races.HistoricalRaceWeather",
+    "races.RaceWeatherDraw",
+    "races.HistoricalRaceWeatherDraw",
     "races.WeatherDraw",
     "races.HistoricalWeatherDraw",
     "races.AllocationRecord",
     "races.ManualSwap",
     "races.ReplacedLink",
-    "races.SheetBatch",
     "races.RaceResult",
     "races.HistoricalRaceResult",
     "races.ResultLine",
@@ -168,6 +185,8 @@ LABELS = [
     "races.HistoricalStage",
     "races.StageTime",
     "races.HistoricalStageTime",
+    "tournament.Sanction",
+    "tournament.HistoricalSanction",
 ]
 
 
@@ -361,8 +380,41 @@ def _reset_sequences(labels: list[str]) -> None:
                 )
 
 
-def import_championship(data: Any) -> str:
-    """Load an export into this database, all or nothing; answers the championship slug."""
+@dataclass(frozen=True)
+class Imported:
+    """What an import did: the championship, and how many referee links it renewed."""
+
+    slug: str
+    links_renewed: int = 0
+
+
+#: The tables opened by a referee link: (model label, kind of ReplacedLink).
+LINKED = (("qualifying.QualifyingTable", "qualifying"), ("races.RaceTable", "race"))
+
+
+def _renew_unreadable_links(slug: str) -> int:
+    """Tables whose sealed link this server's key cannot open (another server's export):
+    each gets a new link, and the old one says it was replaced. Answers how many."""
+    replaced_link = apps.get_model("races.ReplacedLink")
+    who = _("import of a backup")
+    renewed = 0
+    for label, kind in LINKED:
+        tables = apps.get_model(label).objects.filter(event__championship__slug=slug)
+        for table in tables.order_by("pk"):
+            if sealing.unseal(table.token_sealed) is not None:
+                continue
+            replaced_link.objects.create(
+                digest=table.token_digest, kind=kind, table_id=table.pk, actor=who
+            )
+            table.token = sealing.new_link_secret()
+            table._history_actor = who
+            table.save(update_fields=["token_digest", "token_sealed"])
+            renewed += 1
+    return renewed
+
+
+def import_championship(data: Any) -> Imported:
+    """Load an export into this database, all or nothing (``Imported`` says what it did)."""
     slug, users, objects = _check(data)
     # The serializer's labels are lower case; the file may be hand-edited.
     for row in objects:
@@ -379,6 +431,7 @@ def import_championship(data: Any) -> str:
                 if label not in labels:
                     labels.append(label)
             _reset_sequences(labels)
+            renewed = _renew_unreadable_links(slug)
     except BackupError:
         raise
     except (DeserializationError, IntegrityError, DatabaseError, ValueError, TypeError) as exc:
@@ -388,4 +441,4 @@ def import_championship(data: Any) -> str:
         ) from exc
     except get_user_model().DoesNotExist as exc:
         raise BackupError(_("The export names a person it does not list.")) from exc
-    return slug
+    return Imported(slug=slug, links_renewed=renewed)

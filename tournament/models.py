@@ -6,7 +6,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.dispatch import receiver
@@ -14,7 +14,9 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 from simple_history.signals import pre_create_historical_record
 
-from qualifying.scoring import WeatherScale
+from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_stopwatch
+from races.games.quick import rules as quick
+from tournament import sealing
 
 
 class HistoryActor(models.Model):
@@ -31,6 +33,55 @@ def _record_actor(sender: object, instance: models.Model, history_instance: obje
     # Services set ``_history_actor`` ("table link Q2", "API token of alice", ...).
     if hasattr(history_instance, "history_actor"):
         history_instance.history_actor = getattr(instance, "_history_actor", "")[:120]
+
+
+class RefereeLinked(models.Model):
+    """A table opened by a referee link (qualifying and race tables).
+
+    The link's secret is kept as its digest (``token_digest``: how a link finds its table)
+    and as a sealed copy (``token_sealed``: how the same link is printed again), never as
+    it is (``tournament.sealing``). ``token`` reads and sets the secret itself; a new table
+    gets a fresh one.
+    """
+
+    token_digest = models.CharField(max_length=64, unique=True, editable=False)
+    token_sealed = models.CharField(max_length=200, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        # A new table (not one read from the database, nor given a token): a fresh link.
+        if self.__dict__.get("token_digest") == "":
+            self.token = sealing.new_link_secret()
+
+    def __getstate__(self) -> dict[str, object]:
+        # A pickled table (a cache) carries the sealed copy only, never the opened secret.
+        state = super().__getstate__()
+        state.pop("_opened_link", None)
+        return state
+
+    @property
+    def token(self) -> str:
+        """The link's secret, opened from the sealed copy with the server's key."""
+        opened = self.__dict__.get("_opened_link")
+        if opened is None or opened[0] != self.token_sealed:
+            secret = sealing.unseal(self.token_sealed)
+            if secret is None:
+                raise ImproperlyConfigured(
+                    f"The referee link of {self._meta.label} {self.pk} was sealed with another "
+                    "SECRET_KEY: put that key in SECRET_KEY_FALLBACKS, or renew the link."
+                )
+            opened = (self.token_sealed, secret)
+            self.__dict__["_opened_link"] = opened
+        return opened[1]
+
+    @token.setter
+    def token(self, secret: str) -> None:
+        self.token_digest = sealing.link_digest(secret)
+        self.token_sealed = sealing.seal(secret)
+        self.__dict__["_opened_link"] = (self.token_sealed, secret)
 
 
 slug_validator = RegexValidator(
@@ -283,6 +334,17 @@ class Event(models.Model):
     separate_teams = models.BooleanField(
         _("keep team-mates apart"), default=True, help_text=_("§1-3-3")
     )
+    min_stopwatch_cs = models.PositiveIntegerField(
+        _("plausible stopwatch floor (1/100 s)"),
+        default=DEFAULT_MIN_STOPWATCH_CS,
+        # In the database too: rows written by code older than this column still get it.
+        db_default=DEFAULT_MIN_STOPWATCH_CS,
+        validators=[MaxValueValidator(10 * 60 * 100)],
+        help_text=_(
+            "A qualifying stopwatch below it (“1,48” read as 1.48 s) is refused unless the "
+            "referee confirms it."
+        ),
+    )
     language = models.CharField(
         _("language of the sheets"),
         max_length=5,
@@ -318,7 +380,30 @@ class Event(models.Model):
         default=True,
         help_text=_("Racetrack: a collision eliminates both cars; off = cars pass through."),
     )
+
+    class RaceEnd(models.TextChoices):
+        SECOND_TO_LAST = "second_to_last", _("When the second-to-last crosses the line")
+        WINNER = "winner", _("When the winner crosses the line")
+
+    race_end = models.CharField(
+        _("end of the race"),
+        max_length=20,
+        choices=RaceEnd,
+        default=RaceEnd.SECOND_TO_LAST,
+        # In the database too: rows written by code that predates the setting get it.
+        db_default=RaceEnd.SECOND_TO_LAST,
+        help_text=_(
+            "Racetrack (“Fin du jeu”): when the race stops at the winner, the referee "
+            "places the cars still running."
+        ),
+    )
     published_allocation = models.BooleanField(_("allocation published"), default=False)
+    # "Where do I sit?" in the morning: each driver's qualifying table.
+    # A default in the database too: rows written by code that predates the field (an older
+    # server during a deploy, a migration's historical model) stay valid.
+    published_qualifying_tables = models.BooleanField(
+        _("qualifying tables published"), default=False, db_default=False
+    )
     published_qualifying = models.BooleanField(_("qualifying published"), default=False)
     published_results = models.BooleanField(_("results published"), default=False)
 
@@ -330,10 +415,19 @@ class Event(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def is_public(self) -> bool:
+        """True once race control published anything of it (qualifying tables, allocation,
+        qualifying or results). Before that only its organisers see the event at all, its
+        name, date and circuit included, on the site as in the API."""
+        return (
+            self.published_qualifying_tables
+            or self.published_allocation
+            or self.published_qualifying
+            or self.published_results
+        )
+
     def clean(self) -> None:
         # Quick rules (races.games.quick): a race of 1 to 3 laps, a valid standard car.
-        from races.games import quick
-
         errors: dict[str, list[str]] = {}
         quick_rules = (
             self.game == self.Game.FORMULA_DE and self.qualifying_mode == self.QualifyingMode.DRAW
@@ -367,6 +461,11 @@ class Event(models.Model):
         return list(self.stand_numbers) or list(range(1, self.table_size + 1))
 
     @property
+    def min_stopwatch(self) -> str:
+        """The plausible stopwatch floor as ``m:ss.cc`` (API field ``min_stopwatch``)."""
+        return format_stopwatch(self.min_stopwatch_cs)
+
+    @property
     def race_laps(self) -> int:
         """Laps of the race: the event's own setting, else the circuit's (§2-0-3)."""
         return self.laps or self.circuit.laps
@@ -380,6 +479,8 @@ class Entry(models.Model):
         Driver, on_delete=models.CASCADE, related_name="entries", verbose_name=_("driver")
     )
     checked_in = models.BooleanField(_("checked in"), default=False)
+    #: §1-0-4: "pilotes courant régulièrement sous la minute", seated at the fast tables.
+    fast = models.BooleanField(_("runs under a minute"), default=False, db_default=False)
     registered_at = models.DateTimeField(_("registered at"), auto_now_add=True)
     history = HistoricalRecords(bases=[HistoryActor])
 
@@ -393,6 +494,70 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} – {self.driver}"
+
+
+class Sanction(models.Model):
+    """A consequence the organisers decided (§1-2-3): a warning, throws added to a
+    qualifying run, championship points removed for the event, or a disqualification.
+
+    A withdrawn sanction no longer applies and stays listed, with who withdrew it and why.
+    """
+
+    class Kind(models.TextChoices):
+        WARNING = "warning", _("Warning")
+        THROWS = "throws", _("Throws added")
+        POINTS = "points", _("Points removed")
+        DISQUALIFIED = "disqualified", _("Disqualified")
+
+    event = models.ForeignKey(
+        Event, on_delete=models.CASCADE, related_name="sanctions", verbose_name=_("event")
+    )
+    driver = models.ForeignKey(
+        Driver, on_delete=models.CASCADE, related_name="sanctions", verbose_name=_("driver")
+    )
+    kind = models.CharField(_("sanction"), max_length=12, choices=Kind)
+    value = models.PositiveSmallIntegerField(_("throws or points"), null=True, blank=True)
+    session = models.PositiveSmallIntegerField(_("qualifying session"), null=True, blank=True)
+    reason = models.CharField(_("reason"), max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    withdrawn_at = models.DateTimeField(_("withdrawn at"), null=True, blank=True)
+    withdrawn_by = models.CharField(_("withdrawn by"), max_length=120, blank=True, default="")
+    withdraw_reason = models.CharField(_("reason for withdrawing"), max_length=200, blank=True)
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["event", "created_at", "id"]
+        verbose_name = _("sanction")
+        verbose_name_plural = _("sanctions")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=["warning", "throws", "points", "disqualified"]),
+                name="sanction_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.driver}: {self.get_kind_display()}"
+
+    @property
+    def in_force(self) -> bool:
+        """True until the sanction is withdrawn."""
+        return self.withdrawn_at is None
+
+    def words(self) -> str:
+        """The sanction as the results and sheets print it ("+2 throws (session 1)")."""
+        if self.kind == self.Kind.THROWS:
+            return str(
+                _("+%(value)s throw(s) in session %(session)s")
+                % {"value": self.value, "session": self.session}
+            )
+        if self.kind == self.Kind.POINTS:
+            return str(_("−%(value)s point(s)") % {"value": self.value})
+        return str(self.get_kind_display())
 
 
 def _hash_token(raw: str) -> str:

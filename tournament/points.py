@@ -14,7 +14,7 @@ Exception messages are plain English on purpose: callers translate them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
@@ -65,6 +65,15 @@ class DayLine:
     cause: str | None
     lap: int | None
     points: int
+    #: The place at the table as the game shares it (Racetrack, Cannes–Monaco: equal
+    #: results share a place); None: the position, Formula Dé shares none.
+    place: int | None = None
+    #: Championship points removed by a sanction (§1-2-3), already taken off ``points``.
+    removed: int = 0
+
+    @property
+    def table_place(self) -> int:
+        return self.position if self.place is None else self.place
 
 
 def day_classification(
@@ -127,9 +136,44 @@ def table_lines(
                 cause=line.cause,
                 lap=line.lap,
                 points=points,
+                place=line.position,
             )
         )
     return lines
+
+
+def disqualified_last(
+    lines: Sequence[DayLine], disqualified: Collection[Hashable]
+) -> list[DayLine]:
+    """A table's lines once some of its drivers are disqualified (§1-2-3), for the games
+    that score their own sheets: the others keep their points and close up (positions
+    1..n, shared places staying shared, ranks from the table's first); the disqualified
+    follow with status ``dsq`` and 0 points, their ranks for the caller to set (last of
+    the event). Formula Dé reclassifies before scoring instead
+    (``races.results.disqualified_last``), so that the places behind score more."""
+    ordered = sorted(lines, key=lambda line: line.position)
+    if not ordered:
+        return []
+    first_rank = min(line.rank - line.table_place + 1 for line in ordered)
+    kept = [line for line in ordered if line.driver not in disqualified]
+    out: list[DayLine] = []
+    for position, line in enumerate(kept, start=1):
+        place = 1 + sum(1 for other in kept if other.table_place < line.table_place)
+        out.append(replace(line, position=position, place=place, rank=first_rank + place - 1))
+    for line in ordered:
+        if line.driver in disqualified:
+            out.append(
+                replace(
+                    line,
+                    position=len(out) + 1,
+                    place=len(out) + 1,
+                    status="dsq",
+                    cause=None,
+                    lap=None,
+                    points=0,
+                )
+            )
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -139,13 +183,44 @@ def table_lines(
 
 @dataclass(frozen=True)
 class EventResult:
-    """A driver's confirmed result at one event: table position and points."""
+    """A driver's confirmed result at one event: table position and points.
+
+    ``counted_place`` is the place the result counts for in countback (see
+    :func:`countback_place`); None: it counts for none.
+    """
 
     event: Hashable
     driver: Hashable
     position: int
     status: str
     points: int
+    counted_place: int | None
+
+
+def countback_place(*, mode: Mode, status: str, place: int, rank: int) -> int | None:
+    """The place a result counts for when equal points are broken by countback (DOMAIN.md
+    "What the day enforces"), None when it counts for none.
+
+    Mode ``per_table`` counts places at the table: a retirement holds its place, and
+    drivers sharing a place (Racetrack, Cannes–Monaco) count the same place. Mode
+    ``overall`` counts day ranks, shared the same way. A driver who did not start, or was
+    disqualified (§1-2-3), took no place: it counts for nothing.
+    """
+    if mode not in get_args(Mode):
+        raise ValueError(f"unknown points mode: {mode!r}")
+    if status in ("dns", "dsq"):
+        return None
+    counted = place if mode == "per_table" else rank
+    _check_int("counted place", counted, minimum=1)
+    return counted
+
+
+def points_after_sanction(points: int, removed: int) -> int:
+    """An event's points once a sanction removed ``removed`` of them (§1-2-3): the
+    organisers take points *for the event*, so the event never scores below 0."""
+    _check_int("points", points, minimum=0)
+    _check_int("points removed", removed, minimum=0)
+    return max(0, points - removed)
 
 
 @dataclass(frozen=True)
@@ -154,9 +229,9 @@ class StandingLine:
 
     ``counted`` lists the events whose points count (all of them without a best-K
     option), in the order the results were given; ``results`` are all the driver's
-    results in that order; ``countback`` counts the driver's 1st, 2nd, 3rd... places
-    at their table over all results, one entry per place up to the highest position
-    anyone reached, so that every line has the same length.
+    results in that order; ``countback`` counts the driver's 1st, 2nd, 3rd... counted
+    places over all results (:func:`countback_place`), one entry per place up to the
+    highest place anyone counts, so that every line has the same length.
     """
 
     rank: int
@@ -179,8 +254,8 @@ def standings(
     not in ``drivers`` is added after them, in the order of their first result.
     Points are the sum of all results, or of the ``best`` highest ones when set
     (equal points: the earlier result counts). Equal points are separated by
-    countback over all results: more 1st places at their table, then more 2nd
-    places, and so on. Lines still equal share a rank (1, 2, 2, 4) and keep the order
+    countback over all results: more 1st places (each result's ``counted_place``),
+    then more 2nd places, and so on. Lines still equal share a rank (1, 2, 2, 4) and keep the order
     of ``drivers``.
     """
     if best is not None:
@@ -201,7 +276,9 @@ def standings(
         if any(earlier.event == result.event for earlier in driver_results):
             raise ValueError(f"driver {result.driver!r} has two results at event {result.event!r}")
         driver_results.append(result)
-        deepest = max(deepest, result.position)
+        if result.counted_place is not None:
+            _check_int("counted place", result.counted_place, minimum=1)
+            deepest = max(deepest, result.counted_place)
 
     unranked: list[StandingLine] = []
     for driver, driver_results in by_driver.items():
@@ -212,7 +289,8 @@ def standings(
             kept = [result for result in driver_results if result in chosen]
         countback = [0] * deepest
         for result in driver_results:
-            countback[result.position - 1] += 1
+            if result.counted_place is not None:
+                countback[result.counted_place - 1] += 1
         unranked.append(
             StandingLine(
                 rank=0,

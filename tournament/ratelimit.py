@@ -9,20 +9,25 @@ links, guessing stays hopeless and the limit stops the hammering.
 
 The cache may be Redis: every cache call is guarded so that a cache outage lets requests
 through (and counts nothing) rather than blocking a referee. Failed logins are django-axes'
-job (settings ``AXES_*``), not this module's.
+job (settings ``AXES_*``); this module only tells it what to lock and what to answer.
+An address is the real client's behind trusted proxies (tournament.client_ip).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 
+from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from tournament.client_ip import client_ip
 from tournament.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -53,26 +58,8 @@ def window() -> int:
     return int(getattr(settings, "TOKEN_FAILURE_WINDOW", 600))
 
 
-def client_address(request: HttpRequest) -> str | None:
-    """The address as the server sees it (a proxy in front sets REMOTE_ADDR correctly).
-
-    None when there is none (a unix socket, ``force_login``): django-axes stores it in an
-    address column, where PostgreSQL refuses anything but an address.
-    """
-    return str(request.META.get("REMOTE_ADDR") or "")[:64] or None
-
-
-def axes_client_ip(request: HttpRequest) -> str | None:
-    """The address django-axes records: REMOTE_ADDR when it is one, else nothing."""
-    address = request.META.get("REMOTE_ADDR") or ""
-    try:
-        return str(ipaddress.ip_address(address))
-    except ValueError:
-        return None
-
-
 def _key(request: HttpRequest) -> str:
-    return PREFIX + (client_address(request) or "unknown")
+    return PREFIX + (client_ip(request) or "unknown")
 
 
 def failures(request: HttpRequest) -> int:
@@ -115,14 +102,61 @@ def too_many_page(request: HttpRequest, exc: TooManyFailures) -> HttpResponse:
     return render(request, "history/too_many.html", {"message": exc.message}, status=429)
 
 
+# --- Logins: what django-axes locks and what it answers ------------------------------------
+
+ACCOUNT_AT_ADDRESS: list[str | list[str]] = [["username", "ip_address"]]
+WHOLE_ADDRESS: list[str | list[str]] = ["ip_address"]
+
+
+def address_login_failures(request: HttpRequest) -> int:
+    """Failed logins from this request's address, all usernames, within the cool-off."""
+    address = client_ip(request)
+    if address is None:
+        return 0
+    since = (getattr(request, "axes_attempt_time", None) or timezone.now()) - get_cool_off(request)
+    total = AccessAttempt.objects.filter(ip_address=address, attempt_time__gte=since).aggregate(
+        total=Sum("failures_since_start")
+    )["total"]
+    return int(total or 0)
+
+
+def address_locked(request: HttpRequest) -> bool:
+    return address_login_failures(request) >= int(settings.LOGIN_ADDRESS_FAILURE_LIMIT)
+
+
+def axes_lockout_parameters(
+    request_or_attempt: object, credentials: object = None
+) -> list[str | list[str]]:
+    """What django-axes counts and locks (``AXES_LOCKOUT_PARAMETERS``).
+
+    Normally one account at one address: typos elsewhere never lock the right password. Once
+    an address failed ``LOGIN_ADDRESS_FAILURE_LIMIT`` times across usernames (password
+    spraying), the whole address, until the cool-off ends. Axes compares its one
+    ``AXES_FAILURE_LIMIT`` with the highest count among the parameters, so listing both
+    (``[["username", "ip_address"], "ip_address"]``) would lock a venue's address after 5
+    typos by different people; the address alone is therefore named only once it reached
+    its own, higher, limit (its count is then past ``AXES_FAILURE_LIMIT`` too). A success
+    resets the account at that address only.
+    """
+    if isinstance(request_or_attempt, HttpRequest) and address_locked(request_or_attempt):
+        return WHOLE_ADDRESS
+    return ACCOUNT_AT_ADDRESS
+
+
 def login_locked(request: HttpRequest, credentials: object = None, *args, **kwargs) -> HttpResponse:
     """django-axes' lockout response: a clear page in the person's language, status 429."""
     cooloff = getattr(settings, "AXES_COOLOFF_TIME", None)
     minutes = 15
     if hasattr(cooloff, "total_seconds"):
         minutes = max(1, int(cooloff.total_seconds() // 60))
-    message = _(
-        "Too many failed logins for this account from this address. "
-        "Wait %(minutes)s minutes, or ask an administrator."
-    ) % {"minutes": minutes}
+    if address_locked(request):
+        message = _(
+            "Too many failed logins from this address. "
+            "Wait %(minutes)s minutes, or ask an administrator."
+        ) % {"minutes": minutes}
+    else:
+        message = _(
+            "Too many failed logins for this account from this address. "
+            "Wait %(minutes)s minutes, or ask an administrator."
+        ) % {"minutes": minutes}
     return render(request, "history/too_many.html", {"message": message}, status=429)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
@@ -27,7 +29,7 @@ def require_organiser(actor: Actor, championship: Championship) -> None:
         raise NotAllowed(_("Only the organisers of this championship may do this."))
 
 
-def _save(instance, message: str):  # type: ignore[no-untyped-def]
+def save_checked(instance, message: str):  # type: ignore[no-untyped-def]
     try:
         instance.full_clean()
     except ValidationError as exc:
@@ -60,32 +62,7 @@ def championship_create(
         points_mode=points_mode,
         best_results=best_results,
     )
-    return _save(championship, _("The championship could not be created."))
-
-
-@transaction.atomic
-def championship_scoring_set(
-    *,
-    actor: Actor,
-    championship: Championship,
-    points_scale: list[int],
-    points_mode: str,
-    best_results: int | None,
-) -> int:
-    """An organiser changes how the championship scores; the stored points follow.
-
-    Every confirmed result keeps its places and takes the new scale or mode at once, so
-    the standings never mix two scales. Answers how many result lines changed points.
-    """
-    from races.services import results_rescore
-
-    require_organiser(actor, championship)
-    championship = Championship.objects.select_for_update().get(pk=championship.pk)
-    championship.points_scale = points_scale
-    championship.points_mode = points_mode
-    championship.best_results = best_results
-    _save(actor.stamp(championship), _("The scoring could not be changed."))
-    return results_rescore(championship=championship)
+    return save_checked(championship, _("The championship could not be created."))
 
 
 @transaction.atomic
@@ -120,7 +97,7 @@ def circuit_create(
         sun_from=ranges["sun"][0],
         sun_to=ranges["sun"][1],
     )
-    return _save(circuit, _("The circuit could not be created."))
+    return save_checked(circuit, _("The circuit could not be created."))
 
 
 def teams_by_name(championship: Championship) -> dict[str, Team]:
@@ -138,7 +115,9 @@ def team_create(*, actor: Actor, championship: Championship, name: str) -> Team:
     name = name.strip()
     if name.casefold() in teams_by_name(championship):
         raise Conflict(_("The team “%(name)s” already exists.") % {"name": name})
-    return _save(Team(championship=championship, name=name), _("The team could not be created."))
+    return save_checked(
+        Team(championship=championship, name=name), _("The team could not be created.")
+    )
 
 
 def _team_named(championship: Championship, name: str | None) -> Team | None:
@@ -147,7 +126,7 @@ def _team_named(championship: Championship, name: str | None) -> Team | None:
     name = name.strip()
     team = teams_by_name(championship).get(name.casefold())
     if team is None:
-        team = _save(Team(championship=championship, name=name), _("Invalid team."))
+        team = save_checked(Team(championship=championship, name=name), _("Invalid team."))
     return team
 
 
@@ -177,7 +156,7 @@ def driver_create(
         email=(email or "").strip(),
         team=_team_named(championship, team),
     )
-    return _save(driver, _("The driver could not be registered."))
+    return save_checked(driver, _("The driver could not be registered."))
 
 
 @dataclass(frozen=True)
@@ -265,7 +244,7 @@ def event_create(
         if name_ not in EVENT_SETTINGS:
             raise InvalidInput(_("Unknown event setting: %(name)s.") % {"name": name_})
         setattr(event, name_, value)
-    return _save(event, _("The event could not be created."))
+    return save_checked(event, _("The event could not be created."))
 
 
 #: What an organiser may change on an event after creating it.
@@ -279,24 +258,60 @@ EVENT_SETTINGS = (
     "minute_penalty",
     "allow_redo",
     "separate_teams",
+    "min_stopwatch_cs",
     "language",
     "stand_numbers",
     "use_configurations",
     "standard_configuration",
     "crash_limit",
     "collisions",
+    "race_end",
 )
+#: Settings that only change while the event's state allows it (``event_update``).
+EVENT_GUARDED = ("slug", "game")
+
+
+def _state_refusal(event: Event, name: str, value: object) -> str | None:
+    """Why the event's state forbids changing ``name`` to ``value`` now, None if it may."""
+    if getattr(event, name) == value:
+        return None
+    entries = event.entries.exists()
+    if name == "game" and entries:
+        return _(
+            "The game cannot change once drivers are registered: its tables, sheets and "
+            "results depend on it."
+        )
+    if name == "slug" and entries:
+        return _(
+            "The event's address cannot change once drivers are registered: printed links "
+            "and QR codes use it."
+        )
+    if name == "qualifying_mode" and (event.sessions.exists() or event.draw_rolls.exists()):
+        return _(
+            "The qualifying mode cannot change once a session is open or a d20 is drawn: "
+            "the classification depends on it."
+        )
+    return None
 
 
 @transaction.atomic
 def event_update(*, actor: Actor, event: Event, **changes: object) -> Event:
-    """Change an event's settings (not its championship nor its slug)."""
+    """Change an event's settings (not its championship). ``slug``, ``game`` and
+    ``qualifying_mode`` change only while the event's state allows it (a refusal says why)."""
     require_organiser(actor, event.championship)
     for name_, value in changes.items():
-        if name_ not in EVENT_SETTINGS:
+        if name_ not in EVENT_SETTINGS + EVENT_GUARDED:
             raise InvalidInput(_("Unknown event setting: %(name)s.") % {"name": name_})
+        refusal = _state_refusal(event, name_, value)
+        if refusal:
+            raise Conflict(refusal, {name_: [refusal]})
+    slug = changes.get("slug", event.slug)
+    if slug != event.slug and Event.objects.filter(slug=slug).exclude(pk=event.pk).exists():
+        message = _("An event with the slug “%(slug)s” already exists.") % {"slug": slug}
+        raise Conflict(message, {"slug": [message]})
+    for name_, value in changes.items():
         setattr(event, name_, value)
-    return _save(event, _("The event could not be saved."))
+    return save_checked(event, _("The event could not be saved."))
 
 
 def _check_numbers(numbers: Iterable[int]) -> None:
@@ -374,13 +389,45 @@ def event_publish(
     allocation: bool | None = None,
     qualifying: bool | None = None,
     results: bool | None = None,
+    qualifying_tables: bool | None = None,
 ) -> Event:
     require_organiser(actor, event.championship)
+    if qualifying_tables is not None:
+        event.published_qualifying_tables = qualifying_tables
     if allocation is not None:
         event.published_allocation = allocation
     if qualifying is not None:
         event.published_qualifying = qualifying
     if results is not None:
         event.published_results = results
-    event.save(update_fields=["published_allocation", "published_qualifying", "published_results"])
+    event.save(
+        update_fields=[
+            "published_qualifying_tables",
+            "published_allocation",
+            "published_qualifying",
+            "published_results",
+        ]
+    )
     return event
+
+
+def referee_account_set(*, actor: Actor, table: Any, username: str) -> Any:
+    """Assign the referee account ``username`` to a table (qualifying or race); an empty
+    name removes it. The account then opens that table's pages and API, like its link,
+    and nothing more (recorded with who, before and after)."""
+    require_organiser(actor, table.event.championship)
+    username = (username or "").strip()
+    user = None
+    if username:
+        readable = len(username) <= 150 and "\x00" not in username
+        accounts = get_user_model().objects.filter(username=username, is_active=True)
+        user = accounts.first() if readable else None
+        if user is None:
+            message = _("No active account is named “%(username)s”.") % {"username": username[:150]}
+            raise InvalidInput(message, {"referee_account": [message]})
+    if table.referee_id == (user.pk if user is not None else None):
+        return table
+    with transaction.atomic():
+        table.referee = user
+        actor.stamp(table).save(update_fields=["referee"])
+    return table

@@ -1,17 +1,23 @@
 """Settings read from environment variables.
 
-Nothing set gives a laptop setup: SQLite file, Celery tasks run inline, local memory cache.
-``DATABASE_URL`` switches to PostgreSQL, ``REDIS_URL`` to a Redis broker, result backend
-and cache. ``DEBUG``, ``SECRET_KEY`` and ``ALLOWED_HOSTS`` are the production switches.
+Production unless ``DEBUG`` is on: with DEBUG off (the default) the server refuses to start
+without a ``SECRET_KEY`` of its own. ``DEBUG=true`` alone gives a laptop setup (what
+``make run`` and the tests use): SQLite file, Celery tasks run inline, local memory cache,
+a development key. ``DATABASE_URL`` switches to PostgreSQL, ``REDIS_URL`` to a Redis broker,
+result backend and cache. ``PADDOCK_DATA_DIR`` is the folder of the SQLite file and the
+backups (``make venue``: ``venue/``), ``SECRET_KEY_FILE`` a file holding the key, written
+once with a new key when it does not exist yet (``make venue``).
 """
 
 from __future__ import annotations
 
 import datetime
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -35,12 +41,80 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
-# The fallback key only serves the laptop setup; production must set SECRET_KEY. Its
-# "django-insecure-" prefix makes `check --deploy` flag a production that forgot it.
-SECRET_KEY = env_str(
-    "SECRET_KEY", "django-insecure-paddock-development-key-change-me-in-production"
+# Only the laptop setup (DEBUG on) may fall back to this published key.
+DEVELOPMENT_SECRET_KEY = "django-insecure-paddock-development-key-change-me-in-production"
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
+
+
+def secret_key_from_file(path: Path) -> str:
+    """The key kept in ``path``; a new one is written there first when the file does not exist.
+
+    Created exclusively and readable by its owner only: two processes starting at once
+    keep the same key, and other accounts of the laptop cannot read it.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(50) + "\n")
+    return path.read_text().strip()
+
+
+def secret_key_problem(key: str) -> str | None:
+    """Why ``key`` cannot sign a production's sessions and links, or None when it can.
+
+    The rules of Django's deploy check (security.W009), enforced at start-up instead of
+    left to a warning nobody runs.
+    """
+    if not key:
+        return "SECRET_KEY is not set."
+    if key == DEVELOPMENT_SECRET_KEY:
+        return "SECRET_KEY is the development key, which is published with the code."
+    if key.startswith("django-insecure-"):
+        return "SECRET_KEY is Django's insecure placeholder (it starts with django-insecure-)."
+    if len(key) < 50:
+        return f"SECRET_KEY has {len(key)} characters; it needs 50 at least."
+    if len(set(key)) < 5:
+        return "SECRET_KEY repeats fewer than 5 different characters."
+    return None
+
+
+# Off unless set: a server someone forgot to configure is a production, not a laptop.
+DEBUG = env_bool("DEBUG", False)
+# Where the SQLite file, its backups and the venue's files live (make venue: venue/).
+DATA_DIR = Path(env_str("PADDOCK_DATA_DIR") or BASE_DIR).resolve()
+SECRET_KEY_FILE = env_str("SECRET_KEY_FILE")
+SECRET_KEY = env_str("SECRET_KEY") or (
+    secret_key_from_file(Path(SECRET_KEY_FILE))
+    if SECRET_KEY_FILE
+    else DEVELOPMENT_SECRET_KEY
+    if DEBUG
+    else ""
 )
+if not DEBUG and (problem := secret_key_problem(SECRET_KEY)):
+    raise ImproperlyConfigured(
+        f"{problem} With DEBUG off, Paddock needs a secret key of its own: generate one with "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))' and set the SECRET_KEY "
+        "environment variable to it (or set DEBUG=true on a laptop)."
+    )
+# Old keys, comma-separated, while changing SECRET_KEY: they still open the sealed referee
+# links (tournament/sealing.py) and sessions signed with them.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+# load_demo's published logins (README) only where DEBUG was on when the settings were read.
+# Not DEBUG itself: test runners switch DEBUG off at run time, on the laptop setup.
+DEMO_LOGINS_ALLOWED = DEBUG
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
@@ -60,14 +134,18 @@ INSTALLED_APPS = [
     "tournament",
     "qualifying",
     "races",
+    "races.games",
     "axes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "tournament.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "tournament.middleware.LanguageMiddleware",
+    # Before anything reads a body, after the language is chosen (its page is translated).
+    "tournament.middleware.BodySizeMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -94,6 +172,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "tournament.context.navigation",
             ],
         },
     },
@@ -101,14 +180,24 @@ TEMPLATES = [
 
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    # A connection kept between requests is checked first: a restarted PostgreSQL costs a
+    # reconnection, not an error page.
+    DATABASES = {
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+    }
 else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": BASE_DIR / "db.sqlite3",
-            # Referees save from several phones at once; wait for the lock instead of failing.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            "NAME": DATA_DIR / "db.sqlite3",
+            "OPTIONS": {
+                # Referees save from several phones at once; wait for the lock instead of failing.
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                # Write-ahead log: the players' pages read while race control writes, and a
+                # power cut loses at most the last transactions, never the file.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -119,8 +208,9 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            # Only the token limiter uses the cache, and it lets requests through when the
-            # cache fails: a Redis outage must cost a second, not hang every page.
+            # The token limiter and the public pages (tournament.public_cache) use the cache,
+            # and both let requests through when it fails: a Redis outage must cost a
+            # second, not hang every page.
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
@@ -128,7 +218,14 @@ if REDIS_URL:
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # One per process: public pages are cached under keys that change with the database
+    # (tournament.freshness), so two gunicorn workers never disagree, each builds its own.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 3000},
+        }
+    }
     CELERY_BROKER_URL = "memory://"
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True
@@ -138,22 +235,51 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+# Every form that sets a password (admin, password change and reset, createsuperuser).
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 10},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Mail: EMAIL_HOST (SMTP) or EMAIL_BACKEND. Without either nothing is sent, and the password
+# reset pages do not exist (tournament.auth_urls): they would promise a mail that never comes.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.dummy.EmailBackend",
+)
+EMAIL_PORT = int(env_str("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+PASSWORD_RESET_ENABLED = EMAIL_BACKEND != "django.core.mail.backends.dummy.EmailBackend"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# How many proxies in front append to X-Forwarded-For (tournament.client_ip); 0: clients
+# connect to gunicorn directly and REMOTE_ADDR is their address.
+TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 # Failed logins (django-axes, database handler so that a Redis outage never blocks a login).
 # Only failures count, per username *and* address: a room of referees behind one address
-# is never locked out by the others' successes or typos.
+# is never locked out by the others' successes or typos, and a lockout at one address never
+# blocks the right password from another. Across usernames, an address that failed
+# LOGIN_ADDRESS_FAILURE_LIMIT times within the cool-off (password spraying) is locked as a
+# whole (tournament.ratelimit.axes_lockout_parameters: axes has one limit for all).
 AXES_FAILURE_LIMIT = int(env_str("AXES_FAILURE_LIMIT", "5"))
+LOGIN_ADDRESS_FAILURE_LIMIT = int(env_str("LOGIN_ADDRESS_FAILURE_LIMIT", "30"))
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=int(env_str("AXES_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = "tournament.ratelimit.axes_lockout_parameters"
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_CLIENT_IP_CALLABLE = "tournament.ratelimit.axes_client_ip"
+AXES_CLIENT_IP_CALLABLE = "tournament.client_ip.client_ip"
 AXES_LOCKOUT_CALLABLE = "tournament.ratelimit.login_locked"
 # Bad referee links and API tokens (tournament.ratelimit, on the cache): failures only.
 TOKEN_FAILURE_LIMIT = int(env_str("TOKEN_FAILURE_LIMIT", "20"))
@@ -171,7 +297,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# make venue collects them here; a test may point it at a folder of its own.
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles").resolve()
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -187,14 +314,59 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # Uptime monitors may ask over plain HTTP from inside the network.
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]
     SECURE_HSTS_SECONDS = int(env_str("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# Backups of the whole database (manage.py backup; make venue takes one every
+# BACKUP_MINUTES): the last BACKUP_KEEP, and before them the last of each hour.
+BACKUP_DIR = Path(env_str("BACKUP_DIR") or DATA_DIR / "backups").resolve()
+BACKUP_MINUTES = env_int("BACKUP_MINUTES", 5)
+BACKUP_KEEP = env_int("BACKUP_KEEP", 12)
+
+# Each line once (Django's own console handler is replaced, not added to), and a refusal
+# the site meant (403, 404, a wrong host) as one line, without its traceback.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"client_errors": {"()": "tournament.logs.ClientErrorsWithoutTraceback"}},
+    "formatters": {
+        "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["client_errors"],
+            "formatter": "plain",
+        },
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }
+
+# Error reports (Sentry or a compatible service), off unless SENTRY_DSN is set. Without
+# personal data: no cookies, no client addresses, no user names.
+SENTRY_DSN = env_str("SENTRY_DSN")
+if SENTRY_DSN:
+    import sentry_sdk
+    from sentry_sdk.integrations.django import DjangoIntegration
+
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        integrations=[DjangoIntegration()],
+        environment=env_str("SENTRY_ENVIRONMENT", "production"),
+        send_default_pii=False,
+        traces_sample_rate=0.0,
+    )

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from tournament.access import Actor
+from tournament.access import actor_for, organised_event
 from tournament.csv_import import decode
 from tournament.errors import ServiceError
 from tournament.forms import DriverImportForm, RegisterForm
-from tournament.models import Championship, Driver, Entry, Event
+from tournament.models import Championship, Driver, Event
+from tournament.players import remembered_number
+from tournament.public_cache import public_page
 from tournament.services import (
     drivers_import,
     entries_checkin,
@@ -25,22 +31,46 @@ from tournament.services import (
 from tournament.tables import DriverTable, sorted_or_exported
 
 
-def actor_for(request: HttpRequest) -> Actor:
-    return Actor(user=request.user) if request.user.is_authenticated else Actor.anonymous()
+def _shown_events(request: HttpRequest, championship: Championship, events: Any) -> list[Event]:
+    """The events a visitor sees: those with something published, and every one for the
+    championship's organisers (``Event.is_public``; the API shows the same)."""
+    events = list(events)
+    if all(event.is_public() for event in events):
+        return events
+    if actor_for(request).can_organise(championship):
+        return events
+    return [event for event in events if event.is_public()]
 
 
-def organised_event(request: HttpRequest, slug: str) -> Event:
-    """The event, if the user organises its championship; 404 / PermissionDenied otherwise."""
-    event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
-    if not actor_for(request).can_organise(event.championship):
-        if not request.user.is_authenticated:
-            raise PermissionDenied(_("Log in as an organiser of this championship."))
-        raise PermissionDenied(_("You are not an organiser of this championship."))
-    return event
+@require_safe
+def language_switch(request: HttpRequest, code: str) -> HttpResponse:
+    """The language menu is a pair of links (FR, EN), not a form: a page that shows it
+    carries no CSRF token, and so can be cached for everyone and compressed safely
+    (tournament.public_cache). Choosing a language is no action anyone could abuse."""
+    if code not in dict(settings.LANGUAGES):
+        raise Http404(_("This language is not offered."))
+    target = request.GET.get("next", "")
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("home")
+    response = HttpResponseRedirect(target)
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        code,
+        max_age=settings.LANGUAGE_COOKIE_AGE or 365 * 24 * 3600,
+        samesite="Lax",
+    )
+    return response
 
 
+@public_page("tournament.Championship", "tournament.Event")
 def home(request: HttpRequest) -> HttpResponse:
-    championships = Championship.objects.prefetch_related("events").all()
+    championships = list(Championship.objects.prefetch_related("events").all())
+    for championship in championships:
+        championship.shown_events = _shown_events(  # type: ignore[attr-defined]
+            request, championship, championship.events.all()
+        )
     return render(request, "tournament/home.html", {"championships": championships})
 
 
@@ -48,17 +78,18 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
     championship = get_object_or_404(Championship, slug=slug)
     drivers = Driver.objects.filter(championship=championship).select_related("team")
     table = DriverTable(drivers)
-    exported = sorted_or_exported(request, table, f"{championship.slug}-drivers")
+    exported = sorted_or_exported(request, table, f"{championship.slug}-drivers", per_page=100)
     if exported:
         return exported
-    table.paginate(page=request.GET.get("page", 1), per_page=100)
     return render(
         request,
         "tournament/championship.html",
         {
             "championship": championship,
             "table": table,
-            "events": championship.events.select_related("circuit"),
+            "events": _shown_events(
+                request, championship, championship.events.select_related("circuit")
+            ),
             "is_organiser": actor_for(request).can_organise(championship),
         },
     )
@@ -97,9 +128,27 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@public_page(
+    "tournament.Event",
+    "tournament.Championship",
+    "tournament.Circuit",
+    "tournament.Entry",
+    "tournament.Driver",
+    "tournament.Team",
+    "qualifying.QualifyingSession",
+    "qualifying.QualifyingSeat",
+    "qualifying.QualifyingTable",
+    "races.GridSlot",
+    "races.RaceTable",
+)
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
     is_organiser = actor_for(request).can_organise(event.championship)
+    if not (is_organiser or event.is_public()):
+        # The same answer as for an unknown event: nothing unpublished shows (API alike).
+        raise Http404(_("This page does not exist, or it is not published yet."))
+    race = event.published_allocation or is_organiser
+    qualifying = event.published_qualifying_tables or is_organiser
     return render(
         request,
         "tournament/event.html",
@@ -108,42 +157,38 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "is_organiser": is_organiser,
             "sessions": event.sessions.all(),
             "show_qualifying": is_organiser or event.published_qualifying,
+            "show_where": race or qualifying,
+            "race_published": race,
             "entries": event.entries.count(),
+            "mine": _my_seat(request, event, race=race, qualifying=qualifying),
         },
     )
 
 
-def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
-    from qualifying.forms import AutoTablesForm, SessionForm
-    from qualifying.selectors import qualifying_progress
+def _my_seat(request: HttpRequest, event: Event, *, race: bool, qualifying: bool) -> Any:
+    """The seat of the driver this phone chose on "Where do I sit?", if any to show.
 
-    event = organised_event(request, slug)
-    entries = list(
-        Entry.objects.filter(event=event)
-        .select_related("driver", "driver__team")
-        .order_by("driver__number")
-    )
-    registered = {e.driver_id for e in entries}
-    not_registered = Driver.objects.filter(championship=event.championship).exclude(
-        pk__in=registered
-    )
-    sessions = list(event.sessions.all())
-    next_session = (max((s.number for s in sessions), default=0)) + 1
-    return render(
-        request,
-        "tournament/desk.html",
-        {
-            "event": event,
-            "entries": entries,
-            "checked_in": sum(1 for e in entries if e.checked_in),
-            "not_registered_count": not_registered.count(),
-            "register_form": RegisterForm(),
-            "sessions": sessions,
-            "session_form": SessionForm(initial={"number": next_session}),
-            "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),
-            "progress": qualifying_progress(event=event),
-        },
-    )
+    The event page sits below the race floor that finds seats: it reads the grid slots and
+    qualifying seats through the models' reverse relations instead.
+    """
+    number = remembered_number(request, event.championship)
+    if number is None or not (race or qualifying):
+        return None
+    driver = Driver.objects.filter(championship=event.championship, number=number).first()
+    if driver is None:
+        return None
+    if race:
+        slot = driver.grid_slots.filter(event=event).select_related("table").first()
+        if slot is not None:
+            return {"driver": driver, "table": slot.table, "position": slot.position,
+                    "stand": slot.stand, "kind": "race"}  # fmt: skip
+    if qualifying:
+        seat = driver.qualifying_seats.filter(event=event).select_related("table").first()
+        if seat is not None:
+            return {"driver": driver, "table": seat.table, "kind": "qualifying"}
+    if event.entries.filter(driver=driver).exists():
+        return {"driver": driver, "table": None, "kind": ""}
+    return None
 
 
 @require_POST
@@ -194,7 +239,20 @@ def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("event-desk", slug=slug)
     if request.htmx:  # type: ignore[attr-defined]
-        return render(request, "tournament/_checkin.html", {"event": event, "entry": entry})
+        # The button, and the counter above the list swapped out of band: it follows.
+        entries = event.entries.all()
+        return render(
+            request,
+            "tournament/_checkin.html",
+            {
+                "event": event,
+                "entry": entry,
+                "count": {
+                    "checked_in": entries.filter(checked_in=True).count(),
+                    "total": entries.count(),
+                },
+            },
+        )
     # Without JavaScript the whole desk comes back: say what changed.
     if entry.checked_in:
         message = _("%(number)s %(name)s is checked in.")
@@ -213,6 +271,7 @@ def desk_publish(request: HttpRequest, slug: str) -> HttpResponse:
         qualifying=request.POST.get("qualifying") == "1",
         allocation=request.POST.get("allocation") == "1",
         results=request.POST.get("results") == "1",
+        qualifying_tables=request.POST.get("qualifying_tables") == "1",
     )
     messages.success(request, _("Publication settings saved."))
     return redirect("event-desk", slug=slug)

@@ -1,18 +1,30 @@
-// After a run row comes back from the server, move the keyboard on: to the next driver's
-// first field when it was saved, to the first wrong field when it was refused. A referee
-// fills a whole table without touching the mouse.
-document.addEventListener("htmx:afterSettle", function () {
-  var row = document.querySelector(".run-row[data-focus]");
-  if (!row) return;
-  var where = row.getAttribute("data-focus");
-  row.removeAttribute("data-focus");
-  var target = null;
-  if (where === "next") {
-    var next = row.nextElementSibling;
-    while (next && !(next.classList && next.classList.contains("run-row"))) next = next.nextElementSibling;
-    target = next && next.querySelector("select, input:not([type=hidden])");
-  } else {
-    target = row.querySelector("[aria-invalid='true']") || row.querySelector("select, input:not([type=hidden])");
+// Paddock: behaviour shared by every page. Each page's own file lives beside this one
+// (runs.js: qualifying run entry; results.js: race results), loaded by its template.
+
+// A message closes when tapped (its × button).
+document.addEventListener("click", function (event) {
+  var close = event.target.closest && event.target.closest(".flash-close");
+  if (close) close.parentNode.remove();
+});
+
+// Phone tables show their priority columns; "All columns" shows the others (sideways).
+document.addEventListener("click", function (event) {
+  var toggle = event.target.closest && event.target.closest(".columns-toggle");
+  if (!toggle) return;
+  var wrap = document.getElementById(toggle.getAttribute("aria-controls"));
+  if (!wrap) return;
+  var all = wrap.classList.toggle("all-columns");
+  toggle.setAttribute("aria-expanded", all ? "true" : "false");
+});
+
+// A block that refreshes itself (hx-trigger="every 5s") waits while the keyboard is inside
+// it: the swap would take the focus from the button or link being used. An htmx trigger
+// filter ("[...]") would say this too, but htmx evaluates those as code, which the policy
+// forbids (allowEval is off in the htmx-config meta tag).
+document.addEventListener("htmx:confirm", function (event) {
+  var block = event.target;
+  if (block.hasAttribute && block.hasAttribute("data-hold-while-focused") &&
+      block.contains(document.activeElement)) {
+    event.preventDefault();
   }
-  if (target) target.focus();
 });

@@ -1,6 +1,6 @@
 // Race results. Without this file both pages still work (plain form posts); with it:
 // - result entry: one key per driver in its "result" box (+ next free place, r retired,
-//   d did not start, a digit for a place), a place already taken makes room instead of
+//   d did not start, the digits of a place: "1", "10"), a place already taken makes room instead of
 //   clashing, ▲/▼ reorder finishers without a round trip, the retirement fields show only
 //   for a retired driver, and Enter saves the draft from any box;
 // - race-control desk: "Reopen…" jumps to the reason box without reloading.
@@ -104,6 +104,38 @@
       rows.forEach(show);
     }, true);
 
+    // Digits are places, taken here rather than by the browser's select type-ahead (which
+    // jumps from "1st" to "10th" on "1"): one digit is that place at once, a second one
+    // typed quickly after it makes a two-digit place ("1" then "0": 10th) when the grid
+    // has that many drivers.
+    // The second digit undoes what the first one moved ("1" then "0": the driver holding
+    // 1st keeps it), from a snapshot of every box taken before the first.
+    var typed = { box: null, text: "", at: 0, before: null };
+    function snapshot() {
+      return rows.map(function (r) { return box(r).value; });
+    }
+    function restore(values) {
+      rows.forEach(function (r, i) { box(r).value = values[i]; });
+      rows.forEach(show);
+    }
+    function digit(row, key) {
+      var target = box(row);
+      var now = Date.now();
+      var going = typed.box === target && now - typed.at < 1000;
+      var text = going ? typed.text + key : key;
+      if (parseInt(text, 10) > size || (going && parseInt(text, 10) === 0)) {
+        going = false;
+        text = key;
+      }
+      if (going) restore(typed.before);
+      typed = { box: target, text: text, at: now, before: going ? typed.before : snapshot() };
+      var p = parseInt(text, 10);
+      if (!p || p > size) return;
+      if (place(row) === p && !going) return;
+      setPlace(row, p);
+      tell(row);
+    }
+
     form.addEventListener("keydown", function (event) {
       var target = event.target;
       if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -115,7 +147,10 @@
       if (!target.matches || !target.matches("select[name$='-outcome']")) return;
       var row = target.closest(".result-row");
       var key = event.key;
-      if (key === "+" || key === "=" || key === "f" || key === "F") {
+      if (/^[0-9]$/.test(key)) {
+        event.preventDefault();
+        digit(row, key);
+      } else if (key === "+" || key === "=" || key === "f" || key === "F") {
         event.preventDefault();
         finish(row);
         focusNext(row);
@@ -143,6 +178,16 @@
       var next = row.querySelector("button.next-place");
       next.hidden = false;
       next.addEventListener("click", function () { finish(row); });
+      // One tap for a retirement (then its cause) or a driver who did not start.
+      row.querySelectorAll("button.quick-outcome").forEach(function (button) {
+        button.hidden = false;
+        button.tabIndex = -1;
+        button.addEventListener("click", function () {
+          box(row).value = button.dataset.outcome;
+          tell(row);
+          if (button.dataset.outcome === "retired") row.querySelector("select[name$='-cause']").focus();
+        });
+      });
       row.querySelectorAll("button.move").forEach(function (button) {
         button.addEventListener("click", function (event) {
           event.preventDefault();

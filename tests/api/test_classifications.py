@@ -50,7 +50,7 @@ def test_session_classification(organiser, session_one):
         "absolute_time": 19,
         "stopwatch": "1:20.00",
         "session": 1,
-        "breakdown": {"throws": 18, "placement": 0, "corner_exits": 0, "minutes": 1},
+        "breakdown": {"throws": 18, "placement": 0, "corner_exits": 0, "minutes": 1, "sanction": 0},
     }
     assert lines[3]["absolute_time"] is None and lines[3]["breakdown"] is None
     assert lines[4]["absolute_time"] is None

@@ -192,7 +192,7 @@ def test_openapi_document_lists_every_path(anon):
         "/api/v1/championships/{slug}/drivers": {"get", "post"},
         "/api/v1/championships/{slug}/drivers/import": {"post"},
         "/api/v1/championships/{slug}/events": {"get", "post"},
-        "/api/v1/events/{event}": {"get"},
+        "/api/v1/events/{event}": {"get", "patch"},
         "/api/v1/events/{event}/entries": {"get", "post"},
         "/api/v1/events/{event}/checkin": {"post"},
         "/api/v1/events/{event}/publish": {"post"},
@@ -204,6 +204,15 @@ def test_openapi_document_lists_every_path(anon):
         "/api/v1/events/{event}/sessions/{n}/classification": {"get"},
         "/api/v1/events/{event}/qualifying": {"get"},
         "/api/v1/events/{event}/draw": {"post"},
+        "/api/v1/events/{event}/race-weather": {"get", "post"},
+        "/api/v1/events/{event}/tables/{t}/weather-draws": {"post"},
+        "/api/v1/events/{event}/tables/{t}/weather-draws/last": {"delete"},
+        "/api/v1/events/{event}/tables/{t}/start": {"post"},
+        "/api/v1/events/{event}/tables/{t}/unlock": {"post"},
+        "/api/v1/events/{event}/tables/{t}/stands": {"put"},
+        "/api/v1/events/{event}/sanctions": {"get", "post"},
+        "/api/v1/events/{event}/sanctions/{id}": {"delete"},
+        "/api/v1/events/{event}/stages/{n}/snow": {"put"},
     }
     for path, methods in expected.items():
         assert path in document["paths"], path

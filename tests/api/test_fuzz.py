@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.api.test_runs import open_session
+from tests.security.hostile import HOSTILE_NAMES
 
 pytestmark = pytest.mark.django_db
 
@@ -19,6 +20,7 @@ scalars = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=20)
     | st.sampled_from(["hard", "soft", "1:45.20", "0:59.99", "2025-05-24", "monaco", ""])
+    | st.sampled_from(HOSTILE_NAMES)  # markup and formulas as names (issue 14)
 )
 json_values = st.recursive(
     scalars,

@@ -30,6 +30,7 @@ def test_organiser_sees_links_and_tokens(organiser, event):
             {"number": 3, "name": "Chloé Durand", "team": None},
         ],
         "referee": "",
+        "fast": False,
         "referee_link": f"https://paddock.example.org/q/{token}/",
         "referee_token": token,
     }

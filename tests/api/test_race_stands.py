@@ -65,7 +65,8 @@ def test_referee_records_stands_and_gets_the_table(referee1):
     assert (table["referee_link"], table["referee_token"]) == (None, None)
     assert stands_of(table) == [(5, 3), (1, 1), (7, None), (3, None)]
     assert table["warnings"] == []
-    # Drivers left out keep theirs; exchanging two stands works; null frees one.
+    assert table["next_to_choose"] == {"number": 7, "name": "Gaëlle Roux", "team": None}
+    # Drivers left out keep theirs; exchanging two stands works; null frees the last one.
     table = put(referee1, STANDS, {"stands": {"7": 2}}).json()
     assert stands_of(table) == [(5, 3), (1, 1), (7, 2), (3, None)]
     table = put(referee1, STANDS, {"stands": {"5": 1, "1": 3, "7": None}}).json()
@@ -103,15 +104,50 @@ def test_stand_not_in_the_events_stands_is_400(referee1, stand):
 def test_stand_taken_twice_is_400(referee1):
     response = put(referee1, STANDS, {"stands": {"5": 2, "1": 2}})
     assert response.status_code == 400
-    assert response.json() == {
-        "detail": "Stand 2 is already taken by driver 5 at this table.",
-        "errors": {"stands.1": ["Stand already taken."]},
-    }
+    message = "Stand 2 is already taken by 5 Emma Moreau at this table."
+    assert response.json() == {"detail": message, "errors": {"stands.1": [message]}}
     assert set(stored_stands().values()) == {None}
     assert put(referee1, STANDS, {"stands": {"5": 2}}).status_code == 200
-    again = put(referee1, STANDS, {"stands": {"3": 2}})
+    again = put(referee1, STANDS, {"stands": {"1": 2}})
     assert again.status_code == 400
-    assert again.json()["detail"] == "Stand 2 is already taken by driver 5 at this table."
+    assert again.json()["detail"] == message
+
+
+def test_the_pole_correcting_to_a_taken_stand_names_the_holder_not_the_pole(referee1):
+    """The bug of the first review: the pole picking P2's stand was told the pole held it."""
+    assert put(referee1, STANDS, {"stands": {"5": 1, "1": 2}}).status_code == 200
+    response = put(referee1, STANDS, {"stands": {"5": 2}})
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "Stand 2 is already taken by 1 Alice Martin at this table.",
+        "errors": {"stands.5": ["Stand 2 is already taken by 1 Alice Martin at this table."]},
+    }
+    assert stored_stands()[5] == 1
+
+
+def test_stands_are_chosen_in_grid_order_naming_who_chooses_first(referee1):
+    """§4-0-1: the pole chooses first, then P2… Table 1's grid is 5, 1, 7, 3."""
+    response = put(referee1, STANDS, {"stands": {"7": 3}})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == (
+        "Stands are chosen in grid order, pole first (§4-0-1): 5 Emma Moreau (P1) chooses "
+        "before 7 Gaëlle Roux."
+    )
+    assert list(body["errors"]) == ["stands.7"]
+    assert set(stored_stands().values()) == {None}
+    assert put(referee1, STANDS, {"stands": {"5": 3}}).status_code == 200
+    skip = put(referee1, STANDS, {"stands": {"3": 1}})
+    assert skip.status_code == 400
+    assert "1 Alice Martin (P2) chooses before 3 Chloé Durand" in skip.json()["detail"]
+    # Freeing the pole's stand while P2 keeps one would break the order too.
+    assert put(referee1, STANDS, {"stands": {"1": 4}}).status_code == 200
+    freed = put(referee1, STANDS, {"stands": {"5": None}})
+    assert freed.status_code == 400
+    # A correction before the start is fine, and so is the last chooser choosing again.
+    assert put(referee1, STANDS, {"stands": {"5": 2}}).status_code == 200
+    assert put(referee1, STANDS, {"stands": {"1": None}}).status_code == 200
+    assert stored_stands() == {5: 2, 1: None, 7: None, 3: None, 2: None, 8: None, 4: None, 6: None}
 
 
 def test_the_same_stand_at_two_tables_is_fine(referee1, allocated):

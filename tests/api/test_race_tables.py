@@ -156,6 +156,8 @@ def test_allocation_keeps_team_mates_apart_and_grids_in_rank_order(organiser, ra
             },
         ],
         "warnings": [],
+        "started_at": None,
+        "next_to_choose": {"number": 5, "name": "Emma Moreau", "team": None},
     }
     assert tables[1]["grid"][0] == {
         "position": 1,
@@ -295,14 +297,18 @@ def test_tables_before_any_allocation_is_an_empty_list(organiser, race):
 
 
 def test_swap_keeps_both_grids_in_rank_order(organiser, allocated):
-    put(table_api(allocated, 1), f"{TABLES}/1/stands", {"stands": {"7": 2, "5": 1}})
+    stands = {"stands": {"5": 1, "1": 3, "7": 2, "3": 4}}
+    assert put(table_api(allocated, 1), f"{TABLES}/1/stands", stands).status_code == 200
     response = organiser.post(SWAP, {"a": 7, "b": 8, "reason": "Asked to sit with friends"})
     assert response.status_code == 200, response.content
     tables = response.json()
     assert grid_numbers(tables) == [[5, 1, 3, 8], [2, 7, 4, 6]]
     assert [[line["position"] for line in t["grid"]] for t in tables] == [[1, 2, 3, 4]] * 2
-    # A moved driver chooses a stand again; the others keep theirs.
-    assert [line["stand"] for line in tables[0]["grid"]] == [1, None, None, None]
+    # A moved driver chooses a stand again, and so do the drivers behind them on the grid
+    # (§4-0-1: stands follow the grid); those ahead keep theirs. Driver 8 arrives last at
+    # table 1; driver 7 arrives second at table 2, ahead of nobody with a stand.
+    assert [line["stand"] for line in tables[0]["grid"]] == [1, 3, 4, None]
+    assert tables[0]["next_to_choose"]["number"] == 8
     assert tables[1]["grid"][1]["stand"] is None
     swap = ManualSwap.objects.get()
     assert (swap.driver_a.number, swap.driver_b.number, swap.table_a, swap.table_b) == (7, 8, 1, 2)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from races.models import RaceTable, RaceWeather, WeatherDraw
+from races.models import RaceTable, RaceWeather, RaceWeatherDraw, WeatherDraw
 from tests.api.test_race_tables import (
+    ALLOCATION,
     TABLES,
     allocate,
     build_race_event,
@@ -55,11 +56,16 @@ def table_weather(organiser, number: int = 1) -> tuple:
 def test_race_weather_sets_every_table(organiser, allocated, roll, weather, track, fixed):
     response = organiser.post(RACE_WEATHER, {"roll": roll})
     assert response.status_code == 200, response.content
-    assert response.json() == {
+    body = response.json()
+    (draw,) = body.pop("draws")
+    assert body == {"roll": roll, "source": "physical", "weather": weather, "track": track}
+    assert {k: draw[k] for k in ("number", "roll", "source", "weather", "who", "reason")} == {
+        "number": 1,
         "roll": roll,
         "source": "physical",
         "weather": weather,
-        "track": track,
+        "who": "alice (API)",
+        "reason": "",
     }
     assert table_weather(organiser, 1) == table_weather(organiser, 2) == (weather, track, fixed)
 
@@ -72,12 +78,63 @@ def test_variable_race_starts_wet_after_a_rainy_last_session(organiser, allocate
 
 
 def test_system_rolls_when_no_roll_is_sent(organiser, allocated):
-    for body in ({}, None):
-        response = organiser.post(RACE_WEATHER, body)
-        assert response.status_code == 200, response.content
-        body = response.json()
-        assert body["source"] == "system" and 1 <= body["roll"] <= 20
-        assert body["weather"] == RaceWeather.objects.get().weather
+    response = organiser.post(RACE_WEATHER, None)
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["source"] == "system" and 1 <= body["roll"] <= 20
+    assert body["weather"] == RaceWeather.objects.get().weather
+    again = organiser.post(RACE_WEATHER, {"reason": "The die rolled off the table"})
+    assert again.status_code == 200, again.content
+    assert again.json()["source"] == "system"
+
+
+def test_the_race_weather_is_drawn_once_a_second_draw_needs_a_reason(organiser, allocated):
+    """§2-0-1, §3-2-1: the overall pole draws the race weather; six system draws in a row
+    were accepted before. A second draw is a 409 saying why, unless a reason is given;
+    every draw stays listed, with who, when and why."""
+    assert organiser.post(RACE_WEATHER, {"roll": 2}).status_code == 200
+    for body in ({}, None, {"roll": 12}, {"roll": 12, "reason": "   "}):
+        refused = organiser.post(RACE_WEATHER, body)
+        assert refused.status_code == 409, refused.content
+        assert refused.json()["detail"] == (
+            "The race weather is already drawn (Rain, d20 = 2): the overall pole draws it "
+            "once (§2-0-1). To draw again, say why (a die off the table, a wrong scale)."
+        )
+        assert list(refused.json()["errors"]) == ["reason"]
+    assert RaceWeather.objects.get().roll == 2
+    again = organiser.post(RACE_WEATHER, {"roll": 12, "reason": "Wrong scale: Spa's board"})
+    assert again.status_code == 200, again.content
+    body = again.json()
+    assert (body["roll"], body["weather"]) == (12, "sun")
+    assert [(d["number"], d["roll"], d["weather"], d["reason"]) for d in body["draws"]] == [
+        (1, 2, "rain", ""),
+        (2, 12, "sun", "Wrong scale: Spa's board"),
+    ]
+    assert table_weather(organiser, 1) == ("sun", "dry", True)
+    listed = organiser.get(RACE_WEATHER)
+    assert listed.status_code == 200 and listed.json()["draws"] == body["draws"]
+    assert RaceWeatherDraw.history.count() == 2
+
+
+def test_race_weather_read_permissions(organiser, anon, outsider, allocated):
+    assert organiser.get(RACE_WEATHER).status_code == 404  # not drawn yet
+    organiser.post(RACE_WEATHER, {"roll": 7})
+    assert table_api(allocated, 1).get(RACE_WEATHER).status_code == 200
+    assert anon.get(RACE_WEATHER).status_code == 404
+    assert outsider.get(RACE_WEATHER).status_code == 403
+    Event.objects.filter(pk=allocated.pk).update(published_allocation=True)
+    assert anon.get(RACE_WEATHER).status_code == 200
+
+
+def test_no_second_race_weather_once_a_table_has_started(organiser, variable):
+    assert organiser.post(f"{TABLES}/2/start").status_code == 409  # stands missing
+    set_result_status(variable, 2, "draft")
+    refused = organiser.post(RACE_WEATHER, {"roll": 12, "reason": "wrong scale"})
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == (
+        "The race has started at a table: its weather (Variable, d20 = 6) can no longer be "
+        "drawn again."
+    )
 
 
 def test_race_weather_before_the_allocation_applies_to_the_tables_later(organiser, race_only):
@@ -106,6 +163,7 @@ def test_race_weather_permissions(anon, outsider, allocated):
 def test_race_weather_after_a_table_draw_is_409(organiser, variable):
     assert organiser.post(DRAWS, {"roll": 6}).status_code == 200
     assert organiser.post(RACE_WEATHER, {"roll": 20}).status_code == 409
+    assert organiser.post(RACE_WEATHER, {"roll": 20, "reason": "wrong"}).status_code == 409
 
 
 # ---------------------------------------------------------------------------
@@ -195,8 +253,12 @@ def test_draw_at_an_unknown_table_is_404(organiser, variable):
     assert organiser.post("/events/nope/tables/1/weather-draws", {}).status_code == 404
 
 
-def test_a_new_allocation_clears_the_draws(organiser, variable):
-    table_api(variable, 1).post(DRAWS, {"roll": 12})
+def test_a_new_allocation_clears_the_draws_once_the_table_is_unlocked(organiser, variable):
+    table_api(variable, 1).post(DRAWS, {"roll": 12})  # the first draw starts the table
+    refused = organiser.post(ALLOCATION, {})
+    assert refused.status_code == 409
+    assert "table(s) 1" in refused.json()["detail"]
+    assert organiser.post(f"{TABLES}/1/unlock", {"reason": "Grids rebuilt"}).status_code == 200
     allocate(organiser)
     assert not WeatherDraw.objects.exists()
     assert table_weather(organiser, 1) == ("variable", "dry", False)

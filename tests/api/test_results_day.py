@@ -39,6 +39,7 @@ def line(rank, table, position, number, name, team, status, cause, lap, points):
         "cause": cause,
         "lap": lap,
         "points": points,
+        "points_removed": 0,
     }
 
 

@@ -8,7 +8,9 @@ Two events of two tables of 4, scale 10, 6, 4 per table (DOMAIN.md, standings):
   7 and 8 do not start). Driver 9 registers for gp-b after the allocation: no result.
 
 Totals: 1 → 16; 2 and 3 → 10 with a win and a 4th place each (shared rank 2); 4 → 10
-with a 2nd and a 3rd place (countback: rank 4); 6 → 6; 5 → 4; 7, 8, 9 → 0.
+with a 2nd and a 3rd place (countback: rank 4); 6 → 6; 5 → 4; 7, 8, 9 → 0: 7 counts a
+retirement's 3rd place; 8 never started and 9 never raced, so they count nothing and share
+the last rank (DOMAIN.md: "`dns` counts nothing").
 """
 
 from __future__ import annotations
@@ -85,9 +87,9 @@ def test_standings_sum_share_ranks_and_break_ties_by_countback(organiser, season
         (4, 4, 10),  # a 2nd and a 3rd place lose to a win and a 4th
         (5, 6, 6),
         (6, 5, 4),
-        (7, 7, 0),
-        (8, 8, 0),
-        (9, 9, 0),  # registered, no result: listed with 0 points
+        (7, 7, 0),  # a retirement holds its place (3rd) in countback
+        (8, 8, 0),  # two non-starts count nothing...
+        (8, 9, 0),  # ...like no result at all: registered, listed with 0 points
     ]
     lines = {line["driver"]["number"]: line for line in organiser.get(STANDINGS).json()}
     assert lines[1] == {
@@ -105,8 +107,9 @@ def test_standings_sum_share_ranks_and_break_ties_by_countback(organiser, season
         result("gp-b", 1, "retired", 0),
     ]
     assert lines[7]["results"] == [result("gp-a", 3, "retired", 0), result("gp-b", 3, "dns", 0)]
+    assert lines[8]["countback"] == [0, 0, 0, 0]
     assert lines[9] == {
-        "rank": 9,
+        "rank": 8,
         "driver": {"number": 9, "name": "Driver 9", "team": "Brabham"},
         "points": 0,
         "results": [],
@@ -125,7 +128,7 @@ def test_best_results_count_only_the_best_k(organiser, season):
         (6, 5, 4),
         (7, 7, 0),
         (8, 8, 0),
-        (9, 9, 0),
+        (8, 9, 0),
     ]
     lines = {line["driver"]["number"]: line for line in organiser.get(STANDINGS).json()}
     assert lines[1]["results"] == [
@@ -168,8 +171,8 @@ def test_public_standings_count_published_events_only(organiser, outsider, anon,
         (3, 6, 6),
         (5, 5, 4),
         (6, 7, 0),
-        (7, 3, 0),
-        (7, 8, 0),
+        (7, 3, 0),  # 4th at the table without points: a place in countback
+        (8, 8, 0),  # did not start: no place
     ]
     for api in (anon, outsider):
         assert ranks(api) == expected

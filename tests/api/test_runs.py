@@ -67,9 +67,18 @@ def test_referee_records_a_run(referee, dry):
         "stopwatch": "1:45.20",
         "eliminated": False,
         "absolute_time": 34,
-        "breakdown": {"throws": 20, "placement": 10, "corner_exits": 3, "minutes": 1},
+        "breakdown": {
+            "throws": 20,
+            "placement": 10,
+            "corner_exits": 3,
+            "minutes": 1,
+            "sanction": 0,
+        },
         "cancelled": False,
         "cancel_reason": "",
+        "reason": "",
+        "warning": None,
+        "rank_changes": None,
     }
     run = Run.objects.get()
     assert (run.stopwatch_cs, run.session, run.driver.number) == (10520, dry, 1)

@@ -159,6 +159,30 @@ def test_driver_with_bad_email_is_400(organiser, championship):
     assert list(response.json()["errors"]) == ["email"]
 
 
+@pytest.mark.parametrize("text", ["20 s", "1:75", "x" * 30])
+def test_an_unreadable_stopwatch_floor_is_refused(organiser, circuit, championship, text):
+    response = organiser.post(
+        "/championships/cfd-2025/events",
+        {
+            "slug": "spa",
+            "name": "Spa",
+            "date": "2025-06-14",
+            "circuit": "monaco",
+            "min_stopwatch": text,
+        },
+    )
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["min_stopwatch"]
+
+
+def test_the_stopwatch_floor_defaults_to_twenty_seconds(organiser, circuit, championship):
+    response = organiser.post(
+        "/championships/cfd-2025/events",
+        {"slug": "spa", "name": "Spa", "date": "2025-06-14", "circuit": "monaco"},
+    )
+    assert response.json()["min_stopwatch"] == "0:20.00"
+
+
 def test_driver_list_hides_emails_from_non_organisers(organiser, anon, drivers):
     mine = organiser.get("/championships/cfd-2025/drivers").json()
     assert [d["number"] for d in mine] == [1, 2, 3, 4, 5, 6]
@@ -190,6 +214,7 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
             "minute_penalty": False,
             "allow_redo": True,
             "separate_teams": False,
+            "min_stopwatch": "0:30",
         },
     )
     assert response.status_code == 201, response.content
@@ -207,11 +232,17 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
         "minute_penalty": False,
         "allow_redo": True,
         "separate_teams": False,
+        "min_stopwatch": "0:30.00",
         # Other games (API.md): Racetrack's accident rules, the quick rules' standard car.
         "crash_limit": 1,
         "collisions": True,
         "standard_configuration": None,
         "published": {"allocation": False, "qualifying": False, "results": False},
+        # Every setting of the settings page (API.md, PATCH /events/{event}).
+        "language": "fr",
+        "stand_numbers": [],
+        "use_configurations": False,
+        "race_end": "second_to_last",
     }
 
 

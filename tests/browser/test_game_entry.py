@@ -37,14 +37,14 @@ def test_cannes_monaco_referee_types_squares_and_sends_the_sheet(
     expect(page.locator("input[name='square-1']")).to_be_focused()
     keys = page.keyboard
     keys.type("30")
-    keys.press("Tab")  # crossed?
+    keys.press("Tab")  # crossing order: blank, did not cross
     keys.press("Tab")
     keys.type("34")
     keys.press("Tab")
     keys.press("Tab")
     keys.type("0")
     keys.press("Tab")
-    keys.press("Space")  # car 3 crossed the line
+    keys.type("1")  # car 3 crossed the line first: the winner
     keys.press("Tab")
     keys.type("12")
     keys.press("Enter")  # a draft
@@ -111,8 +111,10 @@ def test_race_control_types_a_stage_with_the_keyboard(
     expect(page.locator("input[name='splits-3']")).to_be_focused()
     keys.type("03:05 06:10")  # Règlement+: the pile at each intermediate time point
     keys.press("Tab")
+    expect(page.locator("select[name='tyres-3']")).to_be_focused()  # Règlement+: tyres
+    keys.press("Tab")
     keys.type("75:10")
-    for _box in ("held-1", "retired-1", "splits-1", "chrono-2", "held-2", "retired-2"):
+    for _box in ("held-1", "retired-1", "splits-1", "tyres-1", "chrono-2", "held-2", "retired-2"):
         keys.press("Tab")
     expect(page.locator("input[name='retired-2']")).to_be_focused()
     keys.press("Space")  # driver 2 retired

@@ -14,44 +14,19 @@ from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 from pypdf import PdfReader
 
-from qualifying.models import Run
-from qualifying.services import session_create
 from races.models import GridSlot, ManualSwap, RaceTable, SheetBatch
 from races.services import allocation_run
+from tests.browser.conftest import NAMES
 from tournament.access import Actor
-from tournament.models import Driver
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
 # Classified 4, 2, 5, 1, 6, 3: tables of three are [4, 2, 5] and [1, 6, 3].
-NAMES = {
-    1: ("Élodie", "Lefèvre"),
-    2: ("Théo", "Marchand"),
-    3: ("Léa", "Morel"),
-    4: ("Hugo", "Moreau"),
-    5: ("Zoé", "Girard"),
-    6: ("Jules", "Fournier"),
-}
-ORDER = [4, 2, 5, 1, 6, 3]
-
-
 @pytest.fixture
-def event(make_event, organiser):
-    event = make_event(n_drivers=6)
-    for number, (first, last) in NAMES.items():
-        Driver.objects.filter(championship=event.championship, number=number).update(
-            first_name=first, last_name=last, team=None
-        )
-    session = session_create(actor=Actor(user=organiser), event=event, number=1, weather_roll=15)
-    for index, number in enumerate(ORDER):
-        Run.objects.create(
-            session=session,
-            driver=Driver.objects.get(championship=event.championship, number=number),
-            tyres="hard",
-            throws=10 + index,
-            stopwatch_cs=5000,
-        )
-    return event
+def event(classified):
+    """The six drivers of ``tests/browser/conftest.py``, qualified in its ``ORDER``."""
+    return classified
 
 
 def log_in_and_allocate(page: Page, live_server, event) -> None:

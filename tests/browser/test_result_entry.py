@@ -18,7 +18,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from qualifying.services import draw_record
 from races.models import RaceResult, RaceTable, ResultLine
-from races.services import allocation_run, result_save
+from races.result_services import result_save
+from races.services import allocation_run
+from tests.browser.phone import VIEWPORT, page_width, small_targets
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -258,5 +260,80 @@ def test_the_pages_fit_a_phone(browser: Browser, live_server, event, organiser):
         phone.locator("#driver-4 button.next-place").tap()
         expect(outcome(phone, 4)).to_have_value("3")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+
+
+# --- Digits, on a keyboard; a thumb, on a phone (issue 12) ------------------------------------
+
+
+@pytest.fixture
+def ten(make_event, organiser):
+    """A table of ten (drivers 1-10 in grid order): places go up to 10th."""
+    actor = Actor(user=organiser)
+    event = make_event(n_drivers=10, qualifying_mode="draw", separate_teams=False, slug="dix")
+    draw_record(actor=actor, event=event, rolls={n: [n] for n in range(1, 11)})
+    allocation_run(actor=actor, event=event, table_size=10)
+    return event
+
+
+def places_in_selects(page: Page) -> dict[str, str]:
+    """{place: driver number} as the result boxes show it."""
+    found = {}
+    for number in range(1, 11):
+        value = outcome(page, number).input_value()
+        if value.isdigit():
+            found[value] = str(number)
+    return found
+
+
+def places_in_summary(page: Page) -> dict[str, str]:
+    """{place: driver number} as the summary says it ("1er 3 Pilote3 Lefèvre")."""
+    found = {}
+    for finisher in page.locator("#summary .finisher").all_inner_texts():
+        place, number = finisher.split()[:2]
+        found[re.sub(r"\D", "", place)] = number
+    return found
+
+
+def test_digits_are_places_and_the_summary_always_agrees(page: Page, live_server, ten):
+    page.goto(entry_url(live_server, ten))
+    keys = page.keyboard
+    outcome(page, 1).focus()
+    keys.type("1")
+    expect(outcome(page, 1)).to_have_value("1")
+    keys.type("1")  # "1" again on a box showing 1st: still 1st, never 10th
+    expect(outcome(page, 1)).to_have_value("1")
+    keys.press("Tab")
+    page.wait_for_timeout(1100)  # a new place, not a second digit of the first
+    keys.type("10")  # two digits in a row: 10th
+    expect(outcome(page, 2)).to_have_value("10")
+    keys.press("Tab")
+    keys.type("2")
+    keys.press("Tab")
+    keys.type("1")  # 1st is taken: driver 1 makes room (2nd), driver 3 (2nd) goes 3rd
+    expect(outcome(page, 4)).to_have_value("1")
+    assert places_in_selects(page) == {"1": "4", "2": "1", "3": "3", "10": "2"}
+    expect(page.locator("#summary .finisher")).to_have_count(4)
+    expect(page.locator("#summary")).to_contain_text("1er 4 Pilote4")
+    assert places_in_summary(page) == places_in_selects(page)
+    keys.press("Enter")  # saves the draft as shown
+    expect(page.locator(".result-state")).to_have_class(re.compile("status-draft"))
+    assert RaceResult.objects.get(table=table(ten)).finish == [4, 1, 3, 2]
+
+
+def test_the_result_entry_takes_a_thumb(browser: Browser, live_server, ten):
+    context = browser.new_context(viewport=VIEWPORT, is_mobile=True, has_touch=True)
+    try:
+        phone = context.new_page()
+        phone.goto(entry_url(live_server, ten))
+        assert small_targets(phone, "#result-sheet") == []
+        assert page_width(phone) <= 390
+        for number in (3, 1, 2):
+            phone.locator(f"#driver-{number} button.next-place").tap()
+        expect(phone.locator("#summary .finisher")).to_have_count(3)
+        assert (
+            places_in_summary(phone) == places_in_selects(phone) == {"1": "3", "2": "1", "3": "2"}
+        )
     finally:
         context.close()

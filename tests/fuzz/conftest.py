@@ -13,7 +13,7 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.utils import translation
 
-from races import game_services
+from races.games.rallyman import services as game_services
 from races.models import RaceTable, Stage
 from races.services import allocation_run
 from tests.security.conftest import World, world  # noqa: F401 - a fixture, shared on purpose

@@ -4,18 +4,27 @@ Every operation gets a bounded number of generated requests, as the organiser an
 anonymous caller, against a real event (path parameters point at it so that bodies reach
 the validation and the services, not a 404). Whatever is sent: never a 5xx, and every
 4xx is JSON with a sentence under ``detail`` (API.md, Conventions).
+
+The organiser's fuzz runs again with every name of the championship hostile (markup and
+formulas, issue 14); names sent as such through the API come back exactly as sent, and
+the site's pages show them escaped.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from typing import Any
 
 import pytest
 import schemathesis
+from django.test import Client
+from django.urls import reverse
 from hypothesis import HealthCheck, Phase, settings
 
-from tests.security.conftest import World
+from tests.security.conftest import World, logged_in
+from tests.security.hostile import HOSTILE_NAMES, give_hostile_names, unescaped
 
 #: Requests per operation: the organiser reaches the services, anonymous mostly the doors.
 ORGANISER_EXAMPLES = 8
@@ -93,3 +102,61 @@ def test_api_as_organiser(case: Any, world: World) -> None:
 @_fuzz(ANONYMOUS_EXAMPLES)
 def test_api_as_anonymous(case: Any, world: World) -> None:
     _call(case, world, None)
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@_fuzz(ANONYMOUS_EXAMPLES)
+def test_api_as_organiser_with_hostile_names(case: Any, world: World) -> None:
+    give_hostile_names(world)
+    _call(case, world, world.api_tokens["organiser"])
+
+
+@pytest.mark.parametrize("hostile", HOSTILE_NAMES)
+@pytest.mark.django_db
+def test_hostile_names_sent_to_the_api_come_back_as_sent(world: World, hostile: str) -> None:
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {world.api_tokens['organiser']}")
+    slug, event = world.championship.slug, world.event.slug
+
+    def send(path: str, body: Any) -> Any:
+        response = api.post(f"/api/v1{path}", json.dumps(body), content_type="application/json")
+        assert response.status_code in (200, 201), (path, response.content)
+        return response.json()
+
+    assert send(f"/championships/{slug}/teams", {"name": hostile})["name"] == hostile
+    driver = send(
+        f"/championships/{slug}/drivers",
+        {"number": 77, "first_name": hostile, "last_name": hostile, "team": hostile},
+    )
+    assert (driver["first_name"], driver["last_name"]) == (hostile, hostile)
+    line = io.StringIO()
+    csv.writer(line, lineterminator="\n").writerow(["78", hostile, hostile, hostile, ""])
+    imported = api.post(
+        f"/api/v1/championships/{slug}/drivers/import",
+        "number,first_name,last_name,team,email\n" + line.getvalue(),
+        content_type="text/csv",
+    )
+    assert imported.status_code == 200, imported.content
+    created = send(
+        f"/championships/{slug}/events",
+        {"slug": "hostile", "name": hostile, "date": "2026-10-04", "circuit": "monza"},
+    )
+    assert created["name"] == hostile
+    tables = send(
+        f"/events/{event}/qualifying-tables", {"number": 3, "drivers": [], "referee": hostile}
+    )
+    assert 3 in [t["number"] for t in tables]
+
+    listed = api.get(f"/api/v1/championships/{slug}/drivers").json()
+    mine = [d for d in listed if d["number"] in (77, 78)]
+    assert [(d["first_name"], d["last_name"], d["team"]) for d in mine] == [
+        (hostile, hostile, hostile)
+    ] * 2
+    organiser = logged_in(world.users["organiser"])
+    for url in (
+        reverse("championship", args=[slug]),
+        reverse("event", args=["hostile"]),
+        reverse("event-desk", args=[event]),
+    ):
+        page = organiser.get(url)
+        assert page.status_code == 200 and unescaped(page.content.decode()) == [], url

@@ -10,10 +10,15 @@ same event: what it wrote is rolled back.
 
 The other games' forms (Rallyman stage times, the Cannes–Monaco and Racetrack table
 sheets) are posted on events of those games (``tests/fuzz/conftest.py``, ``fuzz_world``).
+
+Names that are markup or a formula (issue 14) are among the values drawn, and are typed in
+every form that takes a name; the pages then show them escaped, whatever the query string.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,10 +31,13 @@ from django.urls import reverse
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from qualifying.models import QualifyingTable
 from races.models import RaceResult, RaceTable, ResultStatus
-from races.services import race_weather_draw, result_confirm
+from races.result_services import result_confirm
+from races.weather_services import race_weather_draw
 from tests.fuzz.conftest import FuzzWorld
 from tests.security.conftest import World, english, logged_in
+from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, unescaped
 from tournament.access import Actor
 from tournament.models import Event
 
@@ -39,8 +47,9 @@ EXAMPLES = 40
 #: What a person sees when the page says something about what they sent: a flash message
 #: (``base.html``, the refusals' ``<article class="flash error" role="alert">``), an error
 #: next to a field, or a form's error list. Not ``role="status"``: the result sheets show
-#: their state with it on every page, whatever was sent.
-MESSAGES = ('class="flash', 'class="error', "errorlist", 'role="alert"')
+#: their state with it on every page, whatever was sent. A confirmation step (what a
+#: destructive action will undo, ``templates/confirm.html``) says what is about to happen.
+MESSAGES = ('class="flash', 'class="error', "errorlist", 'role="alert"', 'class="confirm-step"')
 
 values = st.one_of(
     st.integers(min_value=-(10**12), max_value=10**12).map(str),
@@ -80,6 +89,7 @@ values = st.one_of(
             "É" * 300,
             "1 2 3",
             "1,2,,x",
+            *HOSTILE_NAMES,
         ]
     ),
     st.text(max_size=24),
@@ -465,3 +475,61 @@ def test_random_driver_files_get_a_message_not_a_500(
         reverse("drivers-import", args=[world.championship.slug]), {"file": upload}, follow=True
     )
     _judge("drivers import", text, response)
+
+
+def _csv_line(*cells: str) -> str:
+    out = io.StringIO()
+    csv.writer(out, delimiter=";", lineterminator="\n").writerow(cells)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("hostile", HOSTILE_NAMES)
+def test_hostile_names_typed_in_the_forms_are_shown_escaped(
+    fuzz_world: FuzzWorld, hostile: str
+) -> None:
+    world = fuzz_world
+    organiser, link = _client(world, "organiser"), _client(world, "link")
+    qtable, slug = world.qtables[0], world.championship.slug
+    csv_text = "number;first_name;last_name;team\n" + _csv_line("77", hostile, hostile, hostile)
+    with transaction.atomic():
+        try:
+            posts = {
+                reverse("desk-table-edit", args=[world.event.slug, 1]): {
+                    "number": "1",
+                    "referee_name": hostile,
+                    "drivers": " ".join(str(world.qdriver(i)) for i in range(4)),
+                },
+                reverse("event-new", args=[slug]): {
+                    "name": hostile,
+                    "slug": "hostile",
+                    "date": "2026-10-04",
+                    "circuit": world.event.circuit_id,
+                    "table_size": "8",
+                    "qualifying_mode": "sum",
+                    "language": "fr",
+                },
+                reverse("drivers-import", args=[slug]): {
+                    "file": SimpleUploadedFile("d.csv", csv_text.encode(), "text/csv")
+                },
+            }
+            for url, data in posts.items():
+                response = organiser.post(url, data, follow=True)
+                assert response.status_code == 200, (url, response.status_code)
+            assert Event.objects.filter(slug="hostile", name=hostile).exists()
+            assert QualifyingTable.objects.get(pk=qtable.pk).referee_name == hostile
+            assert world.championship.drivers.filter(number=77, first_name=hostile).exists()
+            pages = [
+                (organiser, reverse("championship", args=[slug])),
+                (organiser, reverse("event", args=["hostile"])),
+                (organiser, reverse("event-desk", args=[world.event.slug])),
+                (organiser, reverse("qtable-sheet", args=[qtable.token])),
+                (link, reverse("qtable", args=[qtable.token])),
+            ]
+            for client, url in pages:
+                for query in ("", *ODD_QUERIES):
+                    response = client.get(f"{url}?{query}")
+                    assert response.status_code in (200, 400, 404), (url, query)
+                    if "text/html" in response["Content-Type"]:
+                        assert unescaped(response.content.decode()) == [], (url, query)
+        finally:
+            transaction.set_rollback(True)

@@ -1,7 +1,8 @@
-"""Cannes–Monaco 1925 points (races/games/cannes_monaco.py) against the rule text.
+"""Cannes–Monaco 1925 points (races/games/cannes_monaco/rules.py) against the rule text.
 
 Section: rules/cannes-monaco-1925-bauza-rules.fr.txt, "Règles de championnat —
-Décompte des points"; the number of players ("pour 3 à 6 pilotes"). No database.
+Décompte des points"; "FIN DE LA COURSE" (the first over the line is the winner); the
+number of players ("pour 3 à 6 pilotes"). No database.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from races.allocation import table_sizes
-from races.games.cannes_monaco import (
+from races.games.cannes_monaco.rules import (
+    CROSSING_BONUS,
+    SQUARES,
     Car,
+    Race,
+    cars,
     classification,
     points,
     problems,
@@ -27,7 +32,7 @@ def test_rule_example_of_the_championship_section_0_4_and_6_plus_3():
     # Stephen 4 squares ahead, Oliver & Dorotha over the line (36 = 30 + 6) plus 3.
     race = [Car("tony", 30), Car("stephen", 34), Car("oliver", 0, crossed=True)]
     assert points(race) == {"tony": 0, "stephen": 4, "oliver": 9}
-    lines = classification(race)
+    lines = classification(Race(tuple(race), ("oliver",)))
     assert [(line.driver, line.place, line.status) for line in lines] == [
         ("oliver", 1, "finished"),
         ("stephen", 2, "running"),
@@ -39,7 +44,24 @@ def test_every_last_car_scores_nothing():
     # "le ou les derniers pilotes ne marquent aucun point"
     race = [Car(1, 12), Car(2, 12), Car(3, 20)]
     assert points(race) == {1: 0, 2: 0, 3: 8}
-    assert [line.place for line in classification(race)] == [1, 2, 2]
+    assert [line.place for line in classification(Race(tuple(race), ()))] == [1, 2, 2]
+
+
+def test_the_first_over_the_line_is_the_winner_and_crossers_keep_their_order():
+    """ "Le premier pilote qui franchit la ligne d'arrivée est déclaré vainqueur": every
+    car over the line scores the same (square 36 plus 3), but the crossing order places
+    them, the winner first; the others follow by square, equal squares sharing."""
+    race = cars({1: 20, 4: 20, 5: 31}, [3, 2], grid=[1, 2, 3, 4, 5])
+    assert race.winner == 3
+    lines = classification(race)
+    assert [(line.driver, line.place, line.status, line.points) for line in lines] == [
+        (3, 1, "finished", 36 - 20 + 3),
+        (2, 2, "finished", 36 - 20 + 3),
+        (5, 3, "running", 31 - 20),
+        (1, 4, "running", 0),
+        (4, 4, "running", 0),
+    ]
+    assert problems({}, [3, 3], grid=[1, 2, 3], complete=False)[0].kind == "crossed_twice"
 
 
 def test_a_car_over_the_line_counts_as_square_36_whatever_square_was_written():
@@ -58,36 +80,54 @@ def test_problems_name_the_driver():
     assert problems({7: 3}, [], grid=[7, 8], complete=False) == []
 
 
-cars = st.lists(st.tuples(st.integers(0, 36), st.booleans()), min_size=1, max_size=6).map(
-    lambda items: [Car(i, square, crossed) for i, (square, crossed) in enumerate(items)]
-)
+@st.composite
+def races(draw: st.DrawFn) -> Race:
+    """A complete sheet: 1 to 6 cars, each on a square or over the line, in a crossing
+    order. Squares reach 36 without crossing: a car on the last square has not crossed."""
+    items = draw(st.lists(st.tuples(st.integers(0, 36), st.booleans()), min_size=1, max_size=6))
+    squares = {i: square for i, (square, _crossed) in enumerate(items)}
+    crossed = draw(st.permutations([i for i, (_square, over) in enumerate(items) if over]))
+    return cars(squares, crossed, grid=list(squares))
 
 
-@given(cars)
-def test_points_are_never_negative_and_a_last_car_scores_zero(race):
-    scored = points(race)
-    assert all(value >= 0 for value in scored.values())
-    last = min(car.distance for car in race)
-    assert all(scored[car.driver] == 0 for car in race if car.distance == last)
+@given(races())
+def test_points_recomputed_from_the_rule(race):
+    """ "Décompte des points", computed here from the rule: the last car(s) 0; the others
+    their square minus the last car's square; a car over the line counts as square 36
+    and scores 3 more. A car on square 36 that did not cross scores 36 − last, no bonus."""
+    distance = {car.driver: SQUARES if car.crossed else car.square for car in race.cars}
+    assert all(value >= 0 for value in points(race.cars).values())
+    last = min(distance.values())
+    for car in race.cars:
+        expected = 0 if distance[car.driver] == last else distance[car.driver] - last
+        if car.crossed and distance[car.driver] != last:
+            expected += CROSSING_BONUS
+        assert points(race.cars)[car.driver] == expected
+        if car.square == SQUARES and not car.crossed and distance[car.driver] != last:
+            assert points(race.cars)[car.driver] == SQUARES - last  # no bonus
 
 
-@given(cars)
-def test_places_are_1_based_shared_only_on_equal_points(race):
+@given(races())
+def test_places_follow_the_crossing_order_then_the_squares(race):
     lines = classification(race)
-    scored = points(race)
-    assert [line.position for line in lines] == list(range(1, len(race) + 1))
-    assert lines[0].place == 1
-    for before, after in zip(lines, lines[1:], strict=False):
-        assert scored[before.driver] >= scored[after.driver]
-        assert (before.place == after.place) == (scored[before.driver] == scored[after.driver])
+    assert [line.position for line in lines] == list(range(1, len(race.cars) + 1))
+    over = [line.driver for line in lines if line.status == "finished"]
+    assert over == list(race.crossing)  # the winner first, in crossing order
+    assert [line.place for line in lines[: len(over)]] == list(range(1, len(over) + 1))
+    square = {car.driver: car.square for car in race.cars}
+    rest = lines[len(over) :]
+    for before, after in zip(rest, rest[1:], strict=False):
+        assert square[before.driver] >= square[after.driver]
+        assert (before.place == after.place) == (square[before.driver] == square[after.driver])
 
 
-@given(cars, st.randoms())
+@given(races(), st.randoms())
 def test_points_do_not_depend_on_the_order_cars_are_written(race, rnd):
-    shuffled = list(race)
+    shuffled = list(race.cars)
     rnd.shuffle(shuffled)
-    assert points(shuffled) == points(race)
-    assert {(line.driver, line.place) for line in classification(shuffled)} == {
+    assert points(shuffled) == points(race.cars)
+    again = classification(Race(tuple(shuffled), race.crossing))
+    assert {(line.driver, line.place) for line in again} == {
         (line.driver, line.place) for line in classification(race)
     }
 

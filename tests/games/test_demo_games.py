@@ -1,4 +1,4 @@
-"""load_demo's other games (races/game_demo.py): the Club championship's four events,
+"""load_demo's other games (races/games/demo.py): the Club championship's four events,
 loaded twice without change, with their results in the standings."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from races.models import RaceResult, ResultLine, Stage, StageTime
 from races.pdf import RaceSheetRenderer
 from races.sheets import race_sheets
 from tournament.models import Event
-from tournament.selectors import standings_for
+from tournament.standings.selectors import standings_for
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +82,23 @@ def test_racetrack_results_and_club_standings(demo):
     standings = standings_for(championship=club)
     assert len(standings.events) == 4  # the quick race, the rally and both table games
     assert len(standings.lines) == 8 and standings.lines[0].points > 0
+
+
+def test_the_rally_has_a_stage_with_snow_and_tyres_recorded(demo):
+    """Règlement+: the snow drawn before each stage; ES2 has snowy zones, printed on the
+    P.C. sheet; tyres recorded where the drivers chose them."""
+    stages = {s.number: s for s in Stage.objects.filter(event__slug="demo-rallye-des-groseilles")}
+    assert all(stage.snow for stage in stages.values())
+    assert [
+        z
+        for z, s in zip(stages[2].route.replace("-", " ").split(), stages[2].snow, strict=True)
+        if s
+    ] == ["C7", "C6"]
+    assert StageTime.objects.get(stage=stages[2], driver__number=7).tyres == "snow"
+    from races.games.rallyman.pdf import RallySheet
+    from races.games.rallyman.services import rally_sheet_data
+
+    event = Event.objects.get(slug="demo-rallye-des-groseilles")
+    with pdfplumber.open(io.BytesIO(RallySheet().render(rally_sheet_data(event=event)))) as pdf:
+        text = "\n".join(page.extract_text() or "" for page in pdf.pages)
+    assert "C7 C6" in text

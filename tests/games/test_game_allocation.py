@@ -1,5 +1,6 @@
 """Tables of the games with their own table rules (races.services.allocation_run through
-races.game_services.game_allocation), by the service and ``POST .../allocation``:
+each game's variant: rally_allocation, cannes_monaco_allocation), by the service and
+``POST .../allocation``:
 
 - Cannes–Monaco: races of 3 to 6 drivers (rules/cannes-monaco-1925-bauza-rules.fr.txt:
   "pour 3 à 6 pilotes"); the result of a table outside 3..6 is refused.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import pytest
 from django.db.models import F
 
-from races.game_services import game_result_save
+from races.games.table_sheet.services import game_result_save
 from races.models import AllocationRecord, GridSlot, RaceTable, Stage
 from races.services import allocation_run
 from tests.games.conftest import allocate, put, table_api
@@ -119,7 +120,7 @@ def test_rallyman_without_a_start_order_games_follow_registration(
     assert grids(event) == [[5, 2, 4], [1, 3]]
     # Stage 1, when added, starts in the same order the games were formed in.
     stage = Stage.objects.create(event=event, number=1, route="J1")
-    from races.game_services import start_order_of
+    from races.games.rallyman.services import start_order_of
 
     assert start_order_of(stage) == [5, 2, 4, 1, 3]
 

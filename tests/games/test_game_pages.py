@@ -141,7 +141,7 @@ def test_rally_pages_access(client, rally, django_user_model):
 
 
 def test_race_control_confirms_a_game_table_on_the_results_desk(en, make_event, organiser):
-    from races.game_services import game_result_save
+    from races.games.table_sheet.services import game_result_save
 
     event, table = allocated(make_event, organiser, game="racetrack")
     runs = {n: {"turns": 30 + n, "finished": True} for n in (1, 2, 3, 4)}
@@ -191,3 +191,83 @@ def test_racetrack_page_tells_what_a_collision_does(en, make_event, organiser):
     event.save()
     page = en.get(url).content.decode()
     assert "Collisions are off" in page and "A collision" not in page
+
+
+def test_cannes_monaco_page_takes_the_crossing_order(en, make_event, organiser):
+    """ "Le premier pilote qui franchit la ligne d'arrivée est déclaré vainqueur": the referee
+    writes 1 for the winner, 2 for the next over the line."""
+    _event, table = allocated(make_event, organiser, game="cannes_monaco")
+    url = reverse("game-table-entry", args=[table.token])
+    page = en.get(url).content.decode()
+    assert 'name="crossed-1"' in page and "1 for the winner" in page
+    twice = en.post(url, {"version": "0", "crossed-3": "1", "crossed-4": "1"})
+    assert twice.status_code == 400
+    assert "Drivers 3, 4 are all written as crossing 1: one car a place." in twice.content.decode()
+    data = {"version": "0", "square-1": "30", "square-2": "12", "crossed-3": "2", "crossed-4": "1"}
+    assert en.post(url, {**data, "action": "submit"}).status_code == 302
+    assert RaceResult.objects.get(table=table).game_data["crossed"] == [4, 3]
+    assert 'name="crossed-4" value="1"' in en.get(url).content.decode()
+
+
+def test_racetrack_page_places_the_cars_still_running_when_the_race_stops_at_the_winner(
+    en, make_event, organiser
+):
+    event, table = allocated(make_event, organiser, game="racetrack", race_end="winner")
+    url = reverse("game-table-entry", args=[table.token])
+    assert 'name="place-2"' in en.get(url).content.decode()
+    data = {
+        "version": "0",
+        "turns-1": "20",
+        "finished-1": "1",
+        "turns-2": "20",
+        "turns-3": "20",
+        "place-3": "1",
+        "turns-4": "20",
+        "place-4": "2",
+        "action": "submit",
+    }
+    missing = en.post(url, data)
+    assert missing.status_code == 400
+    assert "2 Pilote2 Lefèvre was still running when the race stopped at the winner" in (
+        missing.content.decode()
+    )
+    assert en.post(url, {**data, "place-2": "3"}).status_code == 302
+    assert RaceResult.objects.get(table=table).game_data["runs"]["2"]["place"] == 3
+
+
+def test_rally_snow_drawn_on_the_rally_page_and_shown_to_every_table(en, rally, organiser):
+    """Règlement+: one die per zone before each stage, shown to every table and printed."""
+    Stage.objects.create(event=rally, number=1, route="C8 C3-J6", start_order=[1, 2, 3, 4])
+    Stage.objects.create(event=rally, number=2, route="J1 J4", service_after=True)
+    en.force_login(organiser)
+    url = reverse("rally-desk", args=["rally"])
+    assert 'id="snow-form-1"' in en.get(url).content.decode()
+    done = en.post(url, {"action": "snow", "stage": "1", "zone-1": "1"}, follow=True)
+    assert "Snow of stage 1: C3." in done.content.decode()
+    assert Stage.objects.get(number=1).snow == [False, True, False]
+    en.post(url, {"action": "snow-system", "stage": "2"})
+    assert len(Stage.objects.get(number=2).snow) == 2
+    assert Stage.objects.get(number=2).snow_source == "system"
+    times = en.get(reverse("rally-stage-times", args=["rally", 1])).content.decode()
+    assert "Snowy zones: <strong>C3</strong>" in times
+    allocation_run(actor=Actor(user=organiser), event=rally, table_size=4)
+    table = RaceTable.objects.get(event=rally, number=1)
+    page = en.get(reverse("rtable", args=[table.token])).content.decode()
+    assert "ES1 · C8 C3-J6: ❄ <strong>C3</strong>" in page
+    sheet = en.get(reverse("rally-sheet", args=["rally"]))
+    assert sheet.status_code == 200 and sheet["Content-Type"] == "application/pdf"
+
+
+def test_rally_tyres_chosen_on_the_stage_page(en, rally, organiser):
+    Stage.objects.create(event=rally, number=1, route="C1", start_order=[1, 2, 3, 4])
+    Stage.objects.create(event=rally, number=2, route="C2")
+    en.force_login(organiser)
+    url1 = reverse("rally-stage-times", args=["rally", 1])
+    assert 'name="tyres-1"' in en.get(url1).content.decode()
+    en.post(url1, {"chrono-1": "05:00", "tyres-1": "snow", "chrono-2": "05:10"})
+    assert StageTime.objects.get(stage__number=1, driver__number=1).tyres == "snow"
+    url2 = reverse("rally-stage-times", args=["rally", 2])
+    page = en.get(url2).content.decode()
+    assert 'name="tyres-1"' not in page and "keeps the tyres of the stage before" in page
+    en.post(url2, {"chrono-1": "04:00", "chrono-2": "04:10"})
+    assert StageTime.objects.get(stage__number=2, driver__number=1).tyres == "snow"

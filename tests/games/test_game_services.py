@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from races.game_services import game_result_save, stage_times_set
+from races.games.rallyman.services import stage_times_set
+from races.games.table_sheet.services import game_result_save
 from races.models import RaceResult, RaceTable, ResultLine, Stage
-from races.services import allocation_run, result_restore
+from races.result_services import result_restore
+from races.services import allocation_run
 from tournament.access import Actor
 from tournament.errors import InvalidInput
 

@@ -1,8 +1,11 @@
-"""Formula Dé quick rules (races/games/quick.py): rules/formule-de-quick-rules.fr.txt."""
+"""Formula Dé quick rules (races/games/quick/rules.py): rules/formule-de-quick-rules.fr.txt."""
 
 from __future__ import annotations
 
-from races.games import TABLE_GAMES, cannes_monaco, quick, racetrack, table_game
+from races.games import TABLE_GAMES, table_game
+from races.games.cannes_monaco import rules as cannes_monaco
+from races.games.quick import rules as quick
+from races.games.racetrack import rules as racetrack
 
 
 def test_point_10_a_quick_race_is_1_2_or_3_laps():

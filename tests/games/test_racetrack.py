@@ -1,4 +1,4 @@
-"""Racetrack classification (races/games/racetrack.py) against the rule text.
+"""Racetrack classification (races/games/racetrack/rules.py) against the rule text.
 
 Sections of rules/racetrack-rules.fr.txt: "Accidents" (crash and collision eliminate, the
 variants of N crashes and of no collisions), "Fin du jeu" (fewest turns, then the margin
@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.games.racetrack import Run, classification, collision_eliminates, problems, run_of
+from races.games.racetrack.rules import Run, classification, collision_eliminates, problems, run_of
 
 SCALE = (10, 6, 4, 3, 2, 1)
 
@@ -54,6 +54,49 @@ def test_finishers_then_still_running_then_eliminated():
         (2, "running", 2, 6),
         (1, "eliminated", 3, 0),
     ]
+
+
+def test_fin_du_jeu_stopping_at_the_winner_the_referee_places_the_cars_still_running():
+    """ "Soit la course s'arrête lorsque le vainqueur franchit la ligne": the cars still
+    running are placed by the referee (their distance to the line); they share a place
+    only when the referee writes the same place. The default variant ("jusqu'à ce que
+    l'avant dernier la franchisse") leaves at most one car running: they share."""
+    runs = [
+        Run(1, turns=20, place=2),
+        Run(2, turns=30, margin=1, finished=True),
+        Run(3, turns=20, place=1),
+        Run(4, turns=20, place=3),
+        Run(5, crashes=1, eliminated=True),
+    ]
+    lines = classification(runs, scale=SCALE, end="winner")
+    assert [(line.driver, line.place, line.points) for line in lines] == [
+        (2, 1, 10),
+        (3, 2, 6),
+        (1, 3, 4),
+        (4, 4, 3),
+        (5, 5, 0),
+    ]
+    shared = classification(runs, scale=SCALE)
+    assert [(line.driver, line.place) for line in shared] == [
+        (2, 1),
+        (1, 2),
+        (3, 2),
+        (4, 2),
+        (5, 5),
+    ]
+
+
+def test_fin_du_jeu_at_the_winner_a_complete_sheet_places_every_car_still_running():
+    runs = {
+        1: {"turns": 30, "finished": True},
+        2: {"turns": 29},
+        3: {"turns": 29, "place": 0},
+    }
+    found = problems(runs, grid=[1, 2, 3], end="winner", complete=True)
+    assert [(p.kind, p.driver) for p in found] == [("place_required", 2), ("bad_number", 3)]
+    assert problems(runs, grid=[1, 2, 3], complete=True) == []  # the default variant
+    draft = problems({2: {"turns": 29}}, grid=[1, 2, 3], end="winner", complete=False)
+    assert draft == []
 
 
 def test_accidents_a_crash_eliminates_by_default():

@@ -1,4 +1,4 @@
-"""Rallyman stage times and classifications (races/games/rallyman.py) against the rules.
+"""Rallyman stage times and classifications (races/games/rallyman/rules.py) against the rules.
 
 Article numbers refer to rules/rallyman-rules.fr.txt: ART.2 (three stages, the FEUILLE
 P.C. COURSE), ART.4-2 (start orders), ART.11 (chrono mm:ss, best time wins the stage),
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.games.rallyman import (
+from races.games.rallyman.rules import (
     ChronoError,
     StageEntry,
     draw_start_order,
@@ -27,7 +27,10 @@ from races.games.rallyman import (
     rally_classification,
     route_problems,
     route_zones,
+    snow_draw,
+    snow_invalid,
     stage_scratch,
+    tyre_choice_open,
 )
 
 
@@ -95,6 +98,63 @@ def test_art_4_es3_starts_in_the_es1_es2_order_ties_keep_previous_start_order():
     ]
     # julie and olga are equal after ES1+ES2: olga started ES2 before julie.
     assert next_start_order(order2, after2) == ["olga", "julie", "remi"]
+
+
+def test_art_4_a_tie_keeps_the_previous_start_order_not_the_list_order():
+    """ART.4-2: equal totals keep the previous stage's start order. The drivers are listed
+    julie, olga, remi, but olga started the previous stage before julie: olga first."""
+    drivers = ["julie", "olga", "remi"]
+    previous = ["olga", "remi", "julie"]
+    es1 = [StageEntry("julie", 300), StageEntry("olga", 300), StageEntry("remi", 310)]
+    lines = rally_classification([es1], drivers=drivers)
+    assert [(line.rank, line.driver) for line in lines] == [
+        (1, "julie"),
+        (1, "olga"),
+        (3, "remi"),
+    ]
+    assert next_start_order(previous, lines) == ["olga", "julie", "remi"]
+    assert next_start_order(list(reversed(previous)), lines) == ["julie", "olga", "remi"]
+
+
+def test_reglement_plus_snow_one_die_per_zone_of_the_route():
+    """ "le directeur de course lance autant de dés que de ZONES constituant la spéciale":
+    one answer per zone, yes or no; the system's draw gives as many."""
+    zones = route_zones("C8 C3-J6-J5-C4 C5")
+    assert not snow_invalid(len(zones), [False, True, False, False, True, False])
+    assert snow_invalid(len(zones), [True, False])  # not one per zone
+    assert snow_invalid(2, [True, "yes"])  # not yes/no
+    assert snow_invalid(2, "TT")
+    drawn = snow_draw(len(zones), rng=random.Random(7))
+    assert len(drawn) == len(zones) and all(isinstance(z, bool) for z in drawn)
+
+
+def test_reglement_plus_snow_draw_gives_snow_on_about_one_die_in_six():
+    rng = random.Random(1925)
+    zones = [z for _ in range(600) for z in snow_draw(10, rng=rng)]
+    assert 0.12 < sum(zones) / len(zones) < 0.22
+
+
+def test_reglement_plus_tyres_chosen_at_the_first_stage_and_after_a_service_park():
+    """ "Au départ de la première ES et au départ des ES précédées d'une assistance, chaque
+    pilote choisit sa monte pneumatique"; otherwise "les pilotes conservent les pneus de la
+    spéciale précédente"."""
+    assert tyre_choice_open(1, service_before=False)
+    assert tyre_choice_open(3, service_before=True)
+    assert not tyre_choice_open(2, service_before=False)
+    kept = entry_problems(
+        {7: {"chrono": "05:00", "tyres": "snow"}, 8: {"chrono": "05:00", "tyres": "asphalt"}},
+        starters=[7, 8],
+        tyre_choice=False,
+        tyres_before={7: "asphalt", 8: "asphalt"},
+    )
+    assert [(p.kind, p.driver, p.value) for p in kept] == [("tyres_kept", 7, "asphalt")]
+    chosen = entry_problems(
+        {7: {"chrono": "05:00", "tyres": "snow"}, 8: {"chrono": "05:00", "tyres": "slicks"}},
+        starters=[7, 8],
+        tyre_choice=True,
+        tyres_before={7: "asphalt"},
+    )
+    assert [(p.kind, p.driver) for p in chosen] == [("bad_tyres", 8)]
 
 
 def test_retired_drivers_come_after_the_running_ones_later_retirement_first():

@@ -125,6 +125,14 @@ def test_a_retired_driver_does_not_start_the_next_stage(rally, org_api):
     assert times(org_api, 1, {"1": {"retired": True}}).status_code == 200
     response = times(org_api, 2, {"1": {"chrono": "04:00"}})
     assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == (
+        "1 Pilote1 Lefèvre does not start this stage (not in the rally or retired)."
+    )
+    assert list(body["errors"]) == ["times.1"]
+    start = org_api.get("/events/rally/stages/2/start-order").json()
+    assert 1 not in [line["driver"]["number"] for line in start]
+    assert not StageTime.objects.filter(stage__number=2).exists()
 
 
 def test_referee_writes_only_the_drivers_of_their_game(rally, org_api, outsider_api, anon_api):
@@ -174,3 +182,64 @@ def test_intermediate_times_round_trip(rally, org_api):
     assert StageTime.objects.get(driver__number=6).splits == [120, 255]
     cleared = times(org_api, 1, {"6": {"chrono": "05:11", "splits": []}})
     assert {line["driver"]["number"]: line["splits"] for line in cleared.json()}[6] == []
+
+
+def test_snow_drawn_per_stage_by_the_race_director(rally, org_api, anon_api):
+    """Règlement+: before each stage, one die per zone of its route; a zone whose die shows
+    the snow symbol is snowy for every game. Typed (the dice rolled) or by the system."""
+    stage1 = put(
+        org_api, "/events/rally/stages/1/snow", {"snow": [False, True, False, False, True, False]}
+    )
+    assert stage1.status_code == 200, stage1.content
+    body = stage1.json()
+    assert (body["snowy_zones"], body["snow_source"]) == (["C3", "C4"], "physical")
+    wrong = put(org_api, "/events/rally/stages/2/snow", {"snow": [True]})
+    assert wrong.status_code == 400
+    assert wrong.json()["detail"] == (
+        "Give one answer per zone of the route (10 zones: L0 L1 C7 C6 L2 L3 V2 V3 C5 C4): "
+        "snowy or not."
+    )
+    system = put(org_api, "/events/rally/stages/2/snow", {})
+    assert system.status_code == 200
+    assert system.json()["snow_source"] == "system" and len(system.json()["snow"]) == 10
+    assert put(anon_api, "/events/rally/stages/3/snow", {}).status_code == 401
+    listed = org_api.get("/events/rally/stages").json()
+    assert listed[0]["snowy_zones"] == ["C3", "C4"] and listed[2]["snow"] is None
+    # Once the stage has times, its snow stays.
+    assert times(org_api, 1, {"6": {"chrono": "05:00"}}).status_code == 200
+    late = put(org_api, "/events/rally/stages/1/snow", {"snow": [False] * 6})
+    assert late.status_code == 409
+    assert late.json()["detail"] == "Times are entered for stage 1: its snow can no longer change."
+
+
+def test_tyres_chosen_at_the_first_stage_and_kept_without_a_service_park(make_event, org_api):
+    """Règlement+ "Choix des pneus": at the first stage and after a service park each driver
+    chooses asphalt or snow; otherwise they keep the tyres of the stage before."""
+    make_event(2, slug="rally", game="rallyman", separate_teams=False)
+    org_api.post("/events/rally/stages", {"number": 1, "route": "C1 C2", "service_after": False})
+    org_api.post("/events/rally/stages", {"number": 2, "route": "C3", "service_after": True})
+    org_api.post("/events/rally/stages", {"number": 3, "route": "C4"})
+    stages = org_api.get("/events/rally/stages").json()
+    assert [s["tyre_choice"] for s in stages] == [True, False, True]
+    first = times(org_api, 1, {"1": {"chrono": "05:00", "tyres": "snow"}, "2": {"chrono": "05:10"}})
+    assert first.status_code == 200, first.content
+    assert {line["driver"]["number"]: line["tyres"] for line in first.json()} == {
+        1: "snow",
+        2: None,
+    }
+    kept = times(org_api, 2, {"1": {"chrono": "04:00", "tyres": "asphalt"}})
+    assert kept.status_code == 400
+    assert kept.json()["detail"] == (
+        "1 Pilote1 Lefèvre keeps the tyres of the previous stage (snow): no service park "
+        "before this stage (Règlement+, “Choix des pneus”)."
+    )
+    carried = times(org_api, 2, {"1": {"chrono": "04:00"}, "2": {"chrono": "04:10"}})
+    assert {line["driver"]["number"]: line["tyres"] for line in carried.json()} == {
+        1: "snow",
+        2: None,
+    }
+    after_service = times(org_api, 3, {"1": {"chrono": "04:00", "tyres": "asphalt"}})
+    assert after_service.status_code == 200, after_service.content
+    bad = times(org_api, 3, {"2": {"chrono": "04:00", "tyres": "slicks"}})
+    assert bad.status_code == 400
+    assert bad.json()["detail"] == "2 Pilote2 Lefèvre: tyres are asphalt or snow."

@@ -1,4 +1,4 @@
-"""The FEUILLE P.C. COURSE (races/game_pdf.py RallySheet) read back: rally name, date, the
+"""The FEUILLE P.C. COURSE (races/games/rallyman/pdf.py RallySheet) read back: rally name, date, the
 route of each stage, service parks, the chrono grid, scratches, re-classification, final
 (rules/rallyman-rules.fr.txt ART.2: the example "Rallye des Groseilles")."""
 
@@ -11,8 +11,8 @@ import pdfplumber
 import pytest
 from django.urls import reverse
 
-from races.game_services import rally_sheet_data, stage_times_set
-from races.models import Stage
+from races.games.rallyman.services import rally_sheet_data, stage_snow_set, stage_times_set
+from races.models import Stage, StageTime
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +66,7 @@ def test_sheet_has_reclassification_and_final_in_english(groseilles):
     data = rally_sheet_data(event=groseilles)
     from dataclasses import replace
 
-    from races.game_pdf import RallySheet
+    from races.games.rallyman.pdf import RallySheet
 
     text = text_of(RallySheet().render(replace(data, language="en")))
     assert "Re-classification ES1+ES2" in text
@@ -91,7 +91,7 @@ def test_sheet_rows_service_parks_reclassification_and_final(groseilles, organis
     # ES1 order, ES3 in the ES1+ES2 order; equal totals share the rank (DOMAIN.md).
     from dataclasses import replace
 
-    from races.game_pdf import RallySheet
+    from races.games.rallyman.pdf import RallySheet
 
     actor = Actor(user=organiser)
     es2 = Stage.objects.get(event=groseilles, number=2)
@@ -105,11 +105,11 @@ def test_sheet_rows_service_parks_reclassification_and_final(groseilles, organis
     data = replace(rally_sheet_data(event=groseilles), language="en")
     text = text_of(RallySheet().render(data))
     lines = text.splitlines()
-    # A service park after ES1 and ES2, none after ES3.
-    assert lines[lines.index("Stage Route Service park after") + 1 :][:3] == [
-        "ES1 C8 C3-J6-J5-C4 C5 ✔",
-        "ES2 L0 L1-C7-C6-L2-L3-V2-V3-C5 C4 ✔",
-        "ES3 J1 J4 —",
+    # A service park after ES1 and ES2, none after ES3; no snow drawn yet (Règlement+).
+    assert lines[lines.index("Stage Route Snow Service park after") + 1 :][:3] == [
+        "ES1 C8 C3-J6-J5-C4 C5 not drawn ✔",
+        "ES2 L0 L1-C7-C6-L2-L3-V2-V3-C5 C4 not drawn ✔",
+        "ES3 J1 J4 not drawn —",
     ]
     assert section(text, "Re-classification ES1") == [
         "1 2 Pilote2 Lefèvre 07:15",
@@ -137,3 +137,24 @@ def test_sheet_rows_service_parks_reclassification_and_final(groseilles, organis
         "4 4 Pilote4 Lefèvre 00:00 retired in ES1",
     ]
     assert "2 Pilote2 Lefèvre 07:20 5 07:15 07:00 07:00 03:55 03:55" in lines
+
+
+def test_the_snow_of_each_stage_is_printed(groseilles, organiser):
+    """Règlement+: the snow draw of each stage is printed on the P.C. sheet."""
+    from dataclasses import replace
+
+    from races.games.rallyman.pdf import RallySheet
+
+    actor = Actor(user=organiser)
+    StageTime.objects.filter(stage__event=groseilles).delete()  # drawn before the stages
+    es1 = Stage.objects.get(event=groseilles, number=1)
+    stage_snow_set(actor=actor, stage=es1, snow=[False, True, True, False, False, False])
+    es2 = Stage.objects.get(event=groseilles, number=2)
+    stage_snow_set(actor=actor, stage=es2, snow=[False] * 10)
+    data = replace(rally_sheet_data(event=groseilles), language="en")
+    lines = text_of(RallySheet().render(data)).splitlines()
+    assert lines[lines.index("Stage Route Snow Service park after") + 1 :][:3] == [
+        "ES1 C8 C3-J6-J5-C4 C5 C3 J6 ✔",
+        "ES2 L0 L1-C7-C6-L2-L3-V2-V3-C5 C4 no snow ✔",
+        "ES3 J1 J4 not drawn —",
+    ]

@@ -1,4 +1,4 @@
-"""The Cannes–Monaco and Racetrack table sheets (races/game_pdf.py TableGameSheet) read
+"""The Cannes–Monaco and Racetrack table sheets (races/games/table_sheet/pdf.py TableGameSheet) read
 back through the table link: the accident rules of the event are printed
 (rules/racetrack-rules.fr.txt "Accidents": a crash eliminates, a collision eliminates both
 cars; variants of N crashes and of no collisions), and Cannes–Monaco's 3 to 6 drivers

@@ -261,3 +261,64 @@ def test_racetrack_variant_a_collision_is_a_crash_for_both(racetrack):
     assert "limit of 2" in response.json()["errors"][f"runs.{a}"][0]
     at_limit = {str(a): run(9, crashes=2, eliminated=True), str(b): run(12, crashes=1)}
     assert put(table_api(event, 1), path, {"version": 0, "runs": at_limit}).status_code == 200
+
+
+def test_cannes_monaco_crossing_order_names_the_winner(cannes, org_api):
+    """ "Le premier pilote qui franchit la ligne d'arrivée est déclaré vainqueur": two cars
+    over the line score the same, but the first over is the winner, placed first; the
+    countback counts their places (1st and 2nd), not a shared 1st."""
+    event, (a, b, c, d, e) = cannes
+    path = "/events/cannes/tables/1/result"
+    body = {
+        "version": 0,
+        "squares": {str(a): 30, str(b): 20, str(c): 25},
+        "crossed": [e, d],
+        "submit": True,
+    }
+    saved = put(table_api(event, 1), path, body)
+    assert saved.status_code == 200, saved.content
+    assert (saved.json()["crossed"], saved.json()["winner"]) == ([e, d], e)
+    assert org_api.post("/events/cannes/tables/1/confirm").status_code == 200
+    results = org_api.get("/events/cannes/results").json()
+    assert [(r["driver"]["number"], r["rank"], r["points"]) for r in results] == [
+        (e, 1, 16 + 3),
+        (d, 2, 16 + 3),
+        (a, 3, 10),
+        (c, 4, 5),
+        (b, 5, 0),
+    ]
+    standings = org_api.get(f"/championships/{event.championship.slug}/standings").json()
+    countback = {line["driver"]["number"]: line["countback"] for line in standings}
+    assert countback[e][:2] == [1, 0] and countback[d][:2] == [0, 1]
+    twice = put(table_api(event, 1), path, {**body, "version": 0, "crossed": [e, e]})
+    assert twice.status_code == 409  # confirmed meanwhile
+
+
+def test_racetrack_stopping_at_the_winner_the_referee_places_the_running_cars(racetrack, org_api):
+    event, (a, b, c, d) = racetrack
+    patched = org_api.patch("/events/rt", {"race_end": "winner"})
+    assert patched.status_code == 200, patched.content
+    assert patched.json()["race_end"] == "winner"
+    path = "/events/rt/tables/1/result"
+    runs = {
+        str(a): {"turns": 30, "margin": 1, "finished": True},
+        str(b): {"turns": 30},
+        str(c): {"turns": 30, "place": 1},
+        str(d): {"turns": 30, "place": 2},
+    }
+    refused = put(table_api(event, 1), path, {"version": 0, "runs": runs, "submit": True})
+    assert refused.status_code == 400
+    assert list(refused.json()["errors"]) == [f"runs.{b}"]
+    assert "place (1 = the closest to the line)" in refused.json()["detail"]
+    runs[str(b)]["place"] = 3
+    saved = put(table_api(event, 1), path, {"version": 0, "runs": runs, "submit": True})
+    assert saved.status_code == 200, saved.content
+    assert saved.json()["runs"][str(c)]["place"] == 1
+    assert org_api.post("/events/rt/tables/1/confirm").status_code == 200
+    results = org_api.get("/events/rt/results").json()
+    assert [(r["driver"]["number"], r["rank"], r["points"]) for r in results] == [
+        (a, 1, 10),
+        (c, 2, 8),
+        (d, 3, 6),
+        (b, 4, 0),
+    ]

@@ -5,6 +5,10 @@ The championship is the security tests' event (qualifying, allocation, stands, a
 result, sheets) plus what it lacks: a confirmed result with its lines, race weather, a
 weather draw, a configuration, a swap, a replaced link, d20 draws, a rally stage, and an
 entry deleted after the fact (its history must survive without its row).
+
+No secret travels in clear (issue 14): referee links are in the file as digests and sealed
+copies only, and opened again on import (or renewed when this server's key cannot open
+them); the printed sheets (every link of an event) stay out; e-mail addresses are kept.
 """
 
 from __future__ import annotations
@@ -18,20 +22,26 @@ import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.test import Client, override_settings
+from django.urls import reverse
 
-from qualifying.models import DrawRoll
+from qualifying.models import DrawRoll, QualifyingTable
 from races.models import (
     CarConfiguration,
     ManualSwap,
     RaceTable,
     RaceWeather,
+    RaceWeatherDraw,
+    ResultLine,
     Stage,
     StageTime,
     WeatherDraw,
 )
-from races.services import referee_link_regenerate, result_confirm
-from tests.security.conftest import build_world
-from tournament.access import Actor
+from races.result_services import result_confirm
+from races.sanction_services import sanction_record, sanction_withdraw
+from races.services import referee_link_regenerate
+from tests.security.conftest import World, build_world
+from tournament.access import Actor, table_for_link
 from tournament.backup import LABELS, NOT_EXPORTED
 from tournament.models import Championship, Driver, Entry
 
@@ -39,11 +49,19 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def build_championship() -> str:
+    return build_championship_world().championship.slug
+
+
+def build_championship_world() -> World:
     world = build_world(get_user_model())
     organiser = Actor(user=world.users["organiser"])
     event, first, second = world.event, world.rtables[0], world.rtables[1]
     result_confirm(actor=organiser, table=first)
     RaceWeather.objects.create(event=event, roll=6, source="physical", weather="variable")
+    RaceWeatherDraw.objects.create(event=event, number=1, roll=3, source="physical", weather="rain")
+    RaceWeatherDraw.objects.create(
+        event=event, number=2, roll=6, source="physical", weather="variable", reason="Wrong scale"
+    )
     WeatherDraw.objects.create(
         table=second, number=1, roll=15, source="system", drawn="sun", weather="sun", track="dry"
     )
@@ -61,7 +79,12 @@ def build_championship() -> str:
         reason="Téléphone à l'autre table",
         user=world.users["organiser"],
     )
-    referee_link_regenerate(actor=organiser, table=world.qtables[1])
+    world.replaced = world.qtables[1].token  # type: ignore[attr-defined]
+    world.qtables[1] = referee_link_regenerate(actor=organiser, table=world.qtables[1])
+    Driver.objects.filter(championship=world.championship, number=1).update(
+        email="pilote1@example.org"
+    )
+    get_user_model().objects.filter(username="orga").update(email="orga@example.org")
     DrawRoll.objects.create(event=event, driver=drivers[2], rolls=[7, 12], source="physical")
     stage = Stage.objects.create(event=event, number=1, route="C8 C3-J6", start_order=[1, 2])
     StageTime.objects.create(stage=stage, driver=drivers[0], chrono=95, splits=[30, 61])
@@ -69,7 +92,12 @@ def build_championship() -> str:
         championship=world.championship, number=99, first_name="Zoé", last_name="Tardive"
     )
     Entry.objects.create(event=event, driver=late).delete()
-    return world.championship.slug
+    sanction = sanction_record(
+        actor=organiser, event=event, driver=drivers[0].number, kind="points", value=2,
+        reason="Ignored « Levier »",
+    )  # fmt: skip
+    sanction_withdraw(actor=organiser, sanction=sanction, reason="Appeal")
+    return world
 
 
 def export(slug: str) -> str:
@@ -176,3 +204,78 @@ def test_a_file_breaking_a_rule_imports_nothing(tmp_path: Path) -> None:
     message = _refusal(tmp_path, json.dumps(data))
     assert "nothing was imported" in message
     assert not Championship.objects.exists()
+
+
+# --- Secrets (issue 14) ----------------------------------------------------------------------
+
+
+def links_of(world: World) -> dict[str, tuple[str, int]]:
+    """Every live link of the world: token → (URL name, table id)."""
+    links = {t.token: ("qtable", t.pk) for t in world.qtables}
+    links.update({t.token: ("rtable", t.pk) for t in world.rtables})
+    return links
+
+
+def test_a_backup_holds_no_link_and_no_token_in_clear_but_keeps_emails() -> None:
+    world = build_championship_world()
+    text = export(world.championship.slug)
+
+    secrets = [*links_of(world), world.replaced, *world.api_tokens.values()]
+    assert len(secrets) == 9
+    assert [secret for secret in secrets if secret in text] == []
+    # The printed sheets show every link: they are not backed up (build them again).
+    assert "races.sheetbatch" not in {row["model"] for row in json.loads(text)["objects"]}
+    # The organisers' contact data is kept, on purpose (README, "Backup").
+    assert "pilote1@example.org" in text and "orga@example.org" in text
+
+
+def _results(slug: str) -> list[tuple[Any, ...]]:
+    return list(
+        ResultLine.objects.filter(event__championship__slug=slug)
+        .order_by("table__number", "position")
+        .values_list("table__number", "driver__number", "position", "status", "points")
+    )
+
+
+def _import_into_an_empty_database(tmp_path: Path, text: str) -> str:
+    file = tmp_path / "cf.json"
+    file.write_text(text, encoding="utf-8")
+    call_command("flush", interactive=False, verbosity=0)
+    out = io.StringIO()
+    call_command("import_championship", str(file), stdout=out)
+    return out.getvalue()
+
+
+def test_links_open_the_same_tables_after_an_import_on_this_server(tmp_path: Path) -> None:
+    world = build_championship_world()
+    results = _results(world.championship.slug)
+    said = _import_into_an_empty_database(tmp_path, export(world.championship.slug))
+
+    assert "renewed" not in said
+    assert _results(world.championship.slug) == results and results
+    client = Client()
+    for token, (page, pk) in links_of(world).items():
+        assert table_for_link(token).pk == pk
+        assert client.get(reverse(page, args=[token])).status_code == 200
+    assert client.get(reverse("qtable", args=[world.replaced])).status_code == 410
+
+
+def test_links_another_servers_key_cannot_open_are_renewed_on_import(tmp_path: Path) -> None:
+    world = build_championship_world()
+    results = _results(world.championship.slug)
+    text = export(world.championship.slug)
+    links = links_of(world)
+
+    with override_settings(SECRET_KEY="the-other-servers-key-" + "k" * 40):
+        said = _import_into_an_empty_database(tmp_path, text)
+
+        assert "4 referee links were renewed" in said
+        assert _results(world.championship.slug) == results and results
+        client = Client()
+        for token, (page, pk) in links.items():
+            # The old link says it was replaced; the table's new one opens it.
+            assert client.get(reverse(page, args=[token])).status_code == 410
+            model = QualifyingTable if page == "qtable" else RaceTable
+            table = model.objects.get(pk=pk)
+            assert table.token != token
+            assert client.get(reverse(page, args=[table.token])).status_code == 200

@@ -14,14 +14,14 @@ import pdfplumber
 from pypdf import PdfReader
 from reportlab.lib.units import mm
 
+from qualifying.card_pdf import QualifyingCardRenderer
 from qualifying.pdf import (
     PrintedDriver,
     PrintedRun,
     PrintedSession,
-    QualifyingCardRenderer,
     QualifyingSheetData,
-    TableSheetRenderer,
 )
+from qualifying.table_sheet_pdf import TableSheetRenderer
 from tests.qr import qr_texts
 
 A4_SHORT, A4_LONG = 595.28, 841.89

@@ -28,6 +28,7 @@ from qualifying.scoring import (
     absolute_time,
     classify_general,
     classify_session,
+    draw_standing,
     format_stopwatch,
     full_minutes,
     parse_stopwatch,
@@ -109,6 +110,13 @@ def never() -> int:
         ("12:00", 72000),
         ("125:30.01", 753001),  # minutes are not capped
         ("  1:45.20 \t", 10520),
+        # A number pad has no colon: three groups are minutes, seconds, hundredths.
+        ("1.48.20", 10820),
+        ("1,48,20", 10820),
+        ("1 48 20", 10820),
+        ("1.48,2", 10820),
+        ("1 45", 10500),  # two groups split by a space: minutes and seconds
+        ("12.05.00", 72500),
     ],
 )
 def test_parse_stopwatch_reads_every_accepted_format(text: str, centiseconds: int) -> None:
@@ -135,8 +143,10 @@ def test_parse_stopwatch_reads_every_accepted_format(text: str, centiseconds: in
         "1::45",
         "1:45:20",
         ":45",
-        "1 45",
         "1h45",
+        "1 4",
+        "1.75.20",  # seconds above 59 in three groups
+        "1..48.20",
         "1:45.2.0",
         "145",
         "\u0664\u0665",  # Arabic-Indic digits are not stopwatch digits
@@ -923,3 +933,44 @@ def test_all_system_draw_is_fully_settled_and_ordered_by_rolls(
         assert outcome.rolls[driver][0] == value[0]
         if firsts.count(value[0]) == 1:
             assert outcome.rolls[driver] == (value[0],)
+
+
+def test_a_partial_re_roll_never_gives_pole_to_a_driver_who_has_not_re_rolled() -> None:
+    """Quick rules §2 and DOMAIN.md "What the day enforces": a re-roll orders only the
+    drivers who tied. "b" re-rolled its 5, "c" not yet: they stay tied, pending, and
+    nobody passes the other on a half-recorded re-roll."""
+    outcome = draw_standing({"a": [9], "b": [5, 17], "c": [5]})
+    assert outcome.pending_ties == [["b", "c"]]
+    assert outcome.order == ["b", "c", "a"]
+    settled = draw_standing({"a": [9], "b": [5, 17], "c": [5, 2]})
+    assert (settled.order, settled.pending_ties) == (["c", "b", "a"], [])
+
+
+def test_reading_a_draw_rolls_nothing_and_lists_drivers_without_a_roll() -> None:
+    outcome = draw_standing({"a": [3], "late": []})
+    assert outcome.order == ["a", "late"]
+    assert outcome.pending_ties == [["late"]]
+    assert outcome.rolls == {"a": (3,), "late": ()}
+
+
+@given(
+    st.dictionaries(
+        st.integers(1, 30), st.lists(st.integers(1, 20), min_size=1, max_size=3), max_size=10
+    )
+)
+def test_a_re_roll_orders_only_the_tied_drivers(rolls: dict[int, list[int]]) -> None:
+    """Whatever was recorded: lower first rolls stay ahead, whatever the re-rolls; only
+    drivers of equal first rolls are ordered among themselves by their re-rolls."""
+    outcome = draw_standing(rolls)
+    assert sorted(outcome.order) == sorted(rolls)
+    position = {driver: index for index, driver in enumerate(outcome.order)}
+    for a in rolls:
+        for b in rolls:
+            if rolls[a][0] < rolls[b][0]:
+                assert position[a] < position[b]
+    pending = {driver for group in outcome.pending_ties for driver in group}
+    for group in outcome.pending_ties:
+        assert len({rolls[d][0] for d in group}) == 1  # a group tied on its first roll
+    for driver in rolls:
+        if driver not in pending and [rolls[d][0] for d in rolls].count(rolls[driver][0]) > 1:
+            assert len(rolls[driver]) > 1  # settled only by a recorded re-roll

@@ -25,15 +25,13 @@ from races.models import (
     ResultStatus,
     WeatherDraw,
 )
-from races.services import (
-    configurations_set,
-    race_weather_draw,
-    referee_link_regenerate,
-    table_weather_draw,
-)
+from races.services import referee_link_regenerate
+from races.stand_services import configurations_set, table_unlock
+from races.weather_services import race_weather_draw, table_weather_draw
 from tests.security.conftest import World, english, logged_in
 from tests.security.conftest import world as world  # noqa: F401 - the shared event
 from tournament.access import Actor
+from tournament.sealing import link_digest
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +72,9 @@ def api(token: str) -> Client:
 def no_results(world: World) -> None:
     """Back before any result, when tables and the race weather may still change."""
     RaceResult.objects.all().delete()
-    RaceTable.objects.filter(event=world.event).update(result_status=ResultStatus.EMPTY)
+    RaceTable.objects.filter(event=world.event).update(
+        result_status=ResultStatus.EMPTY, started_at=None
+    )
 
 
 def variable_race(world: World) -> None:
@@ -111,6 +111,7 @@ def test_an_allocation_run_again_through_the_api_records_every_deletion(world: W
     first = one.slots.order_by("position").first().driver.number
     configurations_set(actor=Actor(table=one), table=one, configurations={first: CONFIG})
     draw = table_weather_draw(actor=Actor(table=one), table=one, roll=3)
+    table_unlock(actor=Actor(user=world.users["organiser"]), table=one, reason="New grids")
     old_slots = {
         s.pk: (s.table_id, s.driver.number) for s in GridSlot.objects.filter(event=world.event)
     }
@@ -235,13 +236,17 @@ def test_a_new_qualifying_link_is_recorded_with_who(world: World) -> None:
     table = world.qtables[0]
     old = table.token
 
-    referee_link_regenerate(actor=organiser(world), table=QualifyingTable.objects.get(pk=table.pk))
+    renewed = referee_link_regenerate(
+        actor=organiser(world), table=QualifyingTable.objects.get(pk=table.pk)
+    )
 
     record = QualifyingTable.history.filter(id=table.pk).latest("history_id")
-    assert record.prev_record.token == old != record.token
+    # History rows keep the link's digest, never the link.
+    assert record.prev_record.token_digest == link_digest(old) != record.token_digest
+    assert record.token_digest == link_digest(renewed.token)
     assert record.history_actor == "orga"
-    assert ReplacedLink.objects.get(token=old).actor == "orga"
-    text = page(english(Client()), reverse("qtable-history", args=[record.token]))
+    assert ReplacedLink.objects.get(digest=link_digest(old)).actor == "orga"
+    text = page(english(Client()), reverse("qtable-history", args=[renewed.token]))
     assert "orga gave the table a new referee link" in text
     assert old not in text
 

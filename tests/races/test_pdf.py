@@ -14,8 +14,10 @@ import pdfplumber
 from pypdf import PdfReader
 from reportlab.lib.units import mm
 
-from qualifying.pdf import PrintedDriver, PrintedSession, QualifyingSheetData, TableSheetRenderer
-from races.pdf import GridLine, PrintedConfiguration, RaceSheetData, RaceSheetRenderer
+from qualifying.pdf import PrintedDriver, PrintedSession, QualifyingSheetData
+from qualifying.table_sheet_pdf import TableSheetRenderer
+from races.pdf import RaceSheetRenderer
+from races.sheet_data import GridLine, PrintedConfiguration, RaceSheetData
 from tests.qr import qr_texts
 
 R = RaceSheetRenderer

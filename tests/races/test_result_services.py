@@ -16,14 +16,9 @@ from django.db import IntegrityError, transaction
 
 from qualifying.services import draw_record
 from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
-from races.services import (
-    allocation_run,
-    race_weather_draw,
-    result_confirm,
-    result_reopen,
-    result_save,
-    swap_drivers,
-)
+from races.result_services import result_confirm, result_reopen, result_save
+from races.services import allocation_run, swap_drivers
+from races.weather_services import race_weather_draw
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 

@@ -20,7 +20,8 @@ from django.urls import reverse
 
 from qualifying.services import draw_record
 from races.models import RaceResult, RaceTable, ResultLine, ResultStatus
-from races.services import allocation_run, referee_link_regenerate, result_confirm, result_save
+from races.result_services import result_confirm, result_save
+from races.services import allocation_run, referee_link_regenerate
 from tournament.access import Actor
 
 # Table 1 as written on the sheet: 3 wins, 1 second; 2 off the road in lap 1; 4 no start.
@@ -329,6 +330,34 @@ def test_the_summary_follows_what_is_typed_without_saving(phone, event):
     assert "Retired: 4 Pilote4 Lefèvre (Engine, lap 2)" in html
     assert "Not written yet: 2 Pilote2 Lefèvre, 3 Pilote3 Lefèvre" in html
     assert not RaceResult.objects.exists()
+
+
+def test_the_summary_says_the_places_as_typed_never_others(phone, event):
+    """A gap is announced, not silently closed: the boxes say 3rd, so does the summary
+    (issue 12: the selects and the summary can never disagree)."""
+    response = phone.post(
+        reverse("result-summary", args=[table(event).token]),
+        sheet_data({1: {"outcome": "1"}, 2: {"outcome": "3"}}),
+    )
+    html = response.content.decode()
+    assert "<strong>1st</strong> 1 Pilote1 Lefèvre" in html
+    assert "<strong>3rd</strong> 2 Pilote2 Lefèvre" in html
+    assert "Nobody in 2nd place yet" in html
+
+
+def test_french_agrees_the_first_place_and_the_plural(event):
+    """ "la 1re place", "aux 1re, 2e places": the first agrees with "place" (feminine), the
+    sentence with how many places are empty (issue 12, French typography)."""
+    url = reverse("result-summary", args=[table(event).token])
+    one = Client().post(url, sheet_data({1: {"outcome": "2"}})).content.decode()
+    assert "Personne à la 1re place pour l'instant" in one
+    assert "<strong>2e</strong> 1 Pilote1 Lefèvre" in one
+    retired = {"outcome": "retired", "cause": "engine", "lap": "2"}
+    colon = Client().post(url, sheet_data({2: retired, 3: {"outcome": "dns"}})).content.decode()
+    assert "Abandon\u00a0: 2 Pilote2 Lefèvre" in colon  # no colon without its space
+    assert "Non partant\u00a0: 3 Pilote3 Lefèvre" in colon
+    two = Client().post(url, sheet_data({1: {"outcome": "3"}})).content.decode()
+    assert "Personne aux 1re, 2e places pour l'instant\u00a0: les suivants" in two
 
 
 # --- Refusals: every value typed stays, the message names the driver ----------------------------

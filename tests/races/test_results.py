@@ -239,14 +239,13 @@ def table_results(draw: st.DrawFn) -> TableResult:
     finishers = draw(st.integers(0, len(drivers)))
     retired_count = draw(st.integers(0, len(drivers) - finishers))
     cut = finishers + retired_count
+    # Written in the order they happened: the laps given never go down (some may wait).
+    laps = draw(st.lists(st.none() | st.integers(1, 3), min_size=cut - finishers))
+    given_laps = iter(sorted(lap for lap in laps if lap is not None))
+    laps = [None if lap is None else next(given_laps) for lap in laps]
     retired = tuple(
-        Retirement(
-            driver,
-            draw(st.sampled_from(CAUSES)),
-            draw(st.none() | st.integers(1, 3)),
-            "note",
-        )
-        for driver in drivers[finishers:cut]
+        Retirement(driver, draw(st.sampled_from(CAUSES)), lap, "note")
+        for driver, lap in zip(drivers[finishers:cut], laps, strict=False)
     )
     return TableResult(tuple(drivers[:finishers]), retired, tuple(drivers[cut:]))
 
@@ -278,3 +277,42 @@ def test_a_well_formed_draft_has_no_problem(res: TableResult):
     assert result_problems(res, grid=grid, laps=3, complete=False) == []
     missing = result_problems(res, grid=grid, laps=3, complete=True)
     assert ResultProblem("missing", 100) in missing
+
+
+def test_retirement_laps_never_go_down_along_the_list():
+    """DOMAIN.md "What the day enforces": retirements are listed in the order they
+    happened (§2-0-3), so a lap-1 retirement written after a lap-2 one is refused, naming
+    it and the lap before; equal laps and a lap still blank in a draft are fine."""
+    res = result(
+        finish=(1,),
+        retired=(
+            Retirement(2, "engine", 2),
+            Retirement(3, "body", 2),
+            Retirement(4, "off_track", 1),
+            Retirement(5, "blocked", None),
+        ),
+        dns=(6,),
+    )
+    assert problems(res, complete=False) == [ResultProblem("lap_order", 4, "2")]
+    fixed = result(
+        finish=(1,),
+        retired=(Retirement(4, "off_track", 1), Retirement(2, "engine", 2)),
+        dns=(3, 5, 6),
+    )
+    assert problems(fixed) == []
+
+
+@_settings
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=8))
+def test_a_lap_order_problem_exactly_where_a_lap_goes_down(laps: list[int]):
+    drivers = list(range(1, len(laps) + 1))
+    res = result(
+        retired=tuple(Retirement(d, "engine", lap) for d, lap in zip(drivers, laps, strict=True))
+    )
+    found = [p for p in result_problems(res, grid=drivers, laps=3, complete=True)]
+    expected = [
+        ResultProblem("lap_order", drivers[i], str(max(laps[:i])))
+        for i in range(1, len(laps))
+        if laps[i] < max(laps[:i])
+    ]
+    assert found == expected

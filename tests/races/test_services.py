@@ -25,18 +25,13 @@ from races.models import (
     ReplacedLink,
     WeatherDraw,
 )
-from races.services import (
-    allocation_run,
-    configurations_set,
-    race_weather_draw,
-    referee_link_regenerate,
-    stands_set,
-    swap_drivers,
-    table_weather_draw,
-)
+from races.services import allocation_run, referee_link_regenerate, swap_drivers
+from races.stand_services import configurations_set, stands_set, table_unlock
+from races.weather_services import race_weather_draw, table_weather_draw
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Entry, Team
+from tournament.sealing import link_digest
 
 SUN, VARIABLE, RAIN = 15, 6, 2  # d20 rolls on the circuit fixture's scale
 VALID = {
@@ -337,14 +332,16 @@ def test_swap_of_two_drivers_at_the_same_grid_position(allocated, actor):
     assert grids(allocated) == [[2, 5, 1], [4, 6, 3]]
 
 
-def test_swap_clears_the_stands_of_the_moved_drivers_only(allocated, actor):
+def test_swap_clears_the_stands_of_the_moved_drivers_and_of_those_behind_them(allocated, actor):
+    """§4-0-1: stands follow the grid. 6 arrives last at table 1: nobody behind it; 2
+    arrives first at table 2 (rank 2), ahead of 1 and 3, who choose again after 2."""
     stands_set(actor=actor, table=table(allocated, 1), stands={4: 1, 2: 2, 5: 3})
     stands_set(actor=actor, table=table(allocated, 2), stands={1: 3, 6: 2, 3: 1})
 
     swap_drivers(actor=actor, event=allocated, a=2, b=6)
 
     stands = dict(GridSlot.objects.filter(event=allocated).values_list("driver__number", "stand"))
-    assert stands == {4: 1, 5: 3, 6: None, 1: 3, 2: None, 3: 1}
+    assert stands == {4: 1, 5: 3, 6: None, 1: None, 2: None, 3: None}
 
 
 def test_swap_leaves_history_rows_with_the_actor(allocated, actor, organiser):
@@ -481,14 +478,18 @@ def test_allocating_after_the_race_weather_starts_the_new_tables(event6, actor):
     assert starts(event6) == {("rain", "wet", True, "")}
 
 
-def test_race_weather_can_be_drawn_again_until_the_first_table_draw(allocated, actor):
+def test_race_weather_is_drawn_again_only_with_a_reason_until_the_first_table_draw(
+    allocated, actor
+):
     race_weather_draw(actor=actor, event=allocated, roll=SUN)
-    race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+    with pytest.raises(Conflict, match="already drawn"):
+        race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+    race_weather_draw(actor=actor, event=allocated, roll=VARIABLE, reason="die off the table")
     assert RaceWeather.objects.get(event=allocated).weather == "variable"
     table_weather_draw(actor=actor, table=table(allocated, 1), roll=SUN)
 
-    with pytest.raises(Conflict):
-        race_weather_draw(actor=actor, event=allocated, roll=RAIN)
+    with pytest.raises(Conflict, match="has started"):
+        race_weather_draw(actor=actor, event=allocated, roll=RAIN, reason="wrong scale")
 
     assert RaceWeather.objects.get(event=allocated).weather == "variable"
 
@@ -645,6 +646,9 @@ def test_table_draw_leaves_table_history_with_the_link(variable_race):
 
 def test_allocating_again_clears_the_table_draws(variable_race, actor):
     table_weather_draw(actor=actor, table=table(variable_race, 1), roll=RAIN)
+    with pytest.raises(Conflict, match="written in ink"):  # the draw started the table
+        allocation_run(actor=actor, event=variable_race, table_size=3)
+    table_unlock(actor=actor, table=table(variable_race, 1), reason="New grids")
 
     allocation_run(actor=actor, event=variable_race, table_size=3)
 
@@ -710,7 +714,7 @@ def test_stands_set_refuses_a_stand_already_taken_at_the_table(allocated, actor)
     t1 = table(allocated, 1)
     stands_set(actor=actor, table=t1, stands={4: 2})
 
-    with pytest.raises(InvalidInput, match="Stand 2 is already taken by driver 4"):
+    with pytest.raises(InvalidInput, match="Stand 2 is already taken by 4 Pilote4 Lefèvre"):
         stands_set(actor=actor, table=t1, stands={2: 2})
 
     assert stands(allocated, 1) == {4: 2, 2: None, 5: None}
@@ -740,8 +744,10 @@ def test_stands_set_exchanges_two_stands_in_one_call(allocated, actor):
 def test_stands_set_can_free_a_stand(allocated, actor):
     t1 = table(allocated, 1)
     stands_set(actor=actor, table=t1, stands={4: 1})
-    stands_set(actor=actor, table=t1, stands={4: None, 2: 1})
-    assert stands(allocated, 1) == {4: None, 2: 1, 5: None}
+    stands_set(actor=actor, table=t1, stands={4: None})
+    assert stands(allocated, 1) == {4: None, 2: None, 5: None}
+    with pytest.raises(InvalidInput, match="grid order"):  # the pole chooses first (§4-0-1)
+        stands_set(actor=actor, table=t1, stands={4: None, 2: 1})
 
 
 def test_stands_set_leaves_only_history_rows_with_the_actor(allocated, actor, organiser):
@@ -937,7 +943,9 @@ def test_referee_link_regenerated_old_link_says_replaced_new_one_works(allocated
 
     t1.refresh_from_db()
     assert t1.token != old and len(t1.token) >= 32
-    assert ReplacedLink.objects.filter(token=old, kind="race", table_id=t1.pk).exists()
+    assert ReplacedLink.objects.filter(
+        digest=link_digest(old), kind="race", table_id=t1.pk
+    ).exists()
     client = Client()
     client.cookies["django_language"] = "en"
     replaced = client.get(reverse("rtable", args=[old]))
@@ -972,7 +980,7 @@ def test_referee_link_of_a_qualifying_table(allocated, actor):
 
     qualifying = QualifyingTable.objects.get(pk=qualifying.pk)
     assert qualifying.token != old
-    assert ReplacedLink.objects.filter(token=old, kind="qualifying").exists()
+    assert ReplacedLink.objects.filter(digest=link_digest(old), kind="qualifying").exists()
     client = Client()
     assert client.get(reverse("qtable", args=[old])).status_code == 410
     assert client.get(reverse("qtable", args=[qualifying.token])).status_code == 200
@@ -994,7 +1002,7 @@ def test_referee_link_regenerated_leaves_history_with_the_actor(allocated, actor
     referee_link_regenerate(actor=actor, table=t1)
 
     latest = table(allocated, 1).history.first()
-    assert latest.token == t1.token
+    assert latest.token_digest == link_digest(t1.token)  # history keeps the digest only
     assert (latest.history_user, latest.history_actor) == (organiser, "pc")
 
 

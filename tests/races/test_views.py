@@ -16,86 +16,12 @@ from django.test import Client
 from django.urls import reverse
 from pypdf import PdfReader
 
-from qualifying.models import Run
-from qualifying.services import qualifying_tables_auto, session_create
+from qualifying.services import qualifying_tables_auto
 from races.models import CarConfiguration, GridSlot, RaceTable, SheetBatch, WeatherDraw
-from races.services import allocation_run, race_weather_draw, stands_set
-from tournament.access import Actor
-from tournament.models import Driver
-
-# Six drivers, classified 4, 2, 5, 1, 6, 3 (no team); tables of 3: [4, 2, 5] and [1, 6, 3].
-NAMES = {
-    1: ("Élodie", "Lefèvre"),
-    2: ("Théo", "Marchand"),
-    3: ("Léa", "Morel"),
-    4: ("Hugo", "Moreau"),
-    5: ("Zoé", "Girard"),
-    6: ("Jules", "Fournier"),
-}
-ORDER = [4, 2, 5, 1, 6, 3]
-VALID = {
-    "tyres": 4,
-    "brakes": 3,
-    "gearbox": 4,
-    "body": 3,
-    "engine": 3,
-    "road_holding": 3,
-    "stand_points": 2,
-}
-
-
-@pytest.fixture
-def actor(organiser):
-    return Actor(user=organiser)
-
-
-@pytest.fixture
-def event(make_event, actor):
-    event = make_event(n_drivers=6)
-    for number, (first, last) in NAMES.items():
-        Driver.objects.filter(championship=event.championship, number=number).update(
-            first_name=first, last_name=last, team=None
-        )
-    session = session_create(actor=actor, event=event, number=1, weather_roll=15)
-    for index, number in enumerate(ORDER):
-        Run.objects.create(
-            session=session,
-            driver=Driver.objects.get(championship=event.championship, number=number),
-            tyres="hard",
-            throws=10 + index,
-            stopwatch_cs=5000,
-        )
-    return event
-
-
-@pytest.fixture
-def allocated(event, actor):
-    allocation_run(actor=actor, event=event, table_size=3)
-    return event
-
-
-def english(client: Client) -> Client:
-    client.cookies["django_language"] = "en"
-    return client
-
-
-@pytest.fixture
-def as_organiser(client, organiser):
-    client.force_login(organiser)
-    return english(client)
-
-
-@pytest.fixture
-def as_outsider(django_user_model):
-    client = Client()
-    client.force_login(django_user_model.objects.create_user("curieux"))
-    return english(client)
-
-
-@pytest.fixture
-def phone():
-    """A referee's or a player's phone: nobody logged in."""
-    return english(Client())
+from races.services import allocation_run
+from races.stand_services import stands_set
+from races.weather_services import race_weather_draw
+from tests.races.conftest import NAMES, VALID
 
 
 def table(event, number: int) -> RaceTable:
@@ -181,7 +107,9 @@ def test_post_allocation_with_a_bad_table_size_says_why(as_organiser, event):
 def test_post_allocation_refused_once_a_result_is_entered(as_organiser, allocated):
     RaceTable.objects.filter(event=allocated, number=1).update(result_status="draft")
     response = as_organiser.post(
-        reverse("allocation-run", args=[allocated.slug]), {"table_size": "2"}, follow=True
+        reverse("allocation-run", args=[allocated.slug]),
+        {"table_size": "2", "confirmed": "1"},
+        follow=True,
     )
     assert flashes(response) == [
         "Results are already being entered: the tables can no longer change."
@@ -245,7 +173,9 @@ def test_post_race_weather_with_a_bad_roll_says_why(as_organiser, allocated):
 def test_post_referee_link_gives_a_new_link(as_organiser, phone, allocated):
     old = table(allocated, 2).token
 
-    response = as_organiser.post(reverse("race-referee-link", args=[allocated.slug, 2]))
+    response = as_organiser.post(
+        reverse("race-referee-link", args=[allocated.slug, 2]), {"confirmed": "1"}
+    )
 
     assert response.status_code == 302
     new = table(allocated, 2).token
@@ -322,7 +252,7 @@ def test_where_do_i_sit_finds_a_driver(phone, published, query, found):
 
 
 def test_where_do_i_sit_shows_the_grid_position_and_stand(phone, published, actor):
-    stands_set(actor=actor, table=table(published, 2), stands={6: 7})
+    stands_set(actor=actor, table=table(published, 2), stands={1: 3, 6: 7})
     html = where(phone, published, "jules").content.decode()
     assert "Grid position 2" in html
     assert "stand 7" in html
@@ -345,15 +275,19 @@ def test_where_do_i_sit_without_a_query_lists_nobody(phone, published):
 
 
 def chooser(html: str) -> tuple[int, list[int]] | None:
-    """(driver number, stands offered) of the stand chooser, or None."""
+    """(driver number, free stands offered as buttons) of the stand chooser, or None."""
     match = re.search(
-        r'<article class="stand-chooser">.*?/stands/(\d+)/".*?<select name="stand">(.*?)</select>',
-        html,
-        re.S,
+        r'<article class="stand-chooser" id="chooser">.*?/stands/(\d+)/".*?</form>', html, re.S
     )
     if not match:
         return None
-    return int(match.group(1)), [int(v) for v in re.findall(r'value="(\d+)"', match.group(2))]
+    free = re.findall(r'class="stand free" data-stand="(\d+)"', match.group(0))
+    return int(match.group(1)), [int(v) for v in free]
+
+
+def taken_stands(html: str) -> list[int]:
+    """The stands shown greyed (taken) in the chooser."""
+    return [int(v) for v in re.findall(r'class="stand taken" disabled[^>]*>(\d+)<', html)]
 
 
 def test_race_table_page_shows_the_grid_and_the_pole_chooses_first(phone, allocated):
@@ -377,7 +311,9 @@ def test_race_table_stands_are_chosen_in_grid_order_from_the_remaining_ones(phon
     assert chooser(phone.get(url).content.decode()) == (2, [1, 2, 4, 5, 6, 7, 8, 9, 10])
 
     phone.post(reverse("rtable-stand", args=[token, 2]), {"stand": "1"})
-    assert chooser(phone.get(url).content.decode()) == (5, [2, 4, 5, 6, 7, 8, 9, 10])
+    html = phone.get(url).content.decode()
+    assert chooser(html) == (5, [2, 4, 5, 6, 7, 8, 9, 10])
+    assert taken_stands(html) == [1, 3]  # greyed, not offered
 
     phone.post(reverse("rtable-stand", args=[token, 5]), {"stand": "10"})
     html = phone.get(url).content.decode()
@@ -401,7 +337,7 @@ def test_race_table_refuses_a_stand_already_taken(phone, allocated):
 
     response = phone.post(reverse("rtable-stand", args=[token, 2]), {"stand": "3"}, follow=True)
 
-    assert flashes(response) == ["Stand 3 is already taken by driver 4 at this table."]
+    assert flashes(response) == ["Stand 3 is already taken by 4 Hugo Moreau at this table."]
     assert GridSlot.objects.get(driver__number=2).stand is None
 
 
@@ -431,7 +367,7 @@ def test_weather_draw_form_only_in_a_variable_race(phone, allocated, actor):
     race_weather_draw(actor=actor, event=allocated, roll=15)  # sun
     assert not weather_form(phone.get(url).content.decode(), token)
 
-    race_weather_draw(actor=actor, event=allocated, roll=6)  # variable
+    race_weather_draw(actor=actor, event=allocated, roll=6, reason="wrong scale")  # variable
     assert weather_form(phone.get(url).content.decode(), token)
 
 

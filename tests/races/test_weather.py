@@ -10,7 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.weather import TableWeather, Track, Weather, WeatherFixed, apply_draw, race_start
+from races.weather import (
+    TableWeather,
+    Track,
+    Weather,
+    WeatherFixed,
+    apply_draw,
+    race_redraw_refusal,
+    race_start,
+    replay,
+)
 
 WEATHERS: list[Weather] = ["sun", "variable", "rain"]
 
@@ -174,3 +183,41 @@ def test_apply_draw_sequence_follows_3_2_6(last_session: Weather, draws: list[We
         assert state.track == {"sun": "dry", "rain": "wet", "variable": track}[drawn]
         assert state.fixed == (drawn != "variable" and drawn == previous)
         previous = drawn
+
+
+# ---------------------------------------------------------------------------
+# Drawn once (§2-0-1, §3-2-1); a table's mistaken draw undone
+# ---------------------------------------------------------------------------
+
+
+def test_race_weather_is_drawn_once_by_the_overall_pole_2_0_1():
+    """§2-0-1, §3-2-1: the overall pole draws the race weather. The first draw is always
+    allowed; a second needs the organisers' reason; none once a table has started."""
+    assert race_redraw_refusal(drawn_before=0, started=False, reason="") is None
+    assert race_redraw_refusal(drawn_before=0, started=True, reason="") is None
+    assert race_redraw_refusal(drawn_before=1, started=False, reason="  ") == "reason_required"
+    assert race_redraw_refusal(drawn_before=1, started=False, reason="die off the table") is None
+    assert race_redraw_refusal(drawn_before=2, started=True, reason="wrong scale") == "started"
+
+
+def test_undoing_a_draw_reads_the_table_again_from_the_remaining_draws_3_2_6():
+    """A sun then a rain draw: undoing the rain leaves temporary sun, dry; the "twice in a
+    row" of §3-2-6 4) is read from what remains (sun, sun fixes; sun, rain, sun does not)."""
+    assert replay(START_WET, ["sun"]) == temporary("sun", "dry", "sun")
+    assert replay(START_WET, ["sun", "rain"]) == temporary("rain", "wet", "rain")
+    assert replay(START_DRY, ["sun", "sun"]).fixed
+    assert not replay(START_DRY, ["sun", "rain", "sun"]).fixed
+    assert replay(START_DRY, []) == START_DRY
+
+
+@given(st.lists(st.sampled_from(WEATHERS), max_size=8))
+def test_replay_is_the_draws_applied_one_by_one(draws: list[Weather]) -> None:
+    state = START_DRY
+    try:
+        for drawn in draws:
+            state = apply_draw(state, drawn)
+    except WeatherFixed:
+        with pytest.raises(WeatherFixed):
+            replay(START_DRY, draws)
+    else:
+        assert replay(START_DRY, draws) == state

@@ -23,7 +23,9 @@ from qualifying.forms import RunForm
 from qualifying.models import QualifyingSession, QualifyingTable
 from qualifying.services import qualifying_tables_auto, run_record, session_create
 from races.models import RaceTable, SheetBatch
-from races.services import allocation_run, result_save, stands_set
+from races.result_services import result_save
+from races.services import allocation_run
+from races.stand_services import stands_set
 from tournament.access import Actor
 from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
 

@@ -21,17 +21,10 @@ from races.models import (
     ResultStatus,
     WeatherDraw,
 )
-from races.services import (
-    configurations_set,
-    race_weather_draw,
-    result_confirm,
-    result_reopen,
-    result_restore,
-    result_save,
-    stands_set,
-    swap_drivers,
-    table_weather_draw,
-)
+from races.result_services import result_confirm, result_reopen, result_restore, result_save
+from races.services import swap_drivers
+from races.stand_services import configurations_set, stands_set, table_unlock
+from races.weather_services import race_weather_draw, table_weather_draw
 from tests.security.conftest import World, english, logged_in
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
@@ -71,6 +64,7 @@ def page(client: Client, url: str) -> str:
 
 
 def test_runs_record_the_link_or_the_user_with_before_and_after(world: World) -> None:
+    RaceTable.objects.filter(event=world.event).delete()  # qualifying still open
     client = english(Client())  # a referee's phone
     table = world.qtables[0]
     number = world.qdriver(0)
@@ -94,6 +88,8 @@ def test_runs_record_the_link_or_the_user_with_before_and_after(world: World) ->
 def test_a_referee_account_acts_under_its_own_name(world: World) -> None:
     client = logged_in(world.users["ref1"])
     table = fresh(world)
+    # Table 1 has a result, so its race started: race control unlocks it first (§5-0-2).
+    table_unlock(actor=organiser(world), table=table, reason="Stand written wrong")
     number = grid(table)[1]
 
     response = client.post(reverse("rtable-stand", args=[table.token, number]), {"stand": "2"})
@@ -128,7 +124,9 @@ def test_stands_configurations_swaps_and_weather_are_recorded(world: World) -> N
 
 def test_swaps_before_results_are_recorded_with_who_and_why(world: World) -> None:
     RaceResult.objects.all().delete()
-    RaceTable.objects.filter(event=world.event).update(result_status=ResultStatus.EMPTY)
+    RaceTable.objects.filter(event=world.event).update(
+        result_status=ResultStatus.EMPTY, started_at=None
+    )
     one, two = fresh(world, 1), fresh(world, 2)
     a, b = grid(one)[1], grid(two)[1]
 
@@ -144,7 +142,10 @@ def test_swaps_before_results_are_recorded_with_who_and_why(world: World) -> Non
     assert moved[-1].history_actor == "orga"
     text = page(logged_in(world.users["organiser"]), reverse("rtable-history", args=[two.token]))
     assert f"swapped {a} Pilote{a} Lefèvre (table 1) and {b} Pilote{b} Lefèvre (table 2)" in text
-    assert f"moved {a} Pilote{a} Lefèvre from Table 1 to Table 2" in text
+    # A swap reads as that one line: not as the grid places it moved nor their parking
+    # positions (issue 12).
+    assert f"moved {a} Pilote{a} Lefèvre" not in text
+    assert "5000" not in text and "5001" not in text
 
 
 def test_result_save_confirm_and_reopen_are_recorded(world: World) -> None:

@@ -23,8 +23,10 @@ referee account ``403`` like any other user who is not an organiser.
 Pages are sent GET and POST (no data: the point is who gets in, not what is saved); API
 operations their declared method with a valid body, and GET where only writes exist.
 Every request runs in a savepoint that is rolled back, so each caller sees the same event.
-The event is unpublished: what the public sees once it is published is in
-``test_referee_access.py`` and ``test_table_scope.py``.
+The matrix holds as well when every name of the championship is markup or a formula and
+with query strings no page expects (issue 14): the same statuses, names escaped on the
+pages and returned as they are in the API. The event is unpublished: what the public sees
+once it is published is in ``test_referee_access.py`` and ``test_table_scope.py``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
+from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
 
 ROLES = ("organiser", "link", "account", "other", "outsider", "anonymous")
 
@@ -141,6 +144,12 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": "302 302 302 302 302 302", "POST": PUBLIC.replace("200", "302")},
     ),
     "login": (none, {"GET": PUBLIC, "POST": PUBLIC}),
+    # The language menu's links, and the uptime monitors' health check.
+    "language": (
+        lambda world, role: {"code": "en"},
+        {"GET": "302 302 302 302 302 302", "POST": GET_ONLY},
+    ),
+    "health": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
     "logout": (none, {"GET": GET_ONLY, "POST": "302 302 302 302 302 302"}),
     "password_change": (
         none,
@@ -163,15 +172,16 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"},
     ),
     "event-new": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
-    "event": (event, {"GET": PUBLIC, "POST": PUBLIC}),
+    "event": (event, {"GET": UNPUBLISHED, "POST": UNPUBLISHED}),
     "event-settings": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "event-desk": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
     "desk-register": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "desk-checkin": (event_and(number=lambda w: 1), {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "desk-publish": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    # A new link asks the organiser first (the confirmation page names what it undoes).
     "qualifying-referee-link": (
         event_and(number=lambda w: 1),
-        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+        {"GET": POST_ONLY, "POST": ORGANISER_PAGE},
     ),
     "my-tables": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
     # Qualifying.
@@ -186,13 +196,17 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         event_and(number=lambda w: 1),
         {"GET": UNPUBLISHED, "POST": UNPUBLISHED},
     ),
+    "desk-fast-drivers": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "qtable": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "qtable-count": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
+    "qtable-name": (qtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
     "qtable-cards": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
     "qtable-sheet": (qtable, {"GET": TABLE_PAGE, "POST": TABLE_PAGE}),
     "qtable-history": (qtable, {"GET": TABLE_PAGE, "POST": GET_ONLY}),
     "run-preview": (qrun, {"GET": POST_ONLY, "POST": TABLE_DRIVER_PAGE}),
-    "run-save": (qrun, {"GET": POST_ONLY, "POST": "302 302 302 404 404 404"}),
-    "run-cancel": (qrun, {"GET": TABLE_DRIVER_PAGE, "POST": TABLE_DRIVER_PAGE}),
+    # The race tables exist: qualifying is closed to the link and the referee account (409).
+    "run-save": (qrun, {"GET": POST_ONLY, "POST": "302 409 409 404 404 404"}),
+    "run-cancel": (qrun, {"GET": TABLE_DRIVER_PAGE, "POST": "200 409 409 404 404 404"}),
     "run-history": (qrun, {"GET": TABLE_DRIVER_PAGE, "POST": TABLE_DRIVER_PAGE}),
     # Race day.
     "allocation": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
@@ -201,7 +215,7 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "race-weather": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "race-referee-link": (
         event_and(number=lambda w: 1),
-        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+        {"GET": POST_ONLY, "POST": ORGANISER_PAGE},
     ),
     "race-referee-account": (
         event_and(number=lambda w: 1),
@@ -223,6 +237,20 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "rtable-configuration": (rdriver, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
     "rtable-weather": (rtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
     "rtable-history": (rtable, {"GET": TABLE_PAGE, "POST": GET_ONLY}),
+    "rtable-start": (rtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
+    "race-weather-undo": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    "race-table-unlock": (
+        event_and(number=lambda w: 1),
+        {"GET": POST_ONLY, "POST": ORGANISER_POST},
+    ),
+    "sanctions": (event, {"GET": ORGANISER_PAGE, "POST": "400 403 403 403 403 403"}),
+    "sanction-withdraw": (
+        event_and(pk=lambda w: 999999),
+        {"GET": POST_ONLY, "POST": "404 403 403 403 403 403"},
+    ),
     "result-entry": (rtable, {"GET": TABLE_PAGE, "POST": "400 400 400 400 404 404"}),
     "result-summary": (rtable, {"GET": POST_ONLY, "POST": TABLE_PAGE}),
     "result-restore": (rtable, {"GET": POST_ONLY, "POST": "302 403 403 403 404 404"}),
@@ -371,6 +399,7 @@ def api_path(world: World, path: str) -> str:
         .replace("{n}", "1")
         .replace("{driver}", str(world.qdriver(0)))
         .replace("{t}", "1")
+        .replace("{id}", "999999")
     )
 
 
@@ -436,6 +465,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("get", "/championships/{slug}/events"): (None, "200 200 200 200 200 200"),
     ("get", "/events/{event}"): (None, EVENT_WIDE),
+    ("patch", "/events/{event}"): ({"name": "Grand Prix"}, "200 403 403 403 403 401"),
     ("post", "/events/{event}/entries"): ({"numbers": [1]}, "200 403 403 403 403 401"),
     ("get", "/events/{event}/entries"): (None, EVENT_WIDE),
     ("post", "/events/{event}/checkin"): ({"numbers": [1]}, "200 403 403 403 403 401"),
@@ -455,19 +485,22 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         "200 403 403 403 403 401",
     ),
     ("get", "/events/{event}/sessions/{n}/runs"): (None, OWN_TABLE_LIST),
+    # The race tables exist: qualifying is closed to the links and referee accounts (409);
+    # race control writes with a reason (a second run is still a 409).
     ("post", "/events/{event}/sessions/{n}/runs"): (
         lambda world: {
             "driver": world.qdriver(0),
             "tyres": "hard",
             "throws": 9,
             "stopwatch": "0:40.00",
+            "reason": "fiche retrouvée",
         },
         "409 409 409 403 403 401",
     ),
     ("get", "/events/{event}/sessions/{n}/runs/{driver}"): (None, TABLE_ONE),
     ("patch", "/events/{event}/sessions/{n}/runs/{driver}"): (
-        {"version": 1, "throws": 11},
-        "200 200 200 403 403 401",
+        {"version": 1, "throws": 11, "reason": "fiche mal recopiée"},
+        "200 409 409 403 403 401",
     ),
     ("post", "/events/{event}/sessions/{n}/runs/{driver}/cancel"): (
         {"reason": "mauvais pilote"},
@@ -477,6 +510,8 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("get", "/events/{event}/sessions/{n}/classification"): (None, EVENT_WIDE),
     ("get", "/events/{event}/qualifying"): (None, EVENT_WIDE),
     ("post", "/events/{event}/draw"): ({}, "409 403 403 403 403 401"),
+    ("get", "/events/{event}/fast-drivers"): (None, "200 403 403 403 403 401"),
+    ("post", "/events/{event}/fast-drivers"): ({"numbers": [1]}, "200 403 403 403 403 401"),
     # Race day.
     ("post", "/events/{event}/allocation"): ({}, "409 403 403 403 403 401"),
     ("get", "/events/{event}/tables"): (None, OWN_TABLE_LIST),
@@ -488,13 +523,31 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     # The race weather follows the last session's (sun): a draw is refused (409).
     ("post", "/events/{event}/race-weather"): ({}, "409 403 403 403 403 401"),
     ("post", "/events/{event}/tables/{t}/weather-draws"): ({}, "409 409 409 403 403 401"),
+    ("get", "/events/{event}/race-weather"): (None, "404 404 404 404 403 404"),
+    ("delete", "/events/{event}/tables/{t}/weather-draws/last"): (
+        {"reason": "erreur"},
+        "409 403 403 403 403 401",
+    ),
+    ("post", "/events/{event}/tables/{t}/start"): (None, "200 200 200 403 403 401"),
+    ("post", "/events/{event}/tables/{t}/unlock"): (
+        {"reason": "stand mal noté"},
+        "200 403 403 403 403 401",
+    ),
+    ("post", "/events/{event}/sanctions"): (
+        lambda world: {"driver": world.rdriver(1), "kind": "warning", "reason": "Levier"},
+        "201 403 403 403 403 401",
+    ),
+    ("get", "/events/{event}/sanctions"): (None, EVENT_WIDE),
+    ("delete", "/events/{event}/sanctions/{id}"): ({"reason": "appel"}, "404 403 403 403 403 401"),
+    # Table 1 has a result: its race has started, stands and configurations are in ink
+    # (§5-0-2), so those who may write are refused by the table's state (409).
     ("put", "/events/{event}/tables/{t}/stands"): (
         lambda world: {"stands": {str(world.rdriver(1)): 2}},
-        "200 200 200 403 403 401",
+        "409 409 409 403 403 401",
     ),
     ("put", "/events/{event}/tables/{t}/configurations"): (
         {"configurations": {}},
-        "200 200 200 403 403 401",
+        "409 409 409 403 403 401",
     ),
     ("get", "/events/{event}/tables/{t}/sheet.pdf"): (None, TABLE_ONE),
     ("get", "/events/{event}/tables/{t}/result"): (None, TABLE_ONE),
@@ -513,6 +566,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("get", "/events/{event}/stages/{n}/classification"): (None, NO_RALLY),
     ("get", "/events/{event}/stages/{n}/start-order"): (None, NO_RALLY),
     ("put", "/events/{event}/stages/{n}/start-order"): ({"draw": True}, NO_RALLY_WRITE),
+    ("put", "/events/{event}/stages/{n}/snow"): ({}, NO_RALLY_WRITE),
     ("get", "/events/{event}/rally"): (None, NO_RALLY),
 }
 
@@ -588,3 +642,99 @@ def test_api_methods_not_declared_are_405(world: World) -> None:
                 if status != 405:
                     wrong.append(f"{method.upper()} {path} as {role}: {status}")
     assert wrong == []
+
+
+# --- Hostile names and odd query strings (issue 14) -------------------------------------------
+
+
+def still_holds(expected: int, actual: int, query: str) -> bool:
+    """With hostile names a page answers as the matrix says. An odd query string opens no
+    door either: a refusal stays that refusal, and an open page stays open or says that
+    what was asked does not exist (``?page=0``: 404) or cannot be read (400)."""
+    if not query or expected != 200:
+        return actual == expected
+    return actual in (200, 400, 404)
+
+
+def get_as(client: Client, url: str) -> Any:
+    sid = transaction.savepoint()
+    try:
+        return client.get(url)
+    finally:
+        transaction.savepoint_rollback(sid)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_page_holds_with_hostile_names_and_odd_queries(world: World, name: str) -> None:
+    give_hostile_names(world)
+    arguments, expected_by_method = PAGES[name]
+    expected = codes(expected_by_method["GET"])
+    clients = page_clients(world)
+    wrong = []
+    for query in ("", *ODD_QUERIES):
+        for role in ROLES:
+            url = reverse(name, kwargs=arguments(world, role)) + (f"?{query}" if query else "")
+            response = get_as(clients[role], url)
+            if not still_holds(expected[role], response.status_code, query):
+                wrong.append(f"{role} {url}: {response.status_code}, not {expected[role]}")
+            html = "text/html" in response.get("Content-Type", "")
+            if html and (raw := unescaped(response.content.decode())):
+                wrong.append(f"{role} {url}: shows {raw} unescaped")
+    assert wrong == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("championship", ["R&amp;D &lt;script&gt;", "=HYPERLINK(&quot;http://evil"]),
+        ("event", ["&lt;/para&gt; &lt;img src=/etc/hostname&gt;"]),
+        ("event-desk", ["&lt;script&gt;alert(&#x27;paddock&#x27;)&lt;/script&gt;"]),
+    ],
+)
+def test_hostile_names_are_shown_escaped(world: World, name: str, shown: list[str]) -> None:
+    give_hostile_names(world)
+    arguments, _expected = PAGES[name]
+    html = page_clients(world)["organiser"].get(reverse(name, kwargs=arguments(world, "organiser")))
+    text = html.content.decode()
+    assert html.status_code == 200 and unescaped(text) == []
+    assert [escaped for escaped in shown if escaped not in text] == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "operation", sorted(op for op in API if op[0] == "get"), ids=lambda op: f"{op[0]} {op[1]}"
+)
+def test_api_read_holds_with_hostile_names_and_odd_queries(
+    world: World, operation: tuple[str, str]
+) -> None:
+    """Statuses as in the matrix (unknown parameters are ignored); JSON carries the names
+    as they are, never HTML-escaped (escaping is the reader's business)."""
+    give_hostile_names(world)
+    method, path = operation
+    expected = codes(API[operation][1])
+    wrong = []
+    for query in ("", *ODD_QUERIES):
+        url = "/api/v1" + api_path(world, path) + (f"?{query}" if query else "")
+        for role in ROLES:
+            token = api_token(world, role, path)
+            headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+            response = get_as(Client(HTTP_ACCEPT_LANGUAGE="en", **headers), url)
+            if response.status_code != expected[role]:
+                wrong.append(f"{role} {url}: {response.status_code}, not {expected[role]}")
+            if response.get("Content-Type", "").startswith("application/json"):
+                body = response.content.decode()
+                if "&lt;" in body or "&amp;" in body:
+                    wrong.append(f"{role} {url}: HTML-escaped names in JSON")
+    assert wrong == []
+
+
+@pytest.mark.django_db
+def test_the_api_returns_hostile_names_as_they_are(world: World) -> None:
+    give_hostile_names(world)
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {world.api_tokens['organiser']}")
+    drivers = client.get(f"/api/v1/championships/{world.championship.slug}/drivers").json()
+    names = {d["first_name"] for d in drivers} | {d["last_name"] for d in drivers}
+    assert names == set(HOSTILE_NAMES)
+    assert {d["team"] for d in drivers} - {None} == {HOSTILE_NAMES[0]}

@@ -49,7 +49,9 @@ def test_my_tables_needs_a_login_and_is_in_the_menu(world: World) -> None:
 def test_my_tables_follows_a_new_link(world: World) -> None:
     organiser = logged_in(world.users["organiser"])
     old = world.qtables[0].token
-    organiser.post(reverse("qualifying-referee-link", args=[world.event.slug, 1]))
+    organiser.post(
+        reverse("qualifying-referee-link", args=[world.event.slug, 1]), {"confirmed": "1"}
+    )
 
     new = QualifyingTable.objects.get(pk=world.qtables[0].pk).token
     text = logged_in(world.users["ref1"]).get(reverse("my-tables")).content.decode()
@@ -77,7 +79,10 @@ def test_the_organiser_renews_a_link_from_the_desk_and_the_old_one_is_replaced(
     button = reverse(action, args=[world.event.slug, 1])
     assert button in organiser.get(reverse(page, args=[world.event.slug])).content.decode()
 
-    response = organiser.post(button)
+    asked = organiser.post(button)  # a confirmation first: the printed QR code stops working
+    assert asked.status_code == 200 and "QR code" in asked.content.decode()
+    assert model.objects.get(pk=table.pk).token == table.token
+    response = organiser.post(button, {"confirmed": "1"})
 
     assert response.status_code == 302
     new = model.objects.get(pk=table.pk).token
@@ -122,7 +127,7 @@ def test_a_table_link_cannot_reach_another_tables_driver(world: World) -> None:
 
 
 def test_the_public_sees_an_event_once_published(world: World) -> None:
-    from races.services import result_confirm
+    from races.result_services import result_confirm
     from tournament.access import Actor
 
     table = RaceTable.objects.get(pk=world.rtables[0].pk)

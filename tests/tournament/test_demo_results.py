@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 from django.core.management import call_command
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from qualifying.models import DrawRoll, QualifyingSession
 from races.models import (
@@ -24,8 +24,9 @@ from races.models import (
     ResultStatus,
     RetirementCause,
 )
-from tournament.models import Championship, Entry, Event
-from tournament.selectors import standings_for, team_standings_for
+from races.sheets import race_sheets
+from tournament.models import Championship, Entry, Event, Sanction
+from tournament.standings.selectors import standings_for, team_standings_for
 
 SPRING, SUMMER = "demo-grand-prix-de-printemps", "demo-grand-prix-d-ete"
 
@@ -103,7 +104,7 @@ def test_the_summer_grid_comes_from_the_d20_draw(demo):
 
 def test_no_duplicates(demo):
     assert Championship.objects.filter(slug="demo").count() == 1
-    # The other games' demo events live in their own championship (races/game_demo.py).
+    # The other games' demo events live in their own championship (races/games/demo.py).
     demo_events = Event.objects.filter(championship__slug="demo")
     assert demo_events.count() == 2
     counts = Counter(ResultLine.objects.values_list("event_id", "driver_id"))
@@ -167,14 +168,35 @@ def test_the_standings_hold_a_countback_tie(demo):
     assert sum(t.points for t in teams) == sum(line.points for line in standings.lines)
 
 
-def test_the_demo_prints_both_events(demo):
+def test_the_demo_prints_every_championship_and_event(demo):
+    """make run prints the links of every demo championship, the other games' one too."""
     output = demo["output"]
-    assert f"/e/{SPRING}/desk/" in output
-    assert f"/e/{SUMMER}/desk/" in output
-    assert output.count("/r/") == 6
-    try:  # the standings page is built separately; printed once it exists
-        standings = reverse("standings", args=["demo"])
-    except NoReverseMatch:
-        standings = ""
-    if standings:
-        assert "Championship standings: http" in output and standings in output
+    for championship in Championship.objects.all():
+        assert championship.name in output
+        assert reverse("standings", args=[championship.slug]) in output
+        for event in championship.events.all():
+            assert f"/e/{event.slug}/desk/" in output
+            assert reverse("event", args=[event.slug]) in output
+    assert Championship.objects.filter(slug="demo-club").exists()
+    assert output.count("/r/") == RaceTable.objects.count() > 6
+
+
+def test_the_demo_shows_a_redrawn_race_weather_and_a_sanction(demo, client):
+    """The race weather of the spring event was drawn twice (§2-0-1: the second draw with
+    race control's reason, both listed), and a driver was warned (§1-2-3): the warning shows
+    on the results, the driver's page and the race sheet, the standings unchanged."""
+    spring = Event.objects.get(slug=SPRING)
+    draws = list(spring.race_weather_draws.order_by("number").values_list("roll", "reason"))
+    assert draws == [(17, ""), (6, "Le dé du poleman est tombé de la table : tirage recommencé.")]
+    assert RaceWeather.objects.get(event=spring).weather == "variable"
+    (sanction,) = Sanction.objects.filter(event=spring)
+    assert (sanction.kind, sanction.driver.number, sanction.in_force) == ("warning", 8, True)
+    client.cookies["django_language"] = "fr"
+    results = client.get(reverse("event-results", args=[SPRING])).content.decode()
+    assert "Sanction\u00a0: Avertissement" in results
+    driver = client.get(reverse("driver", args=["demo", 8])).content.decode()
+    assert "A rejoué sans attendre l&#x27;annonce « Levier » du commissaire." in driver
+    table = GridSlot.objects.get(event=spring, driver__number=8).table
+    (data,) = race_sheets(event=spring, tables=[table])
+    assert [s.kind for s in data.sanctions] == ["warning"]
+    assert len(data.race_draws) == 2

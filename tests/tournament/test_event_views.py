@@ -97,3 +97,23 @@ def test_the_forms_are_linked_for_organisers_only(client, organiser, championshi
 
     assert new_url in client.get(championship_url).content.decode()
     assert settings_url in client.get(reverse("event-desk", args=[event.slug])).content.decode()
+
+
+def test_settings_set_the_plausible_stopwatch_floor(client, organiser, make_event):
+    event = make_event(n_drivers=1)
+    assert event.min_stopwatch == "0:20.00"  # DOMAIN.md: default 0:20
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    url = reverse("event-settings", args=[event.slug])
+    assert 'value="0:20.00"' in client.get(url).content.decode()
+    data = form_data(event.circuit, min_stopwatch="0:45")
+    data.pop("slug")
+    assert client.post(url, data).status_code == 302
+    event.refresh_from_db()
+    assert event.min_stopwatch_cs == 4500
+
+    data["min_stopwatch"] = "45 s"
+    response = client.post(url, data)
+    assert "Write it as a stopwatch time, e.g. 0:20." in response.content.decode()
+    event.refresh_from_db()
+    assert event.min_stopwatch_cs == 4500

@@ -22,7 +22,10 @@ from tournament.points import (
     EventResult,
     StandingLine,
     TeamLine,
+    countback_place,
     day_classification,
+    disqualified_last,
+    points_after_sanction,
     standings,
     team_standings,
 )
@@ -38,7 +41,8 @@ def finished(*drivers: Hashable) -> list[Placed]:
 
 
 def res(event: Hashable, driver: Hashable, position: int, points: int) -> EventResult:
-    return EventResult(event, driver, position, "finished", points)
+    """A finisher's result, counted at its table place in countback."""
+    return EventResult(event, driver, position, "finished", points, position)
 
 
 # ---------------------------------------------------------------------------
@@ -121,7 +125,7 @@ def test_day_classification_sorts_each_table_by_position():
 
 def test_day_classification_returns_day_lines():
     assert day_classification([finished("a")], scale=(3,)) == [
-        DayLine("a", 1, 1, 1, "finished", None, None, 3)
+        DayLine("a", 1, 1, 1, "finished", None, None, 3, place=1)
     ]
 
 
@@ -246,6 +250,8 @@ def test_standings_refuse_bad_input():
         standings(["a"], [], best=0)
     with pytest.raises(ValueError, match="position"):
         standings(["a"], [res(1, "a", 0, 25)])
+    with pytest.raises(ValueError, match="counted place"):
+        standings(["a"], [EventResult(1, "a", 1, "finished", 25, 0)])
 
 
 # ---------------------------------------------------------------------------
@@ -331,34 +337,134 @@ def test_points_never_go_to_a_retired_or_dns_driver(tables, scale, mode):
 
 @st.composite
 def seasons(draw: st.DrawFn) -> tuple[list[int], list[EventResult]]:
+    """Events of tables where places may be shared (Racetrack, Cannes–Monaco), with
+    retirements, non-starters and disqualifications, scored in either mode."""
     drivers = list(range(draw(st.integers(0, 8))))
+    mode = draw(st.sampled_from(["per_table", "overall"]))
     results: list[EventResult] = []
     for event in range(draw(st.integers(0, 5))):
         present = draw(st.lists(st.sampled_from(drivers), unique=True)) if drivers else []
+        place = 0
         for position, driver in enumerate(present, start=1):
-            points = draw(st.integers(0, 25))
-            results.append(EventResult(event, driver, position, "finished", points))
+            shared = place > 0 and draw(st.booleans())
+            place = place if shared else position
+            status = draw(st.sampled_from(["finished", "finished", "retired", "dns", "dsq"]))
+            points = draw(st.integers(0, 25)) if status == "finished" else 0
+            rank = place + draw(st.integers(0, 10))  # the drivers of the tables before
+            counted = countback_place(mode=mode, status=status, place=place, rank=rank)
+            results.append(EventResult(event, driver, position, status, points, counted))
     return drivers, results
+
+
+def _countback_by_the_rule(results: list[EventResult], deepest: int) -> tuple[int, ...]:
+    """How many 1st, 2nd, 3rd… places a driver counts, read straight from DOMAIN.md:
+    each result counts its place (a shared place the same), a non-starter none."""
+    counts = [0] * deepest
+    for result in results:
+        if result.status not in ("dns", "dsq"):
+            counts[result.counted_place - 1] += 1  # type: ignore[operator]
+    return tuple(counts)
 
 
 @_settings
 @given(seasons(), st.none() | st.integers(1, 4))
-def test_standings_ranks_follow_points(season, best):
+def test_standings_follow_the_rule_best_k_then_countback_then_shared_rank(season, best):
+    """DOMAIN.md: the sum of the K best results, then more 1st places, more 2nd places…;
+    still equal, a shared rank written 1, 2, 2, 4. Checked against the rule written here
+    from the raw results, not against the lines the code returns."""
     drivers, results = season
     lines = standings(drivers, results, best=best)
     assert sorted(line.driver for line in lines) == drivers
-    assert [line.points for line in lines] == sorted((line.points for line in lines), reverse=True)
-    ranks = [line.rank for line in lines]
-    assert ranks == sorted(ranks)
-    for index, line in enumerate(lines):
-        # A rank is 1 + the number of lines strictly ahead (1, 2, 2, 4).
-        ahead = sum(
-            1 for other in lines if (other.points, other.countback) > (line.points, line.countback)
-        )
-        assert line.rank == ahead + 1, index
-        if best is not None:
-            assert len(line.counted) <= best
-        assert sum(line.countback) == len(line.results)
+    deepest = max((r.counted_place or 0 for r in results), default=0)
+    expected: dict[int, tuple[int, tuple[int, ...]]] = {}
+    for driver in drivers:
+        own = [r for r in results if r.driver == driver]
+        kept = sorted((r.points for r in own), reverse=True)[: best or len(own)]
+        expected[driver] = (sum(kept), _countback_by_the_rule(own, deepest))
+    for line in lines:
+        points, countback = expected[line.driver]
+        assert line.points == points  # the K best kept
+        assert line.countback == countback
+        better = [
+            d
+            for d, (p, c) in expected.items()
+            if p > points or (p == points and c > countback)  # more 1st, then more 2nd…
+        ]
+        assert line.rank == len(better) + 1  # 1, 2, 2, 4
+    assert [line.rank for line in lines] == sorted(line.rank for line in lines)
+
+
+def test_shared_places_count_the_same_place_and_dns_counts_none():
+    """Racetrack or Cannes–Monaco: "a" and "b" shared 2nd place and count one 2nd each;
+    "c" did not start and counts nothing; "a" beats "b" on its other 2nd place."""
+    results = [
+        EventResult(1, "a", 2, "finished", 10, 2),
+        EventResult(1, "b", 3, "finished", 10, 2),
+        EventResult(1, "c", 4, "dns", 0, None),
+        EventResult(2, "a", 2, "finished", 0, 2),
+        EventResult(2, "b", 5, "retired", 0, 5),
+        EventResult(2, "c", 1, "finished", 20, 1),
+    ]
+    lines = standings(["a", "b", "c"], results)
+    assert [(line.rank, line.driver, line.points, line.countback) for line in lines] == [
+        (1, "c", 20, (1, 0, 0, 0, 0)),
+        (2, "a", 10, (0, 2, 0, 0, 0)),
+        (3, "b", 10, (0, 1, 0, 0, 1)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "place", "rank", "counted"),
+    [
+        ("per_table", "finished", 2, 10, 2),  # the place at the table
+        ("per_table", "retired", 7, 15, 7),  # a retirement holds its place
+        ("per_table", "dns", 8, 16, None),  # a non-starter counts nothing
+        ("per_table", "dsq", 8, 40, None),  # nor a disqualified driver (§1-2-3)
+        ("overall", "finished", 1, 9, 9),  # table 2's winner behind 8 drivers: rank 9
+        ("overall", "retired", 3, 11, 11),
+        ("overall", "dns", 8, 16, None),
+    ],
+)
+def test_countback_place_per_mode(mode, status, place, rank, counted):
+    assert countback_place(mode=mode, status=status, place=place, rank=rank) == counted
+
+
+def test_countback_in_overall_mode_counts_day_ranks():
+    """Mode overall: "a" won table 2 (day rank 9), "b" was 8th at table 1 (rank 8): equal
+    points are broken by the better day rank, not by the table places (1st against 8th)."""
+    a = countback_place(mode="overall", status="finished", place=1, rank=9)
+    b = countback_place(mode="overall", status="finished", place=8, rank=8)
+    lines = standings(
+        ["a", "b"],
+        [EventResult(1, "a", 1, "finished", 2, a), EventResult(1, "b", 8, "finished", 2, b)],
+    )
+    assert [line.driver for line in lines] == ["b", "a"]
+
+
+def test_points_removed_by_a_sanction_never_go_below_zero_for_the_event():
+    assert points_after_sanction(10, 3) == 7
+    assert points_after_sanction(2, 5) == 0
+    assert points_after_sanction(0, 1) == 0
+    with pytest.raises(ValueError):
+        points_after_sanction(5, -1)
+
+
+def test_a_disqualified_driver_is_classed_last_of_the_table_with_no_points():
+    """§1-2-3 (the organisers decide): the games that score their own sheets keep the
+    others' points; the places behind close up, a shared place staying shared."""
+    lines = [
+        DayLine("a", 1, 1, 5, "finished", None, None, 12, place=1),
+        DayLine("b", 1, 2, 6, "finished", None, None, 9, place=2),
+        DayLine("c", 1, 3, 6, "finished", None, None, 9, place=2),
+        DayLine("d", 1, 4, 8, "running", None, None, 0, place=4),
+    ]
+    out = disqualified_last(lines, {"a"})
+    assert [(x.driver, x.position, x.place, x.rank, x.status, x.points) for x in out] == [
+        ("b", 1, 1, 5, "finished", 9),
+        ("c", 2, 1, 5, "finished", 9),
+        ("d", 3, 3, 7, "running", 0),
+        ("a", 4, 4, 5, "dsq", 0),
+    ]
 
 
 @_settings

@@ -211,6 +211,8 @@ def test_desk_publish_is_forbidden_to_others(client, request, event, who):
 
 @pytest.mark.django_db
 def test_public_pages_for_anonymous(client, event, championship):
+    # Anything published shows the event to visitors (test_unpublished_event: before, 404).
+    Event.objects.filter(pk=event.pk).update(published_allocation=True)
     home = client.get(reverse("home"))
     page = client.get(reverse("championship", args=[championship.slug]))
     event_page = client.get(reverse("event", args=[event.slug]))

@@ -35,7 +35,15 @@ class Command(BaseCommand):
                 % {"file": file, "error": exc}
             ) from exc
         try:
-            slug = import_championship(data)
+            imported = import_championship(data)
         except BackupError as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(_("Championship “%(slug)s” imported.") % {"slug": slug})
+        self.stdout.write(_("Championship “%(slug)s” imported.") % {"slug": imported.slug})
+        if imported.links_renewed:
+            self.stdout.write(
+                _(
+                    "%(count)s referee links were renewed: this server's SECRET_KEY cannot "
+                    "open the file's. Print those tables' sheets again."
+                )
+                % {"count": imported.links_renewed}
+            )

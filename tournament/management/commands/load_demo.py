@@ -2,7 +2,9 @@
 
 Two events of one championship, both with confirmed and published results:
 
-* "Grand Prix de printemps" (Monaco): two qualifying sessions, tables of 8, variable sky.
+* "Grand Prix de printemps" (Monaco): two qualifying sessions, tables of 8, variable sky
+  (the race weather drawn a second time, with race control's reason: the first die fell
+  off the table), and a warning to a driver (§1-2-3).
 * "Grand Prix d'été" (Spa-Francorchamps): the quick rules' d20 draw for the grid
   (``qualifying_mode="draw"``, physical rolls recorded with ``draw_record``), sunny race.
 
@@ -15,11 +17,12 @@ Lefèvre: 2nd and 3rd) both have 33 points; 11 ranks ahead on her 1st place. Dri
 from __future__ import annotations
 
 import datetime
+import secrets
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -32,11 +35,14 @@ from qualifying.services import (
     run_record,
     session_create,
 )
-from races.game_demo import load_other_games
+from races.games.demo import load_other_games
 from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus
-from races.services import allocation_run, race_weather_draw, result_confirm, result_save
+from races.result_services import result_confirm, result_save
+from races.sanction_services import sanction_record
+from races.services import allocation_run
+from races.weather_services import race_weather_draw
 from tournament.access import Actor
-from tournament.models import Championship, Circuit, Event
+from tournament.models import Championship, Circuit, Event, Sanction
 from tournament.services import (
     championship_create,
     circuit_create,
@@ -47,8 +53,12 @@ from tournament.services import (
     event_publish,
 )
 
+DEMO_REDRAW_REASON = "Le dé du poleman est tombé de la table : tirage recommencé."
+DEMO_WARNED = 8  # Raphaël Simon
+DEMO_WARNING_REASON = "A rejoué sans attendre l'annonce « Levier » du commissaire."
+
 DEMO_LOGINS = [
-    # username, password, superuser
+    # username, password (published in the README: DEBUG on only), superuser
     ("admin", "paddock-admin", True),
     ("organisateur", "paddock-pc", False),
 ]
@@ -174,37 +184,71 @@ SUMMER_SLUG = "demo-grand-prix-d-ete"
 class Command(BaseCommand):
     help = (
         "Load the demo championship, its two events with runs, draw and results, and the "
-        "demo logins (idempotent)."
+        "demo logins (idempotent). With DEBUG off it needs --force and gives the demo "
+        "accounts random passwords, printed once."
     )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--quiet", action="store_true", help="Print nothing.")
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="Load the demo with DEBUG off too: its accounts get random passwords, "
+            "printed once (never the published ones).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        users = self._users()
+        published = settings.DEMO_LOGINS_ALLOWED
+        if not published and not options["force"]:
+            raise CommandError(
+                "DEBUG is off: this looks like a production server, where the demo's published "
+                "logins would let anyone in. Run it with DEBUG=true on a laptop, or add --force "
+                "to load the demo with random passwords for its accounts (printed once)."
+            )
+        users, logins = self._users(published=published)
         admin = Actor(user=users["admin"], via="demo")
         with transaction.atomic():
             spring = self._championship(admin, users["organisateur"])
             self._results(admin, spring, SPRING_RESULTS)
+            self._sanction(admin, spring)
             summer = self._summer(admin, spring.championship)
             self._results(admin, summer, SUMMER_RESULTS)
             # The other racing games, in their own "Club" championship.
-            load_other_games(admin=admin, organiser=users["organisateur"])
+            others = load_other_games(admin=admin, organiser=users["organisateur"])
         if not options["quiet"]:
-            self._print([spring, summer])
+            self._print([spring, summer, *others], logins)
 
-    def _users(self) -> dict[str, Any]:
+    def _users(self, *, published: bool) -> tuple[dict[str, Any], list[tuple[str, str, bool]]]:
+        """The demo accounts, and the (username, password to print, superuser) lines.
+
+        ``published``: the README's passwords, set on accounts this run creates. Otherwise
+        each new account, and each account still holding its published password (a demo
+        once loaded with DEBUG on), gets a random one, printed this once; other accounts
+        keep theirs.
+        """
         User = get_user_model()
-        users = {}
+        users, logins = {}, []
         for username, password, superuser in DEMO_LOGINS:
             user, created = User.objects.get_or_create(username=username)
+            changed = created
+            if published:
+                shown = password
+                if created:
+                    user.set_password(password)
+            elif created or user.check_password(password):
+                shown = secrets.token_urlsafe(15)
+                user.set_password(shown)
+                changed = True
+            else:
+                shown = "(password unchanged)"
             if created:
-                user.set_password(password)
                 user.is_staff = True
                 user.is_superuser = superuser
+            if changed:
                 user.save()
             users[username] = user
-        return users
+            logins.append((username, shown, superuser))
+        return users, logins
 
     def _championship(self, admin: Actor, organiser: Any) -> Event:
         existing = Event.objects.filter(slug="demo-grand-prix-de-printemps").first()
@@ -278,11 +322,24 @@ class Command(BaseCommand):
         return event
 
     def _race_day(self, admin: Actor, event: Event) -> None:
-        """Tables of 8 (team-mates 1 and 2 meet at table 1: one is swapped), variable sky."""
+        """Tables of 8 (team-mates 1 and 2 meet at table 1: one is swapped), variable sky:
+        the overall pole's first die fell off the table, so race control drew again, saying
+        why (§2-0-1: every draw stays listed)."""
         tables = allocation_run(actor=admin, event=event, table_size=8)
         self._referees(tables)
-        race_weather_draw(actor=admin, event=event, roll=6)
+        race_weather_draw(actor=admin, event=event, roll=17)
+        race_weather_draw(actor=admin, event=event, roll=6, reason=DEMO_REDRAW_REASON)
         event_publish(actor=admin, event=event, allocation=True)
+
+    @staticmethod
+    def _sanction(admin: Actor, event: Event) -> None:
+        """A warning (§1-2-3): it shows on the results, the driver's page and the sheets
+        without moving the standings' countback tie."""
+        if not Sanction.objects.filter(event=event).exists():
+            sanction_record(
+                actor=admin, event=event, driver=DEMO_WARNED, kind="warning",
+                reason=DEMO_WARNING_REASON,
+            )  # fmt: skip
 
     @staticmethod
     def _referees(tables: list[RaceTable]) -> None:
@@ -351,30 +408,47 @@ class Command(BaseCommand):
         if not event.published_results:
             event_publish(actor=admin, event=event, results=True)
 
-    def _print(self, events: list[Event]) -> None:
+    def _print(self, events: list[Event], logins: list[tuple[str, str, bool]]) -> None:
+        """The logins, then every demo championship with its events' links."""
         base = settings.SITE_URL.rstrip("/")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Paddock is ready: " + base + "/"))
         self.stdout.write("Demo logins (username / password):")
-        for username, password, superuser in DEMO_LOGINS:
-            role = "administrator" if superuser else "organiser of the demo championship"
+        for username, password, superuser in logins:
+            role = "administrator" if superuser else "organiser of the demo championships"
             self.stdout.write(f"  {username} / {password}   ({role})")
-        try:  # the standings page may not exist yet
-            standings = reverse("standings", args=[events[0].championship.slug])
-        except NoReverseMatch:
-            standings = ""
-        if standings:
-            self.stdout.write(f"Championship standings: {base}{standings}")
+        championships: dict[int, list[Event]] = {}
         for event in events:
-            self.stdout.write(f"{event.name} ({event.date:%Y-%m-%d}):")
+            championships.setdefault(event.championship_id, []).append(event)
+        for championship_events in championships.values():
+            championship = championship_events[0].championship
+            self.stdout.write("")
+            self.stdout.write(self.style.SUCCESS(f"{championship.name}"))
             self.stdout.write(
-                f"  Race control desk: {base}{reverse('event-desk', args=[event.slug])}"
+                f"  Championship: {base}{reverse('championship', args=[championship.slug])}"
             )
-            self.stdout.write(f"  Race tables: {base}{reverse('allocation', args=[event.slug])}")
-            self.stdout.write(f"  Where do I sit? {base}{reverse('where', args=[event.slug])}")
-            self.stdout.write("  Referee links (no login needed):")
-            for table in QualifyingTable.objects.filter(event=event):
-                self.stdout.write(f"    {table}: {base}{reverse('qtable', args=[table.token])}")
-            for table in RaceTable.objects.filter(event=event):
-                self.stdout.write(f"    {table}: {base}{reverse('rtable', args=[table.token])}")
+            try:  # the standings page may not exist yet
+                standings = reverse("standings", args=[championship.slug])
+            except NoReverseMatch:
+                standings = ""
+            if standings:
+                self.stdout.write(f"  Standings: {base}{standings}")
+            for event in championship_events:
+                self._print_event(base, event)
         self.stdout.write("")
+
+    def _print_event(self, base: str, event: Event) -> None:
+        self.stdout.write(f"  {event.name} ({event.get_game_display()}, {event.date:%Y-%m-%d}):")
+        self.stdout.write(f"    Event page: {base}{reverse('event', args=[event.slug])}")
+        desk = reverse("event-desk", args=[event.slug])
+        self.stdout.write(f"    Race control desk: {base}{desk}")
+        self.stdout.write(f"    Where do I sit? {base}{reverse('where', args=[event.slug])}")
+        tables = [
+            *QualifyingTable.objects.filter(event=event).order_by("number"),
+            *RaceTable.objects.filter(event=event).order_by("number"),
+        ]
+        if tables:
+            self.stdout.write("    Referee links (no login needed):")
+        for table in tables:
+            name = "qtable" if isinstance(table, QualifyingTable) else "rtable"
+            self.stdout.write(f"      {table}: {base}{reverse(name, args=[table.token])}")

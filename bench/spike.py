@@ -1,0 +1,263 @@
+"""The publication spike: a room of phones opening the public pages at once, and race
+control working meanwhile.
+
+``phones`` phones arrive evenly over ``seconds`` (open loop: each at its time, whatever the
+server's state), each opening one page of a 300-driver event: "Where do I sit?" with its
+own name (typed surname first, first name first, in part, or its number), the championship
+standings, the results of the day or the event page. Through gunicorn as in the load test
+(2 workers × 4 threads, ``DEBUG=false``), the client on the same machine, phones sending
+``Accept-Encoding: gzip, br`` and no cookie (nobody logged in). Meanwhile race control opens
+its desk twice a second, logged in: its own timings are reported beside the phones'.
+
+Also, in process: the standings of the 1,000-driver championship as a phone gets them once
+cached (server time) and their size compressed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from http.cookiejar import DefaultCookiePolicy
+from typing import Any
+
+import httpx
+
+from bench.load import Gunicorn
+
+MIX = (("where", 40), ("standings", 25), ("results", 20), ("event", 15))
+DESK_EVERY = 0.5  # seconds between two desk requests of race control
+
+
+@dataclass
+class Hit:
+    kind: str
+    started: float
+    seconds: float
+    status: int | None
+    size: int = 0
+    error: str = ""
+
+
+@dataclass
+class SpikeRun:
+    hits: list[Hit] = field(default_factory=list)
+    desk: list[Hit] = field(default_factory=list)
+    unfinished: int = 0
+
+
+def plan(event: Any, *, phones: int, seed: int = 1925) -> list[tuple[str, str, dict[str, str]]]:
+    """What each phone opens: (kind, path, query), seeded."""
+    from django.urls import reverse
+
+    from tournament.models import Driver
+
+    drivers = list(
+        Driver.objects.filter(entries__event=event).values_list("number", "first_name", "last_name")
+    )
+    rng = random.Random(seed)
+    kinds = [kind for kind, weight in MIX for _ in range(weight)]
+    paths = {
+        "where": reverse("where", args=[event.slug]),
+        "standings": reverse("standings", args=[event.championship.slug]),
+        "results": reverse("event-results", args=[event.slug]),
+        "event": reverse("event", args=[event.slug]),
+    }
+    planned = []
+    for _ in range(phones):
+        kind = rng.choice(kinds)
+        query: dict[str, str] = {}
+        if kind == "where":
+            number, first, last = rng.choice(drivers)
+            query["q"] = rng.choice(
+                (f"{last} {first}", f"{first} {last}", last[:4], str(number), first.lower())
+            )
+        planned.append((kind, paths[kind], query))
+    return planned
+
+
+def desk_session(event: Any) -> str:
+    """A logged-in race control (a session of a superuser), as its cookie's value."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user, _ = get_user_model().objects.get_or_create(
+        username="bench-race-control", defaults={"is_superuser": True, "is_staff": True}
+    )
+    session = SessionStore()
+    session["_auth_user_id"] = str(user.pk)
+    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_hash"] = user.get_session_auth_hash()
+    session.create()
+    return str(session.session_key)
+
+
+async def _get(client: httpx.AsyncClient, kind: str, path: str, **kwargs: Any) -> Hit:
+    started = time.perf_counter()
+    try:
+        response = await client.get(path, **kwargs)
+    except httpx.HTTPError as exc:
+        return Hit(kind, started, time.perf_counter() - started, None, error=repr(exc))
+    seconds = time.perf_counter() - started
+    ok = response.status_code == 200
+    return Hit(
+        kind,
+        started,
+        seconds,
+        response.status_code,
+        size=int(response.headers.get("content-length", len(response.content))),
+        error="" if ok else response.text[:200],
+    )
+
+
+async def drive(
+    base_url: str,
+    planned: list[tuple[str, str, dict[str, str]]],
+    *,
+    desk_path: str,
+    session: str,
+    seconds: float,
+    deadline: float,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> SpikeRun:
+    run = SpikeRun()
+    limits = httpx.Limits(max_connections=400, max_keepalive_connections=100)
+    headers = {"Accept-Encoding": "gzip, br", "Accept-Language": "fr"}
+    async with httpx.AsyncClient(
+        base_url=base_url, timeout=30, limits=limits, headers=headers, transport=transport
+    ) as client:
+        client.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))  # no cookie kept
+        step = seconds / len(planned) if planned else 0
+
+        async def phone(index: int, kind: str, path: str, query: dict[str, str]) -> None:
+            await asyncio.sleep(index * step)
+            run.hits.append(await _get(client, kind, path, params=query))
+
+        async def race_control() -> None:
+            cookie = {"Cookie": f"sessionid={session}"}
+            for index in range(int(seconds / DESK_EVERY)):
+                await asyncio.sleep(max(0.0, index * DESK_EVERY - (time.perf_counter() - t0)))
+                run.desk.append(await _get(client, "desk", desk_path, headers=cookie))
+
+        t0 = time.perf_counter()
+        tasks = [asyncio.create_task(phone(i, *p)) for i, p in enumerate(planned)]
+        tasks.append(asyncio.create_task(race_control()))
+        _done, pending = await asyncio.wait(tasks, timeout=deadline)
+        run.unfinished = len(pending)
+        for task in pending:
+            task.cancel()
+    return run
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+def report(run: SpikeRun, *, phones: int, seconds: float) -> dict[str, Any]:
+    latencies = [hit.seconds * 1000 for hit in run.hits]
+    errors = [hit for hit in run.hits if hit.status != 200]
+    desk = [hit.seconds * 1000 for hit in run.desk]
+    by_kind = {}
+    for kind, _weight in MIX:
+        values = [hit.seconds * 1000 for hit in run.hits if hit.kind == kind]
+        sizes = [hit.size for hit in run.hits if hit.kind == kind and hit.status == 200]
+        if values:
+            by_kind[kind] = {
+                "requests": len(values),
+                "p50_ms": _percentile(values, 0.5),
+                "p95_ms": _percentile(values, 0.95),
+                "median_bytes": int(statistics.median(sizes)) if sizes else None,
+            }
+    return {
+        "phones": phones,
+        "arrival_seconds": seconds,
+        "requests": len(run.hits),
+        "errors": len(errors) + run.unfinished,
+        "error_samples": sorted({f"{h.kind} {h.status}: {h.error}" for h in errors})[:5],
+        "p50_ms": _percentile(latencies, 0.5),
+        "p95_ms": _percentile(latencies, 0.95),
+        "max_ms": round(max(latencies), 1) if latencies else None,
+        "by_kind": by_kind,
+        "desk_requests": len(desk),
+        "desk_errors": sum(1 for hit in run.desk if hit.status != 200),
+        "desk_p50_ms": _percentile(desk, 0.5),
+        "desk_p95_ms": _percentile(desk, 0.95),
+    }
+
+
+def warm_up(base_url: str, paths: list[str], session: str) -> None:
+    """Each worker's first requests (imports, templates, catalogues), on other pages than the
+    spike's, by a phone and by race control: a server that has run since the morning, whose
+    cache holds nothing of the pages the publication just changed."""
+    with httpx.Client(base_url=base_url, timeout=60) as client:
+        client.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
+        for _round in range(8):
+            for path in paths:
+                client.get(path)
+                client.get(path, headers={"Cookie": f"sessionid={session}"})
+
+
+def measure_spike(
+    event: Any,
+    *,
+    env: dict[str, str],
+    phones: int,
+    seconds: float,
+    deadline: float,
+    warm: list[str] = (),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    """The spike against gunicorn on ``event`` (its allocation and results published)."""
+    from django.urls import reverse
+
+    planned = plan(event, phones=phones)
+    session = desk_session(event)
+    desk_path = reverse("event-desk", args=[event.slug])
+    with Gunicorn(env) as server:
+        warm_up(server.url, list(warm), session)
+        run = asyncio.run(
+            drive(
+                server.url,
+                planned,
+                desk_path=desk_path,
+                session=session,
+                seconds=seconds,
+                deadline=deadline,
+            )
+        )
+        workers, threads = server.workers, server.threads
+    return {
+        "server": f"gunicorn {workers} workers × {threads} threads (gthread), 127.0.0.1",
+        "drivers": event.entries.count(),
+        **report(run, phones=phones, seconds=seconds),
+    }
+
+
+def measure_cached_standings(championship: Any, *, runs: int) -> dict[str, Any]:
+    """The standings page as a phone gets it once stored: server time (through Django's
+    test client, in process) and bytes on the wire, brotli and gzip."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from bench.measures import summary, timed
+
+    url = reverse("standings", args=[championship.slug])
+    phone = Client(HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    first = phone.get(url)  # builds and stores it
+    assert first.status_code == 200 and first["Content-Encoding"] == "br", first.status_code
+    gzip_size = len(Client(HTTP_ACCEPT_ENCODING="gzip").get(url).content)
+
+    def get() -> None:
+        response = phone.get(url)
+        assert response.status_code == 200
+
+    return summary(
+        timed(get, runs=runs),
+        drivers=championship.drivers.count(),
+        bytes_br=len(first.content),
+        bytes_gzip=gzip_size,
+    )

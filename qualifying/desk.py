@@ -1,0 +1,121 @@
+"""Where the day stands, for race control's desk: one line per step of a tournament day,
+in the order the day runs, each done or not, with what it counts and where to do it.
+
+Race day's rows (tables, sheets, weather, results) live on the floor above: they are read
+through the event's reverse relations (``event.race_tables``, ``event.sheet_batches``),
+never by importing that floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from qualifying.selectors import TableProgress
+from tournament.models import Entry, Event
+
+
+@dataclass(frozen=True)
+class Step:
+    key: str
+    label: str
+    done: bool
+    detail: str
+    url: str
+
+
+def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgress]) -> list[Step]:
+    """The steps of ``event``'s day (the desk's "where we are" checklist)."""
+    desk = reverse("event-desk", args=[event.slug])
+    allocation = reverse("allocation", args=[event.slug])
+    registered = len(entries)
+    checked_in = sum(1 for entry in entries if entry.checked_in)
+    steps = [
+        Step(
+            "registered",
+            _("Drivers registered"),
+            registered > 0,
+            str(registered),
+            desk + "#entries",
+        ),
+        Step(
+            "checked_in",
+            _("Drivers checked in"),
+            registered > 0 and checked_in == registered,
+            f"{checked_in} / {registered}",
+            desk + "#entries",
+        ),
+    ]
+    if event.qualifying_mode == Event.QualifyingMode.DRAW:
+        rolled = event.draw_rolls.values("driver").distinct().count()
+        steps.append(
+            Step("draw", _("Grid drawn (d20)"), rolled > 0, f"{rolled} / {registered}", allocation)
+        )
+    else:
+        sessions = event.sessions.count()
+        expected = sum(p.drivers for p in progress) * sessions
+        entered = sum(sum(p.runs_by_session.values()) for p in progress)
+        steps += [
+            Step(
+                "qualifying_tables",
+                _("Qualifying tables set"),
+                bool(progress),
+                str(len(progress)),
+                desk + "#tables",
+            ),
+            Step(
+                "sessions",
+                _("Qualifying sessions opened"),
+                sessions > 0,
+                str(sessions),
+                desk + "#sessions",
+            ),
+            Step(
+                "runs",
+                _("Runs entered"),
+                expected > 0 and entered >= expected,
+                f"{entered} / {expected}",
+                desk + "#tables",
+            ),
+            Step(
+                "classification",
+                _("Qualifying classification published"),
+                event.published_qualifying,
+                _("published") if event.published_qualifying else _("not published"),
+                desk + "#publish",
+            ),
+        ]
+    tables = event.race_tables.count()
+    confirmed = event.race_tables.filter(result_status="confirmed").count()
+    printed = event.sheet_batches.filter(kind="race", status="done").exists()
+    # A missing one-to-one row raises an AttributeError too: hasattr says whether it exists.
+    weather = hasattr(event, "race_weather")
+    steps += [
+        Step(
+            "allocation",
+            _("Race tables allocated and published"),
+            tables > 0 and event.published_allocation,
+            _("%(count)s table(s)") % {"count": tables}
+            + (" · " + (_("published") if event.published_allocation else _("not published"))),
+            allocation,
+        ),
+        Step("sheets", _("Race sheets printed"), printed, "", allocation),
+        Step("weather", _("Race weather drawn"), weather, "", allocation),
+        Step(
+            "results",
+            _("Results confirmed"),
+            tables > 0 and confirmed == tables,
+            f"{confirmed} / {tables}",
+            reverse("results-desk", args=[event.slug]),
+        ),
+        Step(
+            "standings",
+            _("Results and standings published"),
+            event.published_results,
+            _("published") if event.published_results else _("not published"),
+            desk + "#publish",
+        ),
+    ]
+    return steps

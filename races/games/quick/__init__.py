@@ -1,0 +1,1 @@
+"""Formula Dé quick rules: the pure rules (laps, the standard car)."""

@@ -1,0 +1,1 @@
+"""Racetrack: the pure rules; its table sheet is ``races.games.table_sheet``."""

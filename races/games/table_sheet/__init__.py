@@ -1,0 +1,1 @@
+"""The sheet at a table that Cannes–Monaco and Racetrack share: services, pages, API, PDF."""

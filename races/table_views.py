@@ -1,0 +1,220 @@
+"""A race table's page, opened from its referee link (or by race control): the race
+weather and the table's draws (the referee types the die; the system rolls only on "roll
+for me"), the stands chosen in grid order (§4-0-1: the next driver is named, taken stands
+are greyed, a stand corrected before the start), the car configurations, and the start
+that writes them in ink (§5-0-2); race control undoes a draw or unlocks the table here too.
+
+Writes go through ``races.weather_services`` and ``races.stand_services``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from races.forms import ConfigurationForm, RollForm
+from races.games.rallyman.rules import route_zones
+from races.models import RaceWeather, RaceWeatherDraw, Stage
+from races.pdf import RaceSheetRenderer
+from races.selectors import tables_with_grids
+from races.sheets import race_referee_link, race_sheets
+from races.stand_services import (
+    configurations_set,
+    missing_words,
+    stands_set,
+    start_missing,
+    table_start,
+)
+from races.views import _race_table, flash_errors
+from races.weather_services import table_weather_draw
+from tournament.errors import ServiceError
+
+
+def _stand_buttons(event_stands: list[int], grid: list[Any]) -> list[dict[str, Any]]:
+    """Every stand of the event, with who holds it at this table (None: free)."""
+    holders = {slot.stand: slot.driver for slot in grid if slot.stand is not None}
+    return [{"number": stand, "holder": holders.get(stand)} for stand in event_stands]
+
+
+def _rally_snow(event: Any) -> list[dict[str, Any]]:
+    """Rallyman (Règlement+): each stage's snowy zones, the same for every game."""
+    if event.game != "rallyman":
+        return []
+    return [
+        {
+            "number": stage.number,
+            "route": stage.route,
+            "drawn": bool(stage.snow),
+            "snowy": [
+                zone
+                for zone, snowy in zip(route_zones(stage.route), stage.snow or [], strict=False)
+                if snowy
+            ],
+        }
+        for stage in Stage.objects.filter(event=event).order_by("number")
+    ]
+
+
+def rtable(request: HttpRequest, token: str) -> HttpResponse:
+    table, actor = _race_table(request, token)
+    event = table.event
+    (table,) = tables_with_grids(event=event, only=table)
+    grid = table.grid  # type: ignore[attr-defined]
+    stands = event.stands()
+    taken = {s.stand for s in grid if s.stand is not None}
+    free = [s for s in stands if s not in taken]
+    chooser = next((s for s in grid if s.stand is None), None)
+    race = RaceWeather.objects.filter(event=event).first()
+    missing = [] if table.started else start_missing(table)
+    return render(
+        request,
+        "races/table.html",
+        {
+            "table": table,
+            "event": event,
+            "grid": grid,
+            "chooser": chooser,
+            "stand_buttons": _stand_buttons(stands, grid),
+            "free_stands": free,
+            "race": race,
+            "race_draws": RaceWeatherDraw.objects.filter(event=event).order_by("number"),
+            "draws": table.weather_draws.order_by("number"),
+            "can_undo": table.weather_draws.filter(undone_at__isnull=True).exists(),
+            "roll_form": RollForm(),
+            "can_draw": bool(race and race.weather == "variable" and not table.weather_fixed),
+            "missing": missing_words(missing) if missing else "",
+            "is_organiser": actor.can_organise(event.championship),
+            "config_forms": [
+                (
+                    slot,
+                    ConfigurationForm(
+                        prefix=f"c{slot.driver.number}",
+                        instance_values=getattr(slot, "configuration", None),
+                    ),
+                )
+                for slot in grid
+            ]
+            if event.use_configurations
+            else [],
+            "link": race_referee_link(table),
+            "rally_snow": _rally_snow(event),
+        },
+    )
+
+
+def _back(token: str, anchor: str = "") -> HttpResponse:
+    return redirect(reverse("rtable", args=[token]) + anchor)
+
+
+def _stand_typed(text: str) -> int | None | str:
+    """A stand as posted: its number, None to free it, or the text when it is neither."""
+    text = (text or "").strip()
+    if text == "":
+        return None
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 6 else text
+
+
+@require_POST
+def rtable_stand(request: HttpRequest, token: str, number: int) -> HttpResponse:
+    """Driver ``number`` takes (or corrects, or frees with an empty value) a stand."""
+    table, actor = _race_table(request, token)
+    stand = _stand_typed(request.POST.get("stand", ""))
+    if isinstance(stand, str):
+        messages.error(request, _("Choose a stand from the list."))
+        return _back(token, "#stands")
+    try:
+        stands_set(actor=actor, table=table, stands={number: stand})
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        if stand is None:
+            messages.success(
+                request,
+                _("Driver %(number)s has no stand any more: they choose again.")
+                % {"number": number},
+            )
+        else:
+            messages.success(
+                request,
+                _("Stand %(stand)s taken by driver %(number)s.")
+                % {"stand": stand, "number": number},
+            )
+    return _back(token, "#stands")
+
+
+@require_POST
+def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpResponse:
+    table, actor = _race_table(request, token)
+    form = ConfigurationForm(request.POST, prefix=f"c{number}")
+    values = {k: v for k, v in form.raw_values().items()}
+    try:
+        configurations_set(actor=actor, table=table, configurations={number: values})
+    except ServiceError as exc:
+        if not exc.errors:
+            messages.error(request, exc.message)
+        for errors in exc.errors.values():
+            for error in errors:
+                messages.error(request, f"{number}: {error}")
+    else:
+        messages.success(
+            request, _("Configuration of driver %(number)s saved.") % {"number": number}
+        )
+    return _back(token, "#configurations")
+
+
+@require_POST
+def rtable_start(request: HttpRequest, token: str) -> HttpResponse:
+    """The referee starts the race: stands and configurations are written in ink."""
+    table, actor = _race_table(request, token)
+    try:
+        table = table_start(actor=actor, table=table)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("The race has started at %(table)s: stands and configurations are locked.")
+            % {"table": table},
+        )
+    return _back(token, "#start")
+
+
+@require_POST
+def rtable_weather(request: HttpRequest, token: str) -> HttpResponse:
+    table, actor = _race_table(request, token)
+    form = RollForm(request.POST)
+    if not form.is_valid():
+        flash_errors(request, form)
+        return _back(token, "#weather")
+    try:
+        draw = table_weather_draw(actor=actor, table=table, roll=form.cleaned_data["roll"])
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("d20 = %(roll)s: %(weather)s, track %(track)s%(fixed)s.")
+            % {
+                "roll": draw.roll,
+                "weather": draw.get_drawn_display(),
+                "track": draw.get_track_display().lower(),
+                "fixed": _(", fixed for the rest of the race") if draw.fixed else "",
+            },
+        )
+    return _back(token, "#weather")
+
+
+def rtable_sheet(request: HttpRequest, token: str) -> HttpResponse:
+    table, _actor = _race_table(request, token)
+    (data,) = race_sheets(event=table.event, tables=[table])
+    response = HttpResponse(RaceSheetRenderer().render(data), content_type="application/pdf")
+    response["Content-Disposition"] = (
+        f'inline; filename="{table.event.slug}-table-{table.number}.pdf"'
+    )
+    return response

@@ -1,0 +1,198 @@
+"""The floors of ARCHITECTURE.md, checked on the real import graph (grimp, the engine of
+import-linter): every import runs down or stays on its floor, no circle between files, no
+import hidden in a function beyond the three start-up hooks, no module over 600 lines,
+no game module outside the games package, and the API contract's document unchanged."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import json
+from pathlib import Path
+
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("tournament", "qualifying", "races")
+
+# Longest prefix wins. 0: pure rules (no Django, no project import but other rules);
+# 1: ground; 2: qualifying; 3: races; 4: the other games; 5: standings; 6: the roots.
+FLOORS: dict[str, int] = {
+    "qualifying.scoring": 0,
+    "qualifying.seating": 0,
+    "races.allocation": 0,
+    "races.results": 0,
+    "races.configuration": 0,
+    "races.weather": 0,
+    "races.stands": 0,
+    "races.games": 0,  # the package's __init__: the registry of the games' pure rules
+    "races.games._ranking": 0,
+    "races.games.cannes_monaco.rules": 0,
+    "races.games.racetrack.rules": 0,
+    "races.games.rallyman.rules": 0,
+    "races.games.quick.rules": 0,
+    "tournament.points": 0,
+    "tournament.sanctions": 0,
+    "tournament": 1,
+    "qualifying": 2,
+    "races": 3,
+    "races.games.cannes_monaco": 4,
+    "races.games.racetrack": 4,
+    "races.games.rallyman": 4,
+    "races.games.quick": 4,
+    "races.games.table_sheet": 4,
+    "races.games.demo": 4,
+    "races.games.urls": 4,
+    "races.games.variants": 4,
+    "races.games.apps": 4,
+    "tournament.standings": 5,
+    "tournament.api": 6,
+    "tournament.urls": 6,
+    "tournament.web_urls": 6,
+    "tournament.admin": 6,
+    "tournament.backup": 6,
+    "tournament.database_backup": 6,
+    "tournament.venue": 6,
+    "tournament.management.commands.venue": 6,
+    "tournament.management.commands.backup": 6,
+    "tournament.management.commands.restore": 6,
+    "tournament.management.commands.load_demo": 6,
+    "tournament.management.commands.export_championship": 6,
+    "tournament.management.commands.import_championship": 6,
+    "tournament.settings": 6,
+    "tournament.wsgi": 6,
+}
+#: Function-level imports of project modules that must stay so, each with its reason.
+FUNCTION_LEVEL = {
+    ("qualifying.apps", "qualifying.links"): "models load only once every app is ready",
+    ("races.apps", "races.links"): "models load only once every app is ready",
+    ("races.games.apps", "races.games.variants"): "models load only once every app is ready",
+}
+MAX_LINES = 600
+
+
+def floor_of(module: str) -> int:
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in FLOORS:
+            return FLOORS[prefix]
+    raise AssertionError(f"{module} has no floor: add it to FLOORS and ARCHITECTURE.md")
+
+
+def _is_own(module: str) -> bool:
+    return ".migrations" not in module
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    return grimp.build_graph(*PACKAGES, cache_dir=None)
+
+
+def _imports(graph: grimp.ImportGraph) -> list[tuple[str, str]]:
+    return [
+        (importer, imported)
+        for importer in graph.modules
+        if _is_own(importer)
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if _is_own(imported)
+    ]
+
+
+def test_every_import_runs_down_or_stays_on_its_floor(graph: grimp.ImportGraph) -> None:
+    upwards = [
+        f"{a} (floor {floor_of(a)}) imports {b} (floor {floor_of(b)})"
+        for a, b in _imports(graph)
+        if floor_of(b) > floor_of(a)
+    ]
+    assert upwards == []
+
+
+def test_pure_rules_import_no_django(graph: grimp.ImportGraph) -> None:
+    pure = [m for m in graph.modules if _is_own(m) and floor_of(m) == 0]
+    found = []
+    for module in pure:
+        path = ROOT / (module.replace(".", "/") + ".py")
+        if not path.exists():
+            path = ROOT / module.replace(".", "/") / "__init__.py"
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            found += [f"{module}: {n}" for n in names if n.split(".")[0] == "django"]
+    assert found == []
+
+
+def test_no_import_circle_between_files(graph: grimp.ImportGraph) -> None:
+    sorter = graphlib.TopologicalSorter()
+    for a, b in _imports(graph):
+        sorter.add(a, b)
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import circle: {' -> '.join(exc.args[1])}")
+
+
+def _function_level_imports() -> set[tuple[str, str]]:
+    found = set()
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            module = module.removesuffix(".__init__")
+            tree = ast.parse(path.read_text())
+            for func in ast.walk(tree):
+                if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                for node in ast.walk(func):
+                    if isinstance(node, ast.ImportFrom) and node.module:
+                        target = node.module
+                    elif isinstance(node, ast.Import):
+                        target = node.names[0].name
+                    else:
+                        continue
+                    if target.split(".")[0] in PACKAGES:
+                        found.add((module, target))
+    return found
+
+
+def test_no_import_hidden_in_a_function_but_the_start_up_hooks() -> None:
+    assert _function_level_imports() == set(FUNCTION_LEVEL)
+
+
+def test_no_module_over_600_lines() -> None:
+    long = [
+        f"{path.relative_to(ROOT)}: {count}"
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+        and (count := len(path.read_text().splitlines())) > MAX_LINES
+    ]
+    assert long == []
+
+
+def test_every_game_module_lives_in_the_games_package() -> None:
+    stray = [
+        str(path.relative_to(ROOT))
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if path.name.startswith(("game_", "games_"))
+        and (ROOT / "races" / "games") not in path.parents
+    ]
+    assert stray == []
+
+
+def test_the_api_document_is_the_contract_s() -> None:
+    """Operation ids, paths and schemas byte for byte as published: a change is deliberate
+    (regenerate ``tests/api/snapshots/openapi_v1.json`` and say why)."""
+    from tournament.api import api
+
+    document = json.dumps(api.get_openapi_schema(path_prefix="/api/v1"), indent=1) + "\n"
+    assert document == (ROOT / "tests/api/snapshots/openapi_v1.json").read_text()

@@ -1,0 +1,142 @@
+"""Phones and screens in real Chromium.
+
+- At 390×844 (a phone), no page is wider than the screen: every page of the permission
+  matrix (tests/security/test_permission_matrix.py), opened as each of its callers, in the
+  site's default language (French: the longer words).
+- The projector fits a 1366×768 and a 1920×1080 screen whole, its page counter in view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from playwright.sync_api import Browser, Page
+
+from races.result_services import result_confirm
+from tests.security.conftest import build_world
+from tests.security.test_permission_matrix import PAGES, ROLES, codes
+from tournament.access import Actor
+from tournament.models import Driver
+from tournament.services import event_publish
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PHONE = {"width": 390, "height": 844}
+
+#: Who is logged in as whom (the matrix's callers); "link" and "anonymous" are nobody.
+ACCOUNTS = {"organiser": "organiser", "account": "ref1", "other": "ref2", "outsider": "outsider"}
+
+
+def browser_as(browser: Browser, world: Any, role: str, base_url: str, **options: Any) -> Any:
+    context = browser.new_context(**options)
+    user = ACCOUNTS.get(role)
+    if user is not None:
+        client = Client()
+        client.force_login(world.users[user])
+        session = client.cookies[settings.SESSION_COOKIE_NAME].value
+        context.add_cookies(
+            [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": base_url}]
+        )
+    return context
+
+
+def overflow(page: Page, url: str) -> int | None:
+    """How many pixels ``url`` is wider than the screen (None: not an HTML page)."""
+    answer = page.request.get(url, max_redirects=5)
+    if not answer.headers.get("content-type", "").startswith("text/html"):
+        return None
+    page.goto(url, wait_until="load")
+    return int(
+        page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+            " - window.innerWidth"
+        )
+    )
+
+
+#: A real name, long and without a space to break at.
+LONG_NAME = ("Maximilien-Alexandre", "Wolfeschlegelsteinhausenbergerdorff-Sainte-Colombe")
+
+
+def published_world() -> Any:
+    """The matrix's event, everything published (so that visitors see the full public
+    pages, not their 404s) and driver 1 with a long name."""
+    world = build_world(get_user_model())
+    event_publish(
+        actor=Actor(user=world.users["organiser"]),
+        event=world.event,
+        qualifying=True,
+        allocation=True,
+        results=True,
+        qualifying_tables=True,
+    )
+    Driver.objects.filter(championship=world.championship, number=1).update(
+        first_name=LONG_NAME[0], last_name=LONG_NAME[1]
+    )
+    return world
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_no_page_is_wider_than_a_phone(role: str, live_server: Any, browser: Browser) -> None:
+    world = published_world()
+    context = browser_as(browser, world, role, live_server.url, viewport=PHONE)
+    page = context.new_page()
+    checked, too_wide = 0, []
+    try:
+        for name, (arguments, methods) in sorted(PAGES.items()):
+            if codes(methods["GET"])[role] == 405:
+                continue
+            url = live_server.url + reverse(name, kwargs=arguments(world, role))
+            extra = overflow(page, url)
+            if extra is None:
+                continue
+            checked += 1
+            if extra > 0:
+                too_wide.append(f"{name} ({url}): {extra} px too wide")
+    finally:
+        context.close()
+    assert checked > 10
+    assert not too_wide, "\n".join(too_wide)
+
+
+@pytest.fixture
+def season() -> Any:
+    """The security world's event, its submitted race table confirmed, results published."""
+    world = published_world()
+    organiser = Actor(user=world.users["organiser"])
+    for table in world.rtables:
+        table.refresh_from_db()
+        if table.result_status == "submitted":
+            result_confirm(actor=organiser, table=table)
+    return world
+
+
+@pytest.mark.parametrize("screen", [(1366, 768), (1920, 1080)], ids=["768p", "1080p"])
+def test_the_projector_shows_its_whole_page(
+    screen: tuple[int, int], live_server: Any, browser: Browser, season: Any
+) -> None:
+    width, height = screen
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        url = reverse("standings-projector", args=[season.championship.slug])
+        page.goto(live_server.url + url)
+        size = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+        )
+        assert size[0] <= width and size[1] <= height, size
+        counter = page.locator(".projector-counter")
+        box = counter.bounding_box()
+        assert box is not None and counter.is_visible()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= height
+        rows = page.locator(".projector-board tbody tr")
+        assert rows.count() >= 1
+        last = rows.nth(rows.count() - 1).bounding_box()
+        assert last is not None and last["y"] + last["height"] <= height
+    finally:
+        context.close()

@@ -1,0 +1,141 @@
+"""No query string makes a page fail: it is ignored, or the answer is a 4xx, never a 500.
+
+Every URL pattern of the permission matrix is opened (GET) by its organiser and by a
+visitor holding table 1's link, on the published event of ``tests/security/hostile.py``,
+with query strings that are wrong on purpose: pages that do not exist (``?page=0``,
+``?page=abc``...), export formats that are not served (``?_export=ods``...), columns that
+do not exist (``?sort=nonsense``), a table number "²" (a digit to ``str.isdigit``, not to
+``int``), a NUL character (PostgreSQL refuses it in a query). Tables are also sorted by
+each of their columns, both ways, on the page and in the export.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_tables2 as tables
+import pytest
+from django.db import transaction
+from django.test import Client
+from django.urls import reverse
+
+from tests.security.conftest import World, english, logged_in
+from tests.security.hostile import hostile_world
+from tests.security.test_permission_matrix import PAGES
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def hostile(django_db_setup: None, django_db_blocker: Any) -> Any:
+    with hostile_world(django_db_blocker) as world:
+        yield world
+
+
+QUERIES: list[dict[str, str]] = [
+    # Pages of a paginated table (and the projector's).
+    {"page": "2"},
+    {"page": "0"},
+    {"page": "-1"},
+    {"page": "abc"},
+    {"page": "999999"},
+    {"page": "1.5"},
+    {"page": "9" * 5000},  # past int()'s 4,300 digits
+    {"per_page": "0"},
+    {"per_page": "-1"},
+    {"rows": "0"},
+    {"rows": "abc"},
+    # Export formats.
+    {"_export": "ods"},
+    {"_export": "xls"},
+    {"_export": ""},
+    {"_export": "json"},
+    {"_export": "yaml"},
+    {"_export": "latex"},
+    {"_export": "tsv"},
+    {"_export": "CSV"},
+    # Sorting.
+    {"sort": "nonsense"},
+    {"sort": "-nonsense"},
+    {"sort": ""},
+    {"sort": ","},
+    {"sort": "rank,-nonsense"},
+    {"sort": "__class__"},
+    {"sort": "nonsense", "_export": "csv"},
+    # The other parameters pages read.
+    {"table": "²"},
+    {"table": "99"},
+    {"table": "\u0661"},  # an Arabic-Indic 1
+    {"table": "9" * 5000},
+    {"table": "²", "_export": "csv"},
+    {"session": "²"},
+    {"session": "abc"},
+    {"q": "\x00"},
+    {"q": "%_"},
+    {"reopen": "²"},
+    {"part": "status"},
+]
+
+
+def clients(world: World) -> dict[str, Client]:
+    return {"organiser": logged_in(world.users["organiser"]), "link": english(Client())}
+
+
+def status_of(client: Client, url: str, query: dict[str, str]) -> Any:
+    """The status code, or the exception a 500 would have been (the test client raises it)."""
+    sid = transaction.savepoint()
+    try:
+        return client.get(url, query).status_code
+    except Exception as error:  # noqa: BLE001 - what failed is the point of the test
+        return f"{type(error).__name__}: {error}"[:200]
+    finally:
+        transaction.savepoint_rollback(sid)
+
+
+GET_PAGES = sorted(name for name, (_arguments, methods) in PAGES.items() if "GET" in methods)
+
+
+@pytest.mark.parametrize("name", GET_PAGES)
+def test_no_query_string_makes_a_page_fail(hostile: World, name: str) -> None:
+    arguments = PAGES[name][0]
+    url = reverse(name, kwargs=arguments(hostile, "organiser"))
+    failures = [
+        (role, query, status)
+        for role, client in clients(hostile).items()
+        for query in QUERIES
+        if not isinstance(status := status_of(client, url, query), int) or status >= 500
+    ]
+    assert failures == []
+
+
+@pytest.mark.parametrize("name", GET_PAGES)
+def test_every_column_sorts_both_ways(hostile: World, name: str) -> None:
+    """Sorting by any column of a page's table, up or down, on the page or in its export."""
+    arguments = PAGES[name][0]
+    url = reverse(name, kwargs=arguments(hostile, "organiser"))
+    client = clients(hostile)["organiser"]
+    response = client.get(url)
+    table = (response.context or {}).get("table") if response.status_code == 200 else None
+    if not isinstance(table, tables.Table):
+        return  # no sortable table on this page
+    columns = [column.name for column in table.columns.iterall() if column.orderable]
+    assert columns
+    failures = [
+        (query, status)
+        for column in columns
+        for sort in (column, f"-{column}")
+        for query in ({"sort": sort}, {"sort": sort, "_export": "csv"})
+        if (status := status_of(client, url, query)) != 200
+    ]
+    assert failures == []
+
+
+def test_a_page_past_the_last_is_not_found(hostile: World) -> None:
+    """The drivers' list pages by 100: with 8 drivers, page 2 does not exist."""
+    url = reverse("championship", args=[hostile.championship.slug])
+    client = english(Client())
+
+    assert client.get(url, {"page": "1"}).status_code == 200
+    for page in ("2", "0", "abc", "999999"):
+        assert client.get(url, {"page": page}).status_code == 404, page
+    assert client.get(url, {"page": "2", "_export": "csv"}).status_code == 200  # every row

@@ -1,0 +1,120 @@
+"""The desk follows the day: entries and check-in first, a "where we are" checklist linking
+to each step, messages in view after each action, a check-in counter that follows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from qualifying.services import qualifying_tables_auto, run_record, session_create
+from races.models import SheetBatch
+from races.result_services import result_confirm, result_save
+from races.services import allocation_run
+from races.weather_services import race_weather_draw
+from tests.security.conftest import _run_data
+from tournament.access import Actor
+from tournament.services import entries_checkin, event_publish
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def actor(organiser):
+    return Actor(user=organiser)
+
+
+@pytest.fixture
+def desk(client, organiser):
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def steps(html: str) -> dict[str, str]:
+    """Each step of the checklist: its key and whether it is done."""
+    return dict(re.findall(r'<li id="step-([a-z_]+)" class="(done|todo)">', html))
+
+
+def page(desk, event) -> str:
+    return desk.get(reverse("event-desk", args=[event.slug])).content.decode()
+
+
+def test_entries_and_check_in_come_first(desk, make_event):
+    html = page(desk, make_event(n_drivers=2))
+    order = [html.index(f'<section id="{name}">') for name in ("entries", "sessions", "tables")]
+    assert order == sorted(order)
+    assert html.index('id="steps"') < order[0]
+
+
+def test_the_checklist_follows_the_day(desk, make_event, actor):
+    event = make_event(n_drivers=4)
+    assert steps(page(desk, event)) == {
+        "registered": "done", "checked_in": "todo", "qualifying_tables": "todo",
+        "sessions": "todo", "runs": "todo", "classification": "todo", "allocation": "todo",
+        "sheets": "todo", "weather": "todo", "results": "todo", "standings": "todo",
+    }  # fmt: skip
+    entries_checkin(actor=actor, event=event, numbers=[1, 2, 3, 4])
+    qualifying_tables_auto(actor=actor, event=event, table_size=2)
+    session = session_create(actor=actor, event=event, number=1, weather_roll=15)
+    for number in range(1, 5):
+        run_record(actor=actor, session=session, driver_number=number, data=_run_data(number))
+    event_publish(actor=actor, event=event, qualifying=True)
+    tables = allocation_run(actor=actor, event=event, table_size=4)
+    event_publish(actor=actor, event=event, allocation=True)
+    race_weather_draw(actor=actor, event=event, roll=15)
+    SheetBatch.objects.create(event=event, kind="race", status="done", pdf=b"%PDF-1.4")
+    html = page(desk, event)
+    done = steps(html)
+    assert all(done[key] == "done" for key in list(done)[:-2]), done
+    assert (done["results"], done["standings"]) == ("todo", "todo")
+    assert "0 / 1" in html  # results confirmed of the race tables
+    grid = list(tables[0].slots.order_by("position").values_list("driver__number", flat=True))
+    result_save(actor=actor, table=tables[0], version=0, finish=grid, retired=[], dns=[],
+                submit=True)  # fmt: skip
+    result_confirm(actor=actor, table=tables[0])
+    event_publish(actor=actor, event=event, results=True)
+    assert set(steps(page(desk, event)).values()) == {"done"}
+
+
+def test_each_step_links_to_where_it_is_done(desk, make_event):
+    event = make_event(n_drivers=1)
+    html = page(desk, event)
+    links = dict(re.findall(r'<li id="step-([a-z_]+)"[^>]*><a href="([^"]+)"', html))
+    assert links["registered"] == reverse("event-desk", args=[event.slug]) + "#entries"
+    assert links["allocation"] == reverse("allocation", args=[event.slug])
+    assert links["results"] == reverse("results-desk", args=[event.slug])
+
+
+def test_a_check_in_updates_the_counter(desk, make_event):
+    event = make_event(n_drivers=3)
+    assert "0 checked in of 3" in page(desk, event)
+    response = desk.post(
+        reverse("desk-checkin", args=[event.slug, 2]), {"checked_in": "1"}, HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert 'aria-pressed="true"' in html
+    counter = re.search(r'<small class="muted" id="checkin-count" hx-swap-oob="true">(.*?)<', html)
+    assert counter and counter.group(1) == "1 checked in of 3"
+
+
+def test_after_an_action_the_message_is_in_view(desk, make_event):
+    event = make_event(n_drivers=3)
+    response = desk.post(
+        reverse("desk-register", args=[event.slug]), {"numbers": "1 2", "action": "checkin"},
+        follow=True,
+    )  # fmt: skip
+    html = response.content.decode()
+    assert '<div class="messages" id="messages">' in html
+    assert "2 driver(s) checked in." in html
+    assert "2 checked in of 3" in html
+
+
+def test_the_qualifying_tables_are_published_from_the_desk(desk, make_event):
+    event = make_event(n_drivers=2)
+    desk.post(reverse("desk-publish", args=[event.slug]), {"qualifying_tables": "1"})
+    event.refresh_from_db()
+    assert event.published_qualifying_tables
+    assert not (event.published_allocation or event.published_results)
+    assert 'name="qualifying_tables" value="1" role="switch" checked' in page(desk, event)

@@ -1,0 +1,23 @@
+"""What every page's header needs to know beyond Django's own context processors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+
+def _admin_leads_somewhere(request: HttpRequest) -> bool:
+    user = getattr(request, "user", None)
+    if user is None or not (user.is_active and user.is_staff):
+        return False
+    return admin.site.has_permission(request) and bool(admin.site.get_app_list(request))
+
+
+def navigation(request: HttpRequest) -> dict[str, Any]:
+    """``show_admin``: the admin has something for this person (an organiser without any
+    admin permission would open an admin that says they may see nothing). Worked out only
+    when a template asks."""
+    return {"show_admin": SimpleLazyObject(lambda: _admin_leads_somewhere(request))}

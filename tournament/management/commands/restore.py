@@ -1,0 +1,35 @@
+"""``manage.py restore <file>``: a backup of ``manage.py backup`` (or ``make venue``) back
+into the configured database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tournament.database_backup import BackupProblem, restore
+
+
+class Command(BaseCommand):
+    help = (
+        "Restore a backup file (.sqlite3 or .pgdump) into the configured database, which "
+        "must be empty unless --replace. Stop the server first."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("file", type=Path, help="A file of the backups folder.")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="Replace a database that is not empty (SQLite: kept aside first).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            kept = restore(options["file"], replace=options["replace"])
+        except BackupProblem as exc:
+            raise CommandError(str(exc)) from exc
+        if kept:
+            self.stdout.write(f"The replaced database is kept as {kept}.")
+        self.stdout.write(self.style.SUCCESS(f"Restored {options['file']}."))

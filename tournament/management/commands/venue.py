@@ -1,0 +1,147 @@
+"""``manage.py venue`` (``make venue``): serve the tournament day from this laptop.
+
+See the README, "A tournament day on a laptop". In order: the database (migrated; SQLite in
+the data folder unless ``DATABASE_URL``), the static files, the organiser's account (asked
+on first start), the laptop's address, the poster and QR code, then gunicorn on every
+interface with ``DEBUG`` off, and a backup every few minutes until Ctrl+C (a last one then).
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
+from django.urls import reverse
+from django.utils import translation
+
+from tournament.database_backup import BackupProblem, backup_now
+from tournament.poster import Poster, PosterRenderer, terminal_qr
+from tournament.venue import (
+    Gunicorn,
+    NoAnswer,
+    Venue,
+    ask_organiser,
+    featured_event,
+    lan_address,
+    organiser_exists,
+    serve,
+    static_files_current,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Serve the tournament from this laptop to the phones of its network: gunicorn on "
+        "every interface, DEBUG off, the laptop's address as the site's, a poster to print, "
+        "and a backup of the whole database every few minutes."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument(
+            "--address", default="", help="The address phones use (default: found by itself)."
+        )
+        parser.add_argument("--wifi", default="", help="The Wi-Fi's name, for the poster.")
+        parser.add_argument(
+            "--wifi-password", default="", help="Its password: the poster gets a Wi-Fi QR code."
+        )
+        parser.add_argument("--event", default="", help="The event the poster points to (slug).")
+        parser.add_argument(
+            "--backup-minutes",
+            type=float,
+            default=float(settings.BACKUP_MINUTES),
+            help="Minutes between two backups (BACKUP_MINUTES, default 5).",
+        )
+        parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--threads", type=int, default=4)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["backup_minutes"] <= 0:
+            raise CommandError("--backup-minutes must be more than 0.")
+        out = self.stdout
+        for stream in (sys.stdout, sys.stderr):  # each line as it comes, even into a pipe
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(line_buffering=True)
+        out.write(f"Data folder: {settings.DATA_DIR}")
+        call_command("migrate", interactive=False, verbosity=0)
+        if not static_files_current():
+            out.write("Compressing the static files (once, about half a minute)…")
+            call_command("collectstatic", interactive=False, verbosity=0)
+        if not organiser_exists():
+            out.write("First start: the organiser's account (race control logs in with it).")
+            try:
+                ask_organiser(sys.stdin, sys.stdout)
+            except NoAnswer:
+                raise CommandError(
+                    "No organiser account: run make venue in a terminal to answer its "
+                    "questions (or create one with manage.py createsuperuser)."
+                ) from None
+            out.write(self.style.SUCCESS("Organiser account created."))
+
+        address = options["address"] or lan_address()
+        if not address:
+            out.write(
+                self.style.WARNING(
+                    "No network found: serving this laptop only (127.0.0.1). Join the hall's "
+                    "Wi-Fi and start again for the phones."
+                )
+            )
+            address = "127.0.0.1"
+        venue = Venue(address=address, port=options["port"], hostname=socket.gethostname())
+        event = featured_event(options["event"])
+        if options["event"] and event is None:
+            raise CommandError(f"No event {options['event']!r}.")
+        base = venue.site_url
+        url = base + (reverse("event", args=[event.slug]) if event else "/")
+        with translation.override(settings.LANGUAGE_CODE):
+            poster = PosterRenderer().render(
+                Poster(
+                    url=url,
+                    title=event.name if event else "",
+                    wifi_name=options["wifi"],
+                    wifi_password=options["wifi_password"],
+                )
+            )
+        poster_path = settings.DATA_DIR / "poster.pdf"
+        poster_path.write_bytes(poster)
+        connections.close_all()  # gunicorn's workers open their own
+
+        out.write("")
+        out.write(self.style.SUCCESS(f"Paddock serves the hall on {base}/"))
+        if options["wifi"]:
+            out.write(f"Wi-Fi: {options['wifi']}")
+        out.write(terminal_qr(url))
+        out.write(f"Phones: {url}")
+        if event:
+            out.write(f"Where do I sit? {base}{reverse('where', args=[event.slug])}")
+            out.write(f"Race control: {base}{reverse('event-desk', args=[event.slug])}")
+        out.write(f"Poster to print (A4): {poster_path}")
+        out.write(f"Health (for a monitor): {base}{reverse('health')}")
+        out.write(
+            f"Backups every {options['backup_minutes']:g} min into {settings.BACKUP_DIR}; "
+            "restore one with: make restore FILE=<file>"
+        )
+        out.write("Stop with Ctrl+C (a last backup is taken then).")
+        out.write("")
+
+        def backup() -> None:
+            try:
+                taken = backup_now(directory=settings.BACKUP_DIR, keep=settings.BACKUP_KEEP)
+            except BackupProblem as exc:
+                self.stderr.write(f"Backup failed: {exc}")
+                return
+            finally:
+                connections.close_all()
+            out.write(f"Backup: {taken.path.name} ({taken.size / 1e6:.1f} MB)")
+
+        serve(
+            Gunicorn(venue, workers=options["workers"], threads=options["threads"]),
+            every=options["backup_minutes"] * 60,
+            backup=backup,
+        )
+        out.write(f"Stopped. Backups in {settings.BACKUP_DIR}.")

@@ -1,0 +1,137 @@
+"""Reads for the championship: standings and team standings.
+
+A constant number of queries whatever the size: the events that count, their drivers, and
+the stored result lines (written when race control confirms a table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from races.models import ResultLine
+from tournament import points
+from tournament.models import Championship, Driver, Entry, Event, Team
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    driver: Driver
+    points: int
+    results: dict[int, points.EventResult]  # by event id
+    counted: frozenset[int]  # event ids whose points count (best-K)
+    countback: tuple[int, ...]
+    # Points a sanction removed (§1-2-3), by event id, where any were.
+    removed: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Standings:
+    events: list[Event]
+    lines: list[Standing] = field(default_factory=list)
+
+
+def counted_events(*, championship: Championship, published_only: bool) -> list[Event]:
+    """Events with confirmed results (published ones only for the public), by date."""
+    events = Event.objects.filter(championship=championship, result_lines__isnull=False)
+    if published_only:
+        events = events.filter(published_results=True)
+    return list(events.distinct().order_by("date", "pk"))
+
+
+def standings_for(*, championship: Championship, published_only: bool = True) -> Standings:
+    """Every driver with an entry or a result in a counted event, 0 points included
+    (DOMAIN.md); a driver whose entry was removed after racing keeps the points scored."""
+    events = counted_events(championship=championship, published_only=published_only)
+    if not events:
+        return Standings(events=[])
+    drivers = list(
+        Driver.objects.filter(
+            Q(pk__in=Entry.objects.filter(event__in=events).values("driver"))
+            | Q(pk__in=ResultLine.objects.filter(event__in=events).values("driver"))
+        )
+        .select_related("team")
+        .order_by("number")
+    )
+    # In event order: on equal points, best-K keeps the earlier result.
+    rows = (
+        ResultLine.objects.filter(event__in=events)
+        .order_by("event__date", "event_id", "pk")
+        .values_list(
+            "event_id", "driver_id", "position", "place", "rank", "status", "points",
+            "points_removed",
+        )
+    )  # fmt: skip
+    removed: dict[int, dict[int, int]] = {}
+    for e, d, *_rest, taken in rows:
+        if taken:
+            removed.setdefault(d, {})[e] = taken
+    mode = championship.points_mode
+    results = [
+        points.EventResult(
+            event=e,
+            driver=d,
+            position=p,
+            status=s,
+            points=pts,
+            counted_place=points.countback_place(
+                mode=mode,  # type: ignore[arg-type]
+                status=s,
+                place=p if place is None else place,  # Formula Dé shares no place
+                rank=rank,
+            ),
+        )
+        for e, d, p, place, rank, s, pts, _taken in rows
+    ]
+    by_id = {d.pk: d for d in drivers}
+    lines = points.standings([d.pk for d in drivers], results, best=championship.best_results)
+    return Standings(
+        events=events,
+        lines=[
+            Standing(
+                rank=line.rank,
+                driver=by_id[line.driver],
+                points=line.points,
+                results={r.event: r for r in line.results},
+                counted=frozenset(line.counted),
+                countback=line.countback,
+                removed=removed.get(line.driver, {}),
+            )
+            for line in lines
+            if line.driver in by_id
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class TeamStanding:
+    rank: int
+    team: Team
+    points: int
+
+
+def team_standings_for(
+    *, championship: Championship, published_only: bool = True, standings: Standings | None = None
+) -> list[TeamStanding]:
+    """Sum of each team's drivers' counted points; equal points share the rank."""
+    standings = standings or standings_for(championship=championship, published_only=published_only)
+    teams = {line.driver.team_id: line.driver.team for line in standings.lines if line.driver.team}
+    lines = [
+        points.StandingLine(
+            rank=s.rank,
+            driver=s.driver.pk,
+            points=s.points,
+            counted=tuple(s.counted),
+            results=tuple(s.results.values()),
+            countback=s.countback,
+        )
+        for s in standings.lines
+    ]
+    team_of = {s.driver.pk: s.driver.team_id for s in standings.lines}
+    return [
+        TeamStanding(rank=t.rank, team=teams[t.team], points=t.points)
+        for t in points.team_standings(lines, team_of)
+        if t.team in teams
+    ]

@@ -1,0 +1,257 @@
+"""The tournament day on one laptop (``make venue``, ``manage.py venue``): the pieces.
+
+The laptop's address on the hall's network, the settings the server gets from it, the
+organiser's account asked on first start, gunicorn on every interface, and the backups
+taken while it serves. The command (``tournament/management/commands/venue.py``) runs them
+in order.
+"""
+
+from __future__ import annotations
+
+import getpass
+import ipaddress
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.staticfiles import finders
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from tournament.models import Event
+
+#: Addresses a UDP socket is "connected" to, to learn which interface routes outwards. No
+#: packet is sent: connect() on UDP only picks the route.
+PROBES = ("192.0.2.1", "10.255.255.255", "8.8.8.8")
+
+
+def _usable(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return ip.version == 4 and not (ip.is_loopback or ip.is_unspecified or ip.is_link_local)
+
+
+def lan_address() -> str | None:
+    """The laptop's IPv4 address on its network (the one phones reach), or None."""
+    for probe in PROBES:
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+                sock.connect((probe, 9))
+                address = sock.getsockname()[0]
+        except OSError:
+            continue
+        if _usable(address):
+            return address
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        return None
+    for info in infos:
+        address = str(info[4][0])
+        if _usable(address):
+            return address
+    return None
+
+
+@dataclass(frozen=True)
+class Venue:
+    address: str
+    port: int
+    hostname: str
+
+    @property
+    def site_url(self) -> str:
+        return f"http://{self.address}:{self.port}"
+
+    def environment(self) -> dict[str, str]:
+        """What the server's settings are read from: DEBUG off, this address as the host
+        and site URL, plain HTTP on the hall's network (no TLS to redirect to)."""
+        hosts = [self.address, "127.0.0.1", "localhost"]
+        if self.hostname:
+            hosts += [self.hostname, f"{self.hostname}.local"]
+        origins = [f"http://{host}:{self.port}" for host in hosts]
+        env = {
+            "DEBUG": "false",
+            "ALLOWED_HOSTS": ",".join(hosts),
+            "SITE_URL": self.site_url,
+            "CSRF_TRUSTED_ORIGINS": ",".join(origins),
+            "SECURE_SSL_REDIRECT": "false",
+            "SECURE_COOKIES": "false",
+            "SECURE_HSTS_SECONDS": "0",
+            "PADDOCK_DATA_DIR": str(settings.DATA_DIR),
+            "TRUSTED_PROXY_COUNT": "0",  # phones reach gunicorn directly
+        }
+        if not os.environ.get("SECRET_KEY") and not os.environ.get("SECRET_KEY_FILE"):
+            env["SECRET_KEY"] = settings.SECRET_KEY
+        return env
+
+
+def featured_event(slug: str = "") -> Event | None:
+    """The event the poster points to: ``slug``, else the next one (today or later), else
+    the latest."""
+    events = Event.objects.select_related("championship")
+    if slug:
+        return events.filter(slug=slug).first()
+    today = timezone.localdate()
+    return (
+        events.filter(date__gte=today).order_by("date", "pk").first()
+        or events.order_by("-date", "-pk").first()
+    )
+
+
+def static_files_current() -> bool:
+    """True when the collected static files (with their manifest and brotli/gzip copies)
+    are newer than every source file: collecting and compressing again takes half a
+    minute, which a restart in the middle of the day should not wait for."""
+    manifest = Path(settings.STATIC_ROOT) / "staticfiles.json"
+    if not manifest.exists():
+        return False
+    built = manifest.stat().st_mtime
+    for finder in finders.get_finders():
+        for path, storage in finder.list([]):
+            if os.stat(storage.path(path)).st_mtime > built:
+                return False
+    return True
+
+
+# --- The organiser's account ------------------------------------------------------------------
+
+
+class NoAnswer(Exception):
+    """Standard input closed before the question was answered."""
+
+
+def _read(prompt: str, stdin: IO[str], stdout: IO[str], *, secret: bool) -> str:
+    if secret and stdin.isatty():
+        return getpass.getpass(prompt)
+    stdout.write(prompt)
+    stdout.flush()
+    line = stdin.readline()
+    if not line:
+        raise NoAnswer()
+    if not stdin.isatty() and not secret:
+        stdout.write("\n")
+    return line.rstrip("\n")
+
+
+def organiser_exists() -> bool:
+    return get_user_model().objects.filter(is_superuser=True, is_active=True).exists()
+
+
+def ask_organiser(stdin: IO[str], stdout: IO[str], *, attempts: int = 3) -> Any:
+    """Ask for the organiser's username and password (twice) and create the account, a
+    superuser: race control creates the championship and its circuit in the admin.
+
+    Django's password validators apply. Raises ``NoAnswer`` when nobody answers.
+    """
+    User = get_user_model()
+    for _attempt in range(attempts):
+        username = _read("Organiser's username: ", stdin, stdout, secret=False).strip()
+        if not username:
+            stdout.write("A username is needed.\n")
+            continue
+        if User.objects.filter(username=username).exists():
+            stdout.write(f"{username} exists already: choose another name.\n")
+            continue
+        password = _read("Password: ", stdin, stdout, secret=True)
+        again = _read("Password (again): ", stdin, stdout, secret=True)
+        if password != again:
+            stdout.write("The two passwords differ.\n")
+            continue
+        try:
+            validate_password(password, User(username=username))
+        except ValidationError as exc:
+            stdout.write(" ".join(exc.messages) + "\n")
+            continue
+        return User.objects.create_superuser(username=username, password=password, email="")
+    raise NoAnswer()
+
+
+# --- Serving, and the backups meanwhile ------------------------------------------------------
+
+
+class Gunicorn:
+    """gunicorn on every interface, its own process group, stopped by its pid."""
+
+    def __init__(self, venue: Venue, *, workers: int, threads: int) -> None:
+        self.venue = venue
+        self.workers = workers
+        self.threads = threads
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "tournament.wsgi",
+            "--bind",
+            f"0.0.0.0:{self.venue.port}",
+            "--workers",
+            str(self.workers),
+            "--threads",
+            str(self.threads),
+            "--log-level",
+            "warning",
+            "--graceful-timeout",
+            "10",
+        ]
+        self.process = subprocess.Popen(
+            command, cwd=settings.BASE_DIR, env={**os.environ, **self.venue.environment()}
+        )
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if not self.running():
+            return
+        assert self.process is not None
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def serve(
+    server: Gunicorn,
+    *,
+    every: float,
+    backup: Callable[[], None],
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Run until gunicorn stops or the command is interrupted: a backup at once, then one
+    every ``every`` seconds, and a last one on the way out."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    server.start()
+    try:
+        next_backup = clock()
+        while server.running():
+            if clock() >= next_backup:
+                backup()
+                next_backup = clock() + every
+            time.sleep(min(1.0, max(0.05, next_backup - clock())))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.stop()
+        backup()

@@ -223,9 +223,14 @@ def _tables(actor: Actor, event: Event, own: list[QualifyingTable] | None) -> li
 def qualifying_table_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """The qualifying tables; referee links and tokens only for organisers.
 
-    Before qualifying is published, a table's referee (link or account) sees their own
-    table only; anyone else gets ``404`` (a user's token ``403``).
+    Once the tables or the qualifying are published, everyone sees every table. Before,
+    a table's referee (link or account) sees their own table only; anyone else gets
+    ``404`` (a user's token ``403``).
     """
+    actor = actor_of(request)
+    found = get_event(event)
+    if found.published_qualifying_tables:  # players look for their table in the morning
+        return _tables(actor, found, None)
     actor, found, own = read_own(request, event)
     return _tables(actor, found, own)
 

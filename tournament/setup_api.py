@@ -314,6 +314,9 @@ class PublishedOut(Schema):
     allocation: bool
     qualifying: bool
     results: bool
+    qualifying_tables: bool = Field(
+        description="Who sits at which qualifying table, shown to players before qualifying."
+    )
 
 
 class EventOut(Schema):
@@ -374,6 +377,7 @@ def event_out(event: Event) -> dict[str, Any]:
             "allocation": event.published_allocation,
             "qualifying": event.published_qualifying,
             "results": event.published_results,
+            "qualifying_tables": event.published_qualifying_tables,
         },
     }
 
@@ -567,6 +571,9 @@ class PublishIn(Schema):
     allocation: StrictBool | None = None
     qualifying: StrictBool | None = None
     results: StrictBool | None = None
+    qualifying_tables: StrictBool | None = Field(
+        None, description="The qualifying tables (drivers only, never the referee links)."
+    )
 
 
 @setup.post("/events/{event}/publish", response={200: EventOut, **ERRORS})

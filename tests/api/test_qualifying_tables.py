@@ -65,6 +65,28 @@ def test_anonymous_sees_published_tables_without_secrets(anon, organiser, event)
     assert {t["referee_token"] for t in tables} == {None}
 
 
+def test_tables_published_before_qualifying(anon, organiser, event):
+    """Race control shows who sits where in the morning, before any run is published."""
+    response = organiser.post("/events/monaco-2025/publish", {"qualifying_tables": True})
+    assert response.status_code == 200
+    assert response.json()["published"]["qualifying_tables"] is True
+    assert response.json()["published"]["qualifying"] is False
+    tables = anon.get(TABLES).json()
+    assert [numbers(t) for t in tables] == [[1, 2, 3], [4, 5, 6]]
+    assert {t["referee_token"] for t in tables} | {t["referee_link"] for t in tables} == {None}
+    # The runs themselves stay unpublished.
+    assert anon.get("/events/monaco-2025/qualifying").status_code == 404
+    organiser.post("/events/monaco-2025/publish", {"qualifying_tables": False})
+    assert anon.get(TABLES).status_code == 404
+
+
+def test_publish_tables_with_non_boolean_is_400(organiser, event):
+    response = organiser.post("/events/monaco-2025/publish", {"qualifying_tables": "oui"})
+    assert response.status_code == 400
+    event.refresh_from_db()
+    assert not event.published_qualifying_tables
+
+
 def test_outsider_cannot_read_or_write(outsider, event):
     assert outsider.get(TABLES).status_code == 403
     assert outsider.post(TABLES, {"number": 3, "drivers": [6]}).status_code == 403

@@ -237,7 +237,12 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
         "crash_limit": 1,
         "collisions": True,
         "standard_configuration": None,
-        "published": {"allocation": False, "qualifying": False, "results": False},
+        "published": {
+            "allocation": False,
+            "qualifying": False,
+            "results": False,
+            "qualifying_tables": False,
+        },
         # Every setting of the settings page (API.md, PATCH /events/{event}).
         "language": "fr",
         "stand_numbers": [],
@@ -360,6 +365,7 @@ def test_publish_flags(organiser, anon, event):
         "allocation": True,
         "qualifying": False,
         "results": False,
+        "qualifying_tables": False,
     }
     response = organiser.post(
         "/events/monaco-2025/publish", {"qualifying": True, "allocation": False}
@@ -368,6 +374,7 @@ def test_publish_flags(organiser, anon, event):
         "allocation": False,
         "qualifying": True,
         "results": False,
+        "qualifying_tables": False,
     }
     event.refresh_from_db()
     assert event.published_qualifying and not event.published_allocation

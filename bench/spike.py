@@ -1,13 +1,19 @@
-"""The publication spike: a room of phones opening the public pages at once, and race
-control working meanwhile.
+"""The publication spike: race control publishes the tables and the results, then a room of
+phones opens the public pages at once, while race control goes on working.
 
-``phones`` phones arrive evenly over ``seconds`` (open loop: each at its time, whatever the
-server's state), each opening one page of a 300-driver event: "Where do I sit?" with its
-own name (typed surname first, first name first, in part, or its number), the championship
-standings, the results of the day or the event page. Through gunicorn as in the load test
-(2 workers × 4 threads, ``DEBUG=false``), the client on the same machine, phones sending
+Race control publishes through the API (its time reported as ``publish_ms``: it includes
+building the event's public pages, tasks inline as in ``make venue``); as soon as it is
+answered, ``phones`` phones arrive evenly over ``seconds`` (open loop: each at its time,
+whatever the server's state), each opening one page of a 300-driver event: "Where do I
+sit?" with its own name (typed surname first, first name first, in part, or its number),
+the championship standings, the results of the day or the event page. Through gunicorn as
+in the load test (2 workers × 4 threads, ``DEBUG=false``, the cache in a folder shared by
+the workers as ``make venue`` has it), the client on the same machine, phones sending
 ``Accept-Encoding: gzip, br`` and no cookie (nobody logged in). Meanwhile race control opens
 its desk twice a second, logged in: its own timings are reported beside the phones'.
+
+``cold``: the same phones on a server whose cache holds none of these pages (restarted
+after the publication, its cache emptied): every page is built by its first visitors.
 
 Also, in process: the standings of the 1,000-driver championship as a phone gets them once
 cached (server time) and their size compressed.
@@ -46,6 +52,7 @@ class SpikeRun:
     hits: list[Hit] = field(default_factory=list)
     desk: list[Hit] = field(default_factory=list)
     unfinished: int = 0
+    publish: Hit | None = None
 
 
 def plan(event: Any, *, phones: int, seed: int = 1925) -> list[tuple[str, str, dict[str, str]]]:
@@ -112,6 +119,26 @@ async def _get(client: httpx.AsyncClient, kind: str, path: str, **kwargs: Any) -
     )
 
 
+async def _publish(client: httpx.AsyncClient, path: str, token: str) -> Hit:
+    started = time.perf_counter()
+    try:
+        response = await client.post(
+            path,
+            json={"allocation": True, "results": True},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    except httpx.HTTPError as exc:
+        return Hit("publish", started, time.perf_counter() - started, None, error=repr(exc))
+    ok = response.status_code == 200
+    return Hit(
+        "publish",
+        started,
+        time.perf_counter() - started,
+        response.status_code,
+        error="" if ok else response.text[:200],
+    )
+
+
 async def drive(
     base_url: str,
     planned: list[tuple[str, str, dict[str, str]]],
@@ -120,8 +147,11 @@ async def drive(
     session: str,
     seconds: float,
     deadline: float,
+    publish: tuple[str, str] | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> SpikeRun:
+    """The phones and race control's desk; ``publish`` (path, API token): race control
+    publishes first, and the phones come once it is answered."""
     run = SpikeRun()
     limits = httpx.Limits(max_connections=400, max_keepalive_connections=100)
     headers = {"Accept-Encoding": "gzip, br", "Accept-Language": "fr"}
@@ -129,6 +159,8 @@ async def drive(
         base_url=base_url, timeout=30, limits=limits, headers=headers, transport=transport
     ) as client:
         client.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))  # no cookie kept
+        if publish is not None:
+            run.publish = await _publish(client, *publish)
         step = seconds / len(planned) if planned else 0
 
         async def phone(index: int, kind: str, path: str, query: dict[str, str]) -> None:
@@ -173,11 +205,15 @@ def report(run: SpikeRun, *, phones: int, seconds: float) -> dict[str, Any]:
                 "p95_ms": _percentile(values, 0.95),
                 "median_bytes": int(statistics.median(sizes)) if sizes else None,
             }
+    published = run.publish
+    refused = 1 if published and published.status != 200 else 0
     return {
         "phones": phones,
         "arrival_seconds": seconds,
+        "publish_ms": round(published.seconds * 1000, 1) if published else None,
+        "publish_status": published.status if published else None,
         "requests": len(run.hits),
-        "errors": len(errors) + run.unfinished,
+        "errors": len(errors) + run.unfinished + refused,
         "error_samples": sorted({f"{h.kind} {h.status}: {h.error}" for h in errors})[:5],
         "p50_ms": _percentile(latencies, 0.5),
         "p95_ms": _percentile(latencies, 0.95),
@@ -210,13 +246,26 @@ def measure_spike(
     seconds: float,
     deadline: float,
     warm: list[str] = (),  # type: ignore[assignment]
+    cold: bool = False,
 ) -> dict[str, Any]:
-    """The spike against gunicorn on ``event`` (its allocation and results published)."""
+    """The spike against gunicorn on ``event``: race control publishes its allocation and
+    results, then the phones come; ``cold``: already published, nothing of it cached."""
     from django.urls import reverse
+
+    from tournament.models import Event
 
     planned = plan(event, phones=phones)
     session = desk_session(event)
     desk_path = reverse("event-desk", args=[event.slug])
+    publish = None
+    if cold:
+        Event.objects.filter(pk=event.pk).update(published_allocation=True, published_results=True)
+    else:
+        Event.objects.filter(pk=event.pk).update(
+            published_allocation=False, published_results=False
+        )
+        publish = (f"/api/v1/events/{event.slug}/publish", race_control_token())
+    _empty_cache(env)
     with Gunicorn(env) as server:
         warm_up(server.url, list(warm), session)
         run = asyncio.run(
@@ -227,6 +276,7 @@ def measure_spike(
                 session=session,
                 seconds=seconds,
                 deadline=deadline,
+                publish=publish,
             )
         )
         workers, threads = server.workers, server.threads
@@ -235,6 +285,25 @@ def measure_spike(
         "drivers": event.entries.count(),
         **report(run, phones=phones, seconds=seconds),
     }
+
+
+def race_control_token() -> str:
+    """An API token of race control (``desk_session``'s account), to publish with."""
+    from django.contrib.auth import get_user_model
+
+    from tournament.models import ApiToken
+
+    return ApiToken.issue(get_user_model().objects.get(username="bench-race-control"))
+
+
+def _empty_cache(env: dict[str, str]) -> None:
+    """Nothing of a previous run in the server's cache (a folder, as make venue has it)."""
+    import shutil
+    from pathlib import Path
+
+    folder = env.get("CACHE_DIR")
+    if folder:
+        shutil.rmtree(Path(folder), ignore_errors=True)
 
 
 def measure_cached_standings(championship: Any, *, runs: int) -> dict[str, Any]:

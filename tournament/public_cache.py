@@ -10,15 +10,20 @@ Who gets the cached page: visitors without a session (players, the projector). A
 logged in (race control, a referee account) gets the page built for them, uncached: it may
 show what the public does not see, and carries their name and a CSRF token.
 
-Compression without BREACH: the stored page is compressed once per encoding, when the first
-phone asking for it comes (browsers offer brotli over HTTPS only: on the venue's plain-HTTP
-Wi-Fi every phone asks for gzip), and only such pages are compressed. They carry no secret
+Compression without BREACH: the stored page is compressed once in each encoding when it is
+built (browsers offer brotli over HTTPS only: on the venue's plain-HTTP Wi-Fi every phone
+asks for gzip), and only such pages are compressed. They carry no secret
 (no CSRF token: the language switch is a link, and ``request.public_page`` tells the base
 template to leave the token out), so an attacker reflecting text into one learns nothing by
 its size.
 
 Conditional requests: each stored page has an ``ETag`` (a digest of its body) and a
 ``Last-Modified``; a phone that asks again with them gets ``304 Not Modified`` and no body.
+
+Built before the phones come: publishing an event (``tournament.tasks.warm_event_pages``,
+after the commit) builds its public pages as a phone would ask for them (``warm``), so the
+room opening them a second later finds them stored. The cache must then be shared by the
+server's processes: Redis when hosted, a folder (``CACHE_DIR``) for ``make venue``.
 
 Django and the standard library only; the pages declare their tables as model labels.
 """
@@ -28,15 +33,20 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import io
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any
+from urllib.parse import urlsplit
 
 import brotli
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.core.handlers.base import BaseHandler
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import connection, connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_vary_headers
@@ -51,6 +61,7 @@ BROTLI_QUALITY = 5  # fast enough to build under a spike, close to the best rati
 GZIP_LEVEL = 6
 
 View = Callable[..., HttpResponseBase]
+logger = logging.getLogger(__name__)
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -105,6 +116,9 @@ def _stored(request: HttpRequest, response: HttpResponse) -> dict[str, Any] | No
     now = int(timezone.now().timestamp())
     return {
         "body": body,
+        # Both encodings now, once: the phones that follow only read.
+        "br": brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT),
+        "gzip": gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0),
         "content_type": response["Content-Type"],
         "etag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
         "modified": now,
@@ -124,20 +138,7 @@ def _encoding(request: HttpRequest) -> str:
     return ""
 
 
-def _compressed(key: str, page: dict[str, Any], encoding: str) -> bytes:
-    """The page's body in ``encoding``, compressed the first time it is asked for and
-    stored with the page (a race between two threads costs one compression more)."""
-    if encoding not in page:
-        body = page["body"]
-        if encoding == "br":
-            page[encoding] = brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT)
-        else:
-            page[encoding] = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
-        _cache_set(key, page)
-    return bytes(page[encoding])
-
-
-def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpResponseBase:
+def _answer(request: HttpRequest, page: dict[str, Any]) -> HttpResponseBase:
     response = HttpResponse(content_type=page["content_type"])
     response["ETag"] = page["etag"]
     response["Last-Modified"] = page["last_modified"]
@@ -152,7 +153,7 @@ def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpRespons
     encoding = _encoding(request)
     if encoding:
         response["Content-Encoding"] = encoding
-        response.content = _compressed(key, page, encoding)
+        response.content = page[encoding]
     else:
         response.content = page["body"]
     return response
@@ -198,7 +199,7 @@ def public_page(*depends: str) -> Callable[[View], View]:
                             _cache_set(key, page)
                 finally:
                     _release(key)
-            return _answer(request, key, page)
+            return _answer(request, page)
 
         wrapped.public_tables = depends  # type: ignore[attr-defined]
         return wrapped
@@ -221,3 +222,67 @@ def _cache_set(key: str, page: dict[str, Any]) -> None:
 def tables_of(labels: Iterable[str]) -> set[str]:
     """The database tables of ``labels`` (for the tests' check of each page's list)."""
     return {freshness.table_of(label) for label in labels}
+
+
+# --- Building pages before anyone asks ---------------------------------------------------------
+
+
+def _phone_request(path: str, language: str) -> WSGIRequest:
+    """A GET of ``path`` as a phone without a session sends it, to the site's own address
+    (``SITE_URL``: a host the server allows, its scheme, so no redirect to HTTPS)."""
+    site = urlsplit(settings.SITE_URL)
+    https = site.scheme == "https"
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": site.hostname or "localhost",
+        "SERVER_PORT": str(site.port or (443 if https else 80)),
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": site.netloc or "localhost",
+        "HTTP_ACCEPT_LANGUAGE": language,
+        "HTTP_ACCEPT_ENCODING": "gzip",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.url_scheme": site.scheme or "http",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": io.StringIO(),
+    }
+    if https:  # behind the proxy, as the proxy tells it
+        environ["HTTP_X_FORWARDED_PROTO"] = "https"
+    return WSGIRequest(environ)
+
+
+def warm(paths: Iterable[str], *, language: str | None = None) -> list[str]:
+    """Build and store the public pages at ``paths`` now, through the whole middleware
+    stack as a phone would get them (in ``language``, the site's by default).
+
+    In a thread of its own, even when called from a request (tasks run inline without
+    Redis): the pages' requests must not touch the caller's language, history user or
+    database transaction. Answers the paths that could not be stored (not public, an
+    error); never raises: a page not built now is built by its first visitor.
+    """
+    missed: list[str] = []
+    worker = threading.Thread(
+        target=_build, args=(list(paths), language or settings.LANGUAGE_CODE, missed)
+    )
+    worker.start()
+    worker.join()
+    return missed
+
+
+def _build(paths: list[str], language: str, missed: list[str]) -> None:
+    try:
+        handler = BaseHandler()
+        handler.load_middleware()
+        for path in paths:
+            try:
+                response = handler.get_response(_phone_request(path, language))
+            except Exception:  # noqa: BLE001 - the first visitor builds it then
+                logger.exception("Could not build %s ahead of the phones", path)
+                missed.append(path)
+                continue
+            if response.status_code != 200:
+                missed.append(path)
+    finally:
+        connections.close_all()  # this thread's own connections

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -16,6 +17,7 @@ from tournament.access import Actor
 from tournament.csv_import import MAX_NUMBER, LineError, parse_drivers_csv
 from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
+from tournament.tasks import warm_event_pages
 
 
 def _require_superuser(actor: Actor) -> None:
@@ -408,6 +410,8 @@ def event_publish(
             "published_results",
         ]
     )
+    # The room opens the pages within seconds: build them once committed, not per phone.
+    transaction.on_commit(partial(warm_event_pages.delay, event.pk), robust=True)
     return event
 
 

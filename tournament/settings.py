@@ -217,15 +217,26 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
+elif env_str("CACHE_DIR"):
+    # make venue: one cache for gunicorn's workers, in the data folder. A page built once
+    # (by the first phone, or ahead of them at a publication) serves every worker.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(Path(env_str("CACHE_DIR")).resolve()),
+            "OPTIONS": {"MAX_ENTRIES": 3000},
+        }
+    }
 else:
     # One per process: public pages are cached under keys that change with the database
-    # (tournament.freshness), so two gunicorn workers never disagree, each builds its own.
+    # (tournament.freshness), so two processes never disagree, each builds its own.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "OPTIONS": {"MAX_ENTRIES": 3000},
         }
     }
+if not REDIS_URL:  # tasks run inline, in the process that asks for them
     CELERY_BROKER_URL = "memory://"
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True

@@ -91,6 +91,8 @@ class Venue:
             "SECURE_COOKIES": "false",
             "SECURE_HSTS_SECONDS": "0",
             "PADDOCK_DATA_DIR": str(settings.DATA_DIR),
+            # Shared by gunicorn's workers (public pages built once); Redis when set.
+            "CACHE_DIR": os.environ.get("CACHE_DIR") or str(settings.DATA_DIR / "cache"),
             "TRUSTED_PROXY_COUNT": "0",  # phones reach gunicorn directly
         }
         if not os.environ.get("SECRET_KEY") and not os.environ.get("SECRET_KEY_FILE"):

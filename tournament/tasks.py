@@ -1,0 +1,34 @@
+"""Background tasks of the ground floor: thin, take ids, safe to run twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.urls import reverse
+
+from tournament import public_cache
+from tournament.models import Event
+
+
+def event_pages(event: Event) -> list[str]:
+    """The public pages a room of phones opens when an event's tables or results come out
+    (the others, each opened by a few, are built by their first visitor)."""
+    championship = event.championship.slug
+    return [
+        reverse("event", args=[event.slug]),
+        reverse("where", args=[event.slug]),
+        reverse("event-results", args=[event.slug]),
+        reverse("standings", args=[championship]),
+    ]
+
+
+@shared_task(name="tournament.warm_event_pages", ignore_result=True)
+def warm_event_pages(event_id: int) -> list[str]:
+    """Build the event's public pages before the phones come (after a publication).
+
+    Answers the pages not stored: those not public (yet), or failed (logged); their
+    first visitor builds them.
+    """
+    event = Event.objects.select_related("championship").filter(pk=event_id).first()
+    if event is None:
+        return []
+    return public_cache.warm(event_pages(event))

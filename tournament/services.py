@@ -17,7 +17,7 @@ from tournament.access import Actor
 from tournament.csv_import import MAX_NUMBER, LineError, parse_drivers_csv
 from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
-from tournament.tasks import warm_event_pages
+from tournament.tasks import warm_event_pages_soon
 
 
 def _require_superuser(actor: Actor) -> None:
@@ -411,7 +411,7 @@ def event_publish(
         ]
     )
     # The room opens the pages within seconds: build them once committed, not per phone.
-    transaction.on_commit(partial(warm_event_pages.delay, event.pk), robust=True)
+    transaction.on_commit(partial(warm_event_pages_soon, event.pk), robust=True)
     return event
 
 

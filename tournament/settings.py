@@ -237,7 +237,7 @@ else:
         }
     }
 if not REDIS_URL:  # tasks run inline, in the process that asks for them
-    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_URL = "memory://localhost/"  # a host named: kombu warns otherwise
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True

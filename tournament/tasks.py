@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.urls import reverse
+from kombu.exceptions import OperationalError
+from redis.exceptions import RedisError
 
 from tournament import public_cache
 from tournament.models import Event
+
+logger = logging.getLogger(__name__)
 
 
 def event_pages(event: Event) -> list[str]:
@@ -32,3 +38,12 @@ def warm_event_pages(event_id: int) -> list[str]:
     if event is None:
         return []
     return public_cache.warm(event_pages(event))
+
+
+def warm_event_pages_soon(event_id: int) -> None:
+    """Hand the build of the event's pages to a worker (inline without Redis); a queue that
+    cannot be reached costs the build only: the first visitors build the pages then."""
+    try:
+        warm_event_pages.delay(event_id)
+    except (OperationalError, RedisError, OSError):
+        logger.warning("event %s: task queue unreachable, pages built on first visit", event_id)

@@ -85,6 +85,8 @@ def test_redis_down_every_page_result_entry_and_sheets_keep_working(tmp_path: Pa
     api_status, api_version, finish = report["api_save"]
     assert (api_status, api_version) == (200, 2)
     assert report["stored"] == [2, finish]
+    publish_status, published, publish_seconds = report["publish"]
+    assert (publish_status, published) == (302, True) and publish_seconds < 10
     batch = report["batch"]
     assert batch["status_code"] == 200
     assert (batch["status"], batch["pdf"]) == ("done", "%PDF-")

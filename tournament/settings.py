@@ -220,11 +220,15 @@ if REDIS_URL:
 elif env_str("CACHE_DIR"):
     # make venue: one cache for gunicorn's workers, in the data folder. A page built once
     # (by the first phone, or ahead of them at a publication) serves every worker.
+    # diskcache: SQLite files of its own (never the app's database), safe across processes;
+    # an operation that would wait on a lock gives up (the cache then misses, never blocks).
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "tournament.shared_cache.SharedCache",
             "LOCATION": str(Path(env_str("CACHE_DIR")).resolve()),
-            "OPTIONS": {"MAX_ENTRIES": 3000},
+            "SHARDS": 4,
+            "DATABASE_TIMEOUT": 0.05,
+            "OPTIONS": {"size_limit": 256 * 2**20},
         }
     }
 else:

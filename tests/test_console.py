@@ -61,7 +61,9 @@ def static_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = settings_env("false", root, root)
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-        cwd=ROOT, env=env, check=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
     )
     return root
 

@@ -23,9 +23,11 @@ Conditional requests: each stored page has an ``ETag`` (a digest of its body) an
 Built before the phones come: publishing an event (``tournament.tasks.warm_event_pages``,
 after the commit) builds its public pages as a phone would ask for them (``warm``), so the
 room opening them a second later finds them stored. The cache must then be shared by the
-server's processes: Redis when hosted, a folder (``CACHE_DIR``) for ``make venue``.
+server's processes: Redis when hosted, a folder (``CACHE_DIR``, ``tournament.shared_cache``)
+for ``make venue``.
 
-Django and the standard library only; the pages declare their tables as model labels.
+Django, brotli and the standard library only; the pages declare their tables as model
+labels.
 """
 
 from __future__ import annotations

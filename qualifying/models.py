@@ -193,21 +193,22 @@ class Run(models.Model):
 
     def breakdown(self) -> scoring.Breakdown | None:
         """Absolute time and its parts (§1-1-10 … §1-1-13); None for an eliminated run."""
-        if self.eliminated or self.throws is None or self.stopwatch_cs is None:
-            return None
-        return scoring.absolute_time(
+        return run_breakdown(
+            eliminated=self.eliminated,
             throws=self.throws,
             placement_errors=self.placement_errors,
             exit_squares=self.exit_squares,
-            tyres=self.tyres,  # type: ignore[arg-type]
-            track=self.session.track,  # type: ignore[arg-type]
+            tyres=self.tyres,
             stopwatch_cs=self.stopwatch_cs,
+            track=self.session.track,
             minute_penalty=self.session.event.minute_penalty,
         )
 
-    def as_result(self) -> scoring.RunResult:
-        """The run as the pure classification sees it."""
-        breakdown = self.breakdown()
+    def as_result(self, breakdown: scoring.Breakdown | None = None) -> scoring.RunResult:
+        """The run as the pure classification sees it; ``breakdown``: its own, when the
+        caller has it already (with a sanction's throws, which then count)."""
+        if breakdown is None:
+            breakdown = self.breakdown()
         return scoring.RunResult(
             driver=self.driver.number,
             session=self.session.number,
@@ -216,6 +217,32 @@ class Run(models.Model):
             stopwatch_cs=self.stopwatch_cs,
             order=(self.performed_at, self.pk or 0),
         )
+
+
+def run_breakdown(
+    *,
+    eliminated: bool,
+    throws: int | None,
+    placement_errors: int,
+    exit_squares: int,
+    tyres: str,
+    stopwatch_cs: int | None,
+    track: str,
+    minute_penalty: bool,
+) -> scoring.Breakdown | None:
+    """A run's absolute time and its parts from its stored values (a ``Run`` or a plain
+    row of one); None for an eliminated run or one without throws or stopwatch."""
+    if eliminated or throws is None or stopwatch_cs is None:
+        return None
+    return scoring.absolute_time(
+        throws=throws,
+        placement_errors=placement_errors,
+        exit_squares=exit_squares,
+        tyres=tyres,  # type: ignore[arg-type]
+        track=track,  # type: ignore[arg-type]
+        stopwatch_cs=stopwatch_cs,
+        minute_penalty=minute_penalty,
+    )
 
 
 class DrawRoll(models.Model):

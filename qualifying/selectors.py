@@ -6,14 +6,15 @@ The ordering itself lives in ``qualifying.scoring``; here we only fetch and atta
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from django.db.models import Count
 
 from qualifying import scoring
-from qualifying.models import DrawRoll, QualifyingSession, QualifyingTable, Run
+from qualifying.models import DrawRoll, QualifyingSession, QualifyingTable, Run, run_breakdown
 from tournament import sanctions as sanction_rules
-from tournament.models import Driver, Entry, Event, Sanction
+from tournament.models import Driver, Entry, Event, Sanction, Team
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,6 @@ class ClassifiedLine:
     absolute_time: int | None
     stopwatch_cs: int | None
     session: int | None
-    run: Run | None
     breakdown: scoring.Breakdown | None
 
     @property
@@ -34,29 +34,14 @@ class ClassifiedLine:
         return None if self.stopwatch_cs is None else scoring.format_stopwatch(self.stopwatch_cs)
 
 
-def _runs(
-    event: Event, *, sessions: list[QualifyingSession], drivers: dict[int, Driver]
-) -> list[Run]:
-    """The event's counted runs, each with its session (and the session's event) and its
-    driver (and team) attached from what the caller already holds, ``drivers`` by id.
-
-    Joined in SQL, 2,000 runs would bring 2,000 copies of the same two sessions, of the same
-    event and of the same thousand drivers: five model instances a row, most of the time of
-    a general classification. Drivers with a run but no entry are fetched apart.
-    """
-    runs = list(Run.objects.filter(session__event=event, cancelled=False))
-    missing = {run.driver_id for run in runs} - drivers.keys()
-    if missing:
-        drivers = {**drivers, **Driver.objects.select_related("team").in_bulk(missing)}
-    session_event = QualifyingSession._meta.get_field("event")
-    for session in sessions:
-        session_event.set_cached_value(session, event)
-    by_id = {session.pk: session for session in sessions}
-    run_session, run_driver = Run._meta.get_field("session"), Run._meta.get_field("driver")
-    for run in runs:
-        run_session.set_cached_value(run, by_id[run.session_id])
-        run_driver.set_cached_value(run, drivers[run.driver_id])
-    return runs
+def _with_teams(drivers: Iterable[Driver]) -> list[Driver]:
+    """The drivers, each with its team attached: a team read once, not once per driver."""
+    found = list(drivers)
+    teams = Team.objects.in_bulk({d.team_id for d in found if d.team_id is not None})
+    driver_team = Driver._meta.get_field("team")
+    for driver in found:
+        driver_team.set_cached_value(driver, teams.get(driver.team_id))
+    return found
 
 
 def throws_added(event: Event) -> dict[tuple[int, int], int]:
@@ -71,19 +56,13 @@ def throws_added(event: Event) -> dict[tuple[int, int], int]:
 
 def _sanctioned(run: Run, added: dict[tuple[int, int], int]) -> scoring.Breakdown | None:
     """The run's breakdown with the throws a sanction added (shown as their own part)."""
-    breakdown = run.breakdown()
-    extra = added.get((run.driver_id, run.session.number), 0)
+    return _with_sanction(run.breakdown(), added.get((run.driver_id, run.session.number), 0))
+
+
+def _with_sanction(breakdown: scoring.Breakdown | None, extra: int) -> scoring.Breakdown | None:
     if breakdown is None or not extra:
         return breakdown
     return replace(breakdown, sanction=extra)
-
-
-def _result(run: Run, added: dict[tuple[int, int], int]) -> scoring.RunResult:
-    result = run.as_result()
-    breakdown = _sanctioned(run, added)
-    if breakdown is None or not breakdown.sanction:
-        return result
-    return replace(result, absolute=breakdown.total)
 
 
 def session_classification(*, session: QualifyingSession) -> list[ClassifiedLine]:
@@ -96,9 +75,11 @@ def session_classification(*, session: QualifyingSession) -> list[ClassifiedLine
     )
     added = throws_added(session.event)
     by_key = {}
+    breakdowns = {}
     results = []
-    for run in runs:
-        result = _result(run, added)
+    for run in runs:  # each run's breakdown once: the classification and its line share it
+        breakdown = breakdowns[run.pk] = _sanctioned(run, added)
+        result = run.as_result(breakdown)
         by_key[result.driver] = run
         results.append(result)
     lines = []
@@ -112,50 +93,92 @@ def session_classification(*, session: QualifyingSession) -> list[ClassifiedLine
                 absolute_time=ranked.run.absolute,
                 stopwatch_cs=run.stopwatch_cs,
                 session=session.number,
-                run=run,
-                breakdown=_sanctioned(run, added),
+                breakdown=breakdowns[run.pk],
             )
         )
     return lines
 
 
+_RUN_ROW = (
+    "pk",
+    "session_id",
+    "driver_id",
+    "eliminated",
+    "throws",
+    "placement_errors",
+    "exit_squares",
+    "tyres",
+    "stopwatch_cs",
+    "performed_at",
+)
+
+
 def general_classification(*, event: Event) -> list[ClassifiedLine]:
-    """The event's classification over its sessions (mode ``best`` or ``sum``, or the draw)."""
+    """The event's classification over its sessions (mode ``best`` or ``sum``, or the draw).
+
+    Runs are read as plain rows: as model instances, 2,000 runs were most of its time.
+    """
     if event.qualifying_mode == Event.QualifyingMode.DRAW:
         return draw_classification(event=event)
     # The entered drivers in the order of their entries (registration), without the entries.
-    entered = list(
-        Driver.objects.filter(entries__event=event)
-        .select_related("team")
-        .order_by("entries__registered_at", "entries__id")
+    entered = _with_teams(
+        Driver.objects.filter(entries__event=event).order_by(
+            "entries__registered_at", "entries__id"
+        )
     )
-    drivers = {driver.number: driver for driver in entered}
     sessions = list(QualifyingSession.objects.filter(event=event))
-    runs = _runs(event, sessions=sessions, drivers={driver.pk: driver for driver in entered})
+    session_by_id = {session.pk: session for session in sessions}
+    rows = list(Run.objects.filter(session__event=event, cancelled=False).values_list(*_RUN_ROW))
+    by_id = {driver.pk: driver for driver in entered}
+    missing = {row[2] for row in rows} - by_id.keys()
+    if missing:  # a run but no entry (withdrawn after running): still classified
+        by_id.update((d.pk, d) for d in _with_teams(Driver.objects.filter(pk__in=missing)))
+    drivers = {driver.number: driver for driver in by_id.values()}
     added = throws_added(event)
-    run_by_key: dict[tuple[int, int], Run] = {}
+    breakdowns: dict[tuple[int, int], scoring.Breakdown | None] = {}
     results = []
-    for run in runs:
-        drivers.setdefault(run.driver.number, run.driver)
-        result = _result(run, added)
-        run_by_key[(result.driver, result.session)] = run
-        results.append(result)
-    rows = scoring.classify_general(
+    for pk, session_id, driver_id, eliminated, throws, placement, exits, tyres, cs, at in rows:
+        session, number = session_by_id[session_id], by_id[driver_id].number
+        breakdown = _with_sanction(
+            run_breakdown(
+                eliminated=eliminated,
+                throws=throws,
+                placement_errors=placement,
+                exit_squares=exits,
+                tyres=tyres,
+                stopwatch_cs=cs,
+                track=session.track,
+                minute_penalty=event.minute_penalty,
+            ),
+            added.get((driver_id, session.number), 0),
+        )
+        breakdowns[(number, session.number)] = breakdown
+        results.append(
+            scoring.RunResult(
+                driver=number,
+                session=session.number,
+                eliminated=eliminated,
+                absolute=breakdown.total if breakdown else None,
+                stopwatch_cs=cs,
+                order=(at, pk),
+            )
+        )
+    classified = scoring.classify_general(
         drivers=[driver.number for driver in entered],
         sessions=[session.number for session in sessions],
         runs=results,
         mode=event.qualifying_mode,  # type: ignore[arg-type]
     )
     lines = []
-    for row in rows:
-        run = run_by_key.get((row.driver, row.session)) if row.session is not None else None
+    for row in classified:
         if event.qualifying_mode == Event.QualifyingMode.SUM:
             # The total is a sum of runs: so is its breakdown (shown wherever a total is).
-            counted = [_sanctioned(run_by_key[(r.driver, r.session)], added) for r in row.runs]
+            counted = [breakdowns[(r.driver, r.session)] for r in row.runs]
             breakdown = _sum_breakdowns(counted) if row.absolute is not None else None
+        elif row.session is not None and row.status == "ok":
+            breakdown = breakdowns[(row.driver, row.session)]
         else:
-            ok = run is not None and row.status == "ok"
-            breakdown = _sanctioned(run, added) if ok else None  # type: ignore[arg-type]
+            breakdown = None
         lines.append(
             ClassifiedLine(
                 rank=row.rank,
@@ -164,7 +187,6 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
                 absolute_time=row.absolute,
                 stopwatch_cs=row.stopwatch_cs,
                 session=row.session,
-                run=run,
                 breakdown=breakdown,
             )
         )
@@ -215,7 +237,6 @@ def draw_classification(
             absolute_time=None,
             stopwatch_cs=None,
             session=None,
-            run=None,
             breakdown=None,
         )
         for index, number in enumerate(outcome.order)

@@ -7,6 +7,9 @@ once the publication is committed), tasks inline as in ``make run`` and ``make v
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 from django.core.cache import cache
 from django.db import connection
@@ -73,3 +76,28 @@ def test_race_control_keeps_its_language_while_the_pages_are_built(event, organi
     assert "Publication settings saved." in response.content.decode()
     event.refresh_from_db()
     assert event.published_allocation
+
+
+@pytest.mark.celery_worker
+def test_a_real_worker_builds_the_pages_after_a_publication(event, organiser):
+    """Hosted: the publication hands the build to a Celery worker through Redis."""
+    if not os.environ.get("REDIS_URL"):
+        pytest.skip("REDIS_URL is not set")
+    import redis
+    from celery.contrib.testing.worker import start_worker
+
+    from tournament.celery import app
+
+    assert not app.conf.task_always_eager
+    store = redis.Redis.from_url(os.environ["REDIS_URL"])
+    app.control.purge()  # stale messages of earlier runs must not reach this worker
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        event_publish(actor=Actor(user=organiser), event=event, allocation=True)
+        deadline = time.monotonic() + 30
+        while len(store.keys("*paddock:page:*")) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+    # Event page, where do I sit and standings (no results published: not that one).
+    assert len(store.keys("*paddock:page:*")) == 3
+    with CaptureQueriesContext(connection) as queries:
+        response = phone().get(reverse("standings", args=[event.championship.slug]))
+    assert response.status_code == 200 and len(queries) == 1

@@ -42,6 +42,7 @@ from tournament.confirm import confirm_page, confirmed
 from tournament.errors import ServiceError
 from tournament.forms import RegisterForm
 from tournament.models import Driver, Entry, Event
+from tournament.public_cache import public_page
 from tournament.services import referee_account_set
 from tournament.tables import sorted_or_exported
 
@@ -272,6 +273,21 @@ def _classification_page(
     )
 
 
+# What the classification pages read: once published, the whole room opens them at once.
+CLASSIFICATION_READS = (
+    "tournament.Event",
+    "tournament.Championship",
+    "tournament.Driver",
+    "tournament.Team",
+    "tournament.Entry",
+    "tournament.Sanction",
+    "qualifying.QualifyingSession",
+    "qualifying.Run",
+    "qualifying.DrawRoll",
+)
+
+
+@public_page(*CLASSIFICATION_READS)
 def general_view(request: HttpRequest, slug: str) -> HttpResponse:
     event = _readable_event(request, slug)
     return _classification_page(
@@ -283,6 +299,7 @@ def general_view(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@public_page(*CLASSIFICATION_READS)
 def session_view(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     event = _readable_event(request, slug)
     session = get_object_or_404(QualifyingSession, event=event, number=number)

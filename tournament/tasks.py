@@ -24,6 +24,7 @@ def event_pages(event: Event) -> list[str]:
         reverse("where", args=[event.slug]),
         reverse("event-results", args=[event.slug]),
         reverse("standings", args=[championship]),
+        reverse("qualifying-general", args=[event.slug]),
     ]
 
 

@@ -233,6 +233,7 @@ PUBLIC_PAGES = {
     "team-standings": lambda e: [e.championship.slug],
     "standings-projector": lambda e: [e.championship.slug],
     "driver": lambda e: [e.championship.slug, 1],
+    "qualifying-general": lambda e: [e.slug],
 }
 
 
@@ -241,6 +242,7 @@ def test_each_cached_page_lists_every_table_it_reads(event, actor, name):
     """The key of a page is the counters of the tables it declares: a query on a table it
     does not declare would let the page go stale, so every query is checked here."""
     result_confirm(actor=actor, table=table(event, 1))
+    event_publish(actor=actor, event=event, qualifying=True)
     url = reverse(name, args=PUBLIC_PAGES[name](event))
     declared = tables_of(resolve(url).func.public_tables) | {freshness.TABLE}
     client = phone()

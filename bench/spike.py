@@ -153,7 +153,10 @@ async def drive(
     """The phones and race control's desk; ``publish`` (path, API token): race control
     publishes first, and the phones come once it is answered."""
     run = SpikeRun()
-    limits = httpx.Limits(max_connections=400, max_keepalive_connections=100)
+    # Idle connections dropped after 1 s, before gunicorn closes them (its keep-alive is
+    # 2 s): a request sent on a connection the server is closing fails with a ReadError,
+    # which a browser retries on its own and httpx does not.
+    limits = httpx.Limits(max_connections=400, max_keepalive_connections=100, keepalive_expiry=1.0)
     headers = {"Accept-Encoding": "gzip, br", "Accept-Language": "fr"}
     async with httpx.AsyncClient(
         base_url=base_url, timeout=30, limits=limits, headers=headers, transport=transport

@@ -10,9 +10,10 @@ Who gets the cached page: visitors without a session (players, the projector). A
 logged in (race control, a referee account) gets the page built for them, uncached: it may
 show what the public does not see, and carries their name and a CSRF token.
 
-Compression without BREACH: the stored page is compressed once in each encoding when it is
-built (browsers offer brotli over HTTPS only: on the venue's plain-HTTP Wi-Fi every phone
-asks for gzip), and only such pages are compressed. They carry no secret
+Compression without BREACH: the stored page is compressed once per encoding, when the first
+phone asking for it comes or when it is built ahead of them (browsers offer brotli over HTTPS
+only: on the venue's plain-HTTP Wi-Fi every phone asks for gzip), and only such pages are
+compressed. They carry no secret
 (no CSRF token: the language switch is a link, and ``request.public_page`` tells the base
 template to leave the token out), so an attacker reflecting text into one learns nothing by
 its size.
@@ -118,9 +119,6 @@ def _stored(request: HttpRequest, response: HttpResponse) -> dict[str, Any] | No
     now = int(timezone.now().timestamp())
     return {
         "body": body,
-        # Both encodings now, once: the phones that follow only read.
-        "br": brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT),
-        "gzip": gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0),
         "content_type": response["Content-Type"],
         "etag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
         "modified": now,
@@ -140,7 +138,20 @@ def _encoding(request: HttpRequest) -> str:
     return ""
 
 
-def _answer(request: HttpRequest, page: dict[str, Any]) -> HttpResponseBase:
+def _compressed(key: str, page: dict[str, Any], encoding: str) -> bytes:
+    """The page's body in ``encoding``, compressed the first time it is asked for and
+    stored with the page (a race between two threads costs one compression more)."""
+    if encoding not in page:
+        body = page["body"]
+        if encoding == "br":
+            page[encoding] = brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT)
+        else:
+            page[encoding] = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
+        _cache_set(key, page)
+    return bytes(page[encoding])
+
+
+def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpResponseBase:
     response = HttpResponse(content_type=page["content_type"])
     response["ETag"] = page["etag"]
     response["Last-Modified"] = page["last_modified"]
@@ -155,7 +166,7 @@ def _answer(request: HttpRequest, page: dict[str, Any]) -> HttpResponseBase:
     encoding = _encoding(request)
     if encoding:
         response["Content-Encoding"] = encoding
-        response.content = page[encoding]
+        response.content = _compressed(key, page, encoding)
     else:
         response.content = page["body"]
     return response
@@ -201,7 +212,7 @@ def public_page(*depends: str) -> Callable[[View], View]:
                             _cache_set(key, page)
                 finally:
                     _release(key)
-            return _answer(request, page)
+            return _answer(request, key, page)
 
         wrapped.public_tables = depends  # type: ignore[attr-defined]
         return wrapped
@@ -229,7 +240,7 @@ def tables_of(labels: Iterable[str]) -> set[str]:
 # --- Building pages before anyone asks ---------------------------------------------------------
 
 
-def _phone_request(path: str, language: str) -> WSGIRequest:
+def _phone_request(path: str, language: str, encoding: str) -> WSGIRequest:
     """A GET of ``path`` as a phone without a session sends it, to the site's own address
     (``SITE_URL``: a host the server allows, its scheme, so no redirect to HTTPS)."""
     site = urlsplit(settings.SITE_URL)
@@ -244,7 +255,7 @@ def _phone_request(path: str, language: str) -> WSGIRequest:
         "SERVER_PROTOCOL": "HTTP/1.1",
         "HTTP_HOST": site.netloc or "localhost",
         "HTTP_ACCEPT_LANGUAGE": language,
-        "HTTP_ACCEPT_ENCODING": "gzip",
+        "HTTP_ACCEPT_ENCODING": encoding,
         "REMOTE_ADDR": "127.0.0.1",
         "wsgi.url_scheme": site.scheme or "http",
         "wsgi.input": io.BytesIO(b""),
@@ -279,7 +290,11 @@ def _build(paths: list[str], language: str, missed: list[str]) -> None:
         handler.load_middleware()
         for path in paths:
             try:
-                response = handler.get_response(_phone_request(path, language))
+                # Built with the first, compressed in the other: phones then only read.
+                for encoding in ("gzip", "br"):
+                    response = handler.get_response(_phone_request(path, language, encoding))
+                    if response.status_code != 200:
+                        break
             except Exception:  # noqa: BLE001 - the first visitor builds it then
                 logger.exception("Could not build %s ahead of the phones", path)
                 missed.append(path)

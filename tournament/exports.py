@@ -59,11 +59,12 @@ def table_values(table: Any) -> list[list[Any]]:
 
 
 def csv_bytes(rows: Iterable[list[Any]]) -> bytes:
+    """UTF-8 with its byte order mark: without it, Excel reads "Chloé" as "ChloÃ©"."""
     stream = io.StringIO()
     writer = csv.writer(stream)
     for row in rows:
         writer.writerow([csv_cell(value) for value in row])
-    return stream.getvalue().encode("utf-8")
+    return stream.getvalue().encode("utf-8-sig")
 
 
 def xlsx_bytes(rows: Iterable[list[Any]], *, title: str) -> bytes:

@@ -13,6 +13,7 @@ exported here.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -96,7 +97,9 @@ def export(world: World, view: str, export_format: str) -> Any:
 
 def csv_rows(response: Any) -> list[list[str]]:
     assert response["Content-Type"] == "text/csv; charset=utf-8"
-    return list(csv.reader(io.StringIO(response.content.decode("utf-8"), newline="")))
+    # The byte order mark first: Excel reads UTF-8 as such only with it ("Ã©" for "é").
+    assert response.content.startswith(codecs.BOM_UTF8)
+    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"), newline="")))
 
 
 def xlsx_cells(response: Any) -> list[list[Any]]:

@@ -3,6 +3,8 @@
 //   d did not start, the digits of a place: "1", "10"), a place already taken makes room instead of
 //   clashing, ▲/▼ reorder finishers without a round trip, the retirement fields show only
 //   for a retired driver, and Enter saves the draft from any box;
+// - what is typed and not saved says so, is kept on this device (localStorage) and offered
+//   back after a reload or a lost connection; leaving the page with it asks first;
 // - race-control desk: "Reopen…" jumps to the reason box without reloading.
 (function () {
   "use strict";
@@ -198,6 +200,85 @@
     });
   }
 
+  // --- Kept on this device until saved ----------------------------------------------------
+  // The draft of a version of the table's result: once the server holds a later version
+  // (this one saved, or someone else's), what was kept is forgotten.
+  function keep(form) {
+    var key = form.dataset.draft;
+    var version = form.dataset.version;
+    var note = form.querySelector(".unsaved-note");
+    var offer = form.querySelector(".restore");
+    var sending = false;
+    function fields() {
+      return Array.prototype.slice.call(form.querySelectorAll(".result-rows [name]"));
+    }
+    function values() {
+      var found = {};
+      fields().forEach(function (el) { found[el.name] = el.value; });
+      return found;
+    }
+    var stored = values();  // what the server sent
+    function same(a, b) {
+      return Object.keys(a).concat(Object.keys(b)).every(function (k) {
+        return (a[k] || "") === (b[k] || "");
+      });
+    }
+    function read() {
+      try {
+        var kept = JSON.parse(localStorage.getItem(key) || "null");
+        return kept && kept.version === version ? kept : null;
+      } catch (e) { return null; }
+    }
+    function forget() {
+      try { localStorage.removeItem(key); } catch (e) { /* nothing kept */ }
+    }
+    function dirty() { return !same(values(), stored); }
+    function mark() {
+      var unsaved = dirty();
+      form.classList.toggle("unsaved", unsaved);
+      note.textContent = unsaved ? form.dataset.unsaved : "";
+      note.hidden = !unsaved;
+      try {
+        if (unsaved) {
+          localStorage.setItem(key, JSON.stringify({ version: version, values: values(), at: Date.now() }));
+        } else {
+          forget();
+        }
+      } catch (e) { /* private mode or full: the page still works */ }
+    }
+
+    var kept = read();
+    if (!kept) forget();  // an older version's draft: saved, or replaced meanwhile
+    else if (!same(kept.values, stored)) {
+      offer.querySelector("[data-when]").textContent = "(" + new Date(kept.at).toLocaleTimeString(
+        document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" }) + ")";
+      offer.hidden = false;
+      offer.querySelector("[data-restore]").addEventListener("click", function () {
+        fields().forEach(function (el) { if (el.name in kept.values) el.value = kept.values[el.name]; });
+        offer.hidden = true;
+        form.querySelectorAll(".result-row").forEach(function (row) {
+          row.querySelector("select[name$='-outcome']").dispatchEvent(new Event("change", { bubbles: true }));
+        });
+        mark();
+        form.querySelector("#save-draft").focus();
+      });
+      offer.querySelector("[data-discard]").addEventListener("click", function () {
+        forget();
+        offer.hidden = true;
+      });
+    }
+    form.addEventListener("change", mark);
+    form.addEventListener("input", mark);
+    // Kept until the next page shows the server holds it (its version then goes up).
+    form.addEventListener("submit", function () { sending = true; });
+    window.addEventListener("beforeunload", function (event) {
+      if (sending || !dirty()) return undefined;
+      event.preventDefault();
+      event.returnValue = form.dataset.leave;
+      return form.dataset.leave;
+    });
+  }
+
   function desk() {
     document.addEventListener("click", function (event) {
       var link = event.target.closest && event.target.closest("a[data-reopen]");
@@ -211,6 +292,9 @@
   }
 
   var form = document.getElementById("result-sheet");
-  if (form) sheet(form);
+  if (form) {
+    sheet(form);
+    keep(form);
+  }
   if (document.getElementById("desk-status")) desk();
 })();

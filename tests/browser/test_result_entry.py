@@ -337,3 +337,46 @@ def test_the_result_entry_takes_a_thumb(browser: Browser, live_server, ten):
         )
     finally:
         context.close()
+
+
+def test_an_unsaved_result_says_so_survives_a_reload_and_is_forgotten_once_saved(
+    page: Page, live_server, event
+):
+    page.goto(entry_url(live_server, event))
+    note = page.locator("#result-sheet .unsaved-note")
+    expect(note).to_be_hidden()
+    outcome(page, 1).select_option("2")
+    outcome(page, 3).select_option("dns")
+    expect(note).to_have_text("Non enregistré : cette saisie n'est que sur cet appareil.")
+    assert page.locator("#result-sheet").evaluate("f => f.classList.contains('unsaved')")
+    # Leaving asks first.
+    asked = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.type), dialog.accept()))
+    page.reload()
+    assert asked == ["beforeunload"]
+    # Back from the server: nothing saved there, what was typed is offered back.
+    expect(outcome(page, 1)).to_have_value("")
+    offer = page.locator("#result-sheet .restore")
+    expect(offer).to_contain_text("Saisi sur cet appareil et non enregistré")
+    offer.locator("[data-restore]").click()
+    expect(outcome(page, 1)).to_have_value("2")
+    expect(outcome(page, 3)).to_have_value("dns")
+    expect(note).to_be_visible()
+    assert not RaceResult.objects.exists()
+
+    page.locator("#save-draft").click()
+    expect(page.locator(".result-state")).to_have_class(re.compile(r"status-draft"))
+    expect(note).to_be_hidden()
+    stored = RaceResult.objects.get(table=table(event))
+    assert stored.version == 1 and 3 in stored.dns
+    # Saved: the device forgets it, a reload offers nothing and asks nothing.
+    asked.clear()
+    page.reload()
+    assert asked == []
+    expect(page.locator("#result-sheet .restore")).to_be_hidden()
+    assert (
+        page.evaluate(
+            "() => Object.keys(localStorage).filter(k => k.startsWith('paddock:result:'))"
+        )
+        == []
+    )

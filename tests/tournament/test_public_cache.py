@@ -18,6 +18,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import resolve, reverse
 
+from qualifying.models import QualifyingSession
 from races.models import RaceTable, ResultLine
 from races.result_services import result_confirm, result_reopen, result_save
 from races.services import allocation_run
@@ -234,6 +235,7 @@ PUBLIC_PAGES = {
     "standings-projector": lambda e: [e.championship.slug],
     "driver": lambda e: [e.championship.slug, 1],
     "qualifying-general": lambda e: [e.slug],
+    "qualifying-session": lambda e: [e.slug, 1],
 }
 
 
@@ -243,6 +245,10 @@ def test_each_cached_page_lists_every_table_it_reads(event, actor, name):
     does not declare would let the page go stale, so every query is checked here."""
     result_confirm(actor=actor, table=table(event, 1))
     event_publish(actor=actor, event=event, qualifying=True)
+    if name == "qualifying-session":  # a draw has no session: one as a timed event has
+        QualifyingSession.objects.create(
+            event=event, number=1, roll=12, source="physical", weather="sun", track="dry"
+        )
     url = reverse(name, args=PUBLIC_PAGES[name](event))
     declared = tables_of(resolve(url).func.public_tables) | {freshness.TABLE}
     client = phone()

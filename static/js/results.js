@@ -210,7 +210,7 @@
     var offer = form.querySelector(".restore");
     var sending = false;
     function fields() {
-      return Array.prototype.slice.call(form.querySelectorAll(".result-rows [name]"));
+      return Array.prototype.slice.call(form.querySelectorAll(".result-rows select[name], .result-rows input[name]"));
     }
     function values() {
       var found = {};

@@ -362,6 +362,9 @@ def test_an_unsaved_result_says_so_survives_a_reload_and_is_forgotten_once_saved
     expect(outcome(page, 1)).to_have_value("2")
     expect(outcome(page, 3)).to_have_value("dns")
     expect(note).to_be_visible()
+    # Only the boxes come back: each ▲/▼ still moves its own driver.
+    expect(page.locator("#driver-1 button.move").first).to_have_attribute("value", "1:up")
+    expect(page.locator("#driver-3 button.move").last).to_have_attribute("value", "3:down")
     assert not RaceResult.objects.exists()
 
     page.locator("#save-draft").click()

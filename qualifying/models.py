@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from django.conf import settings
@@ -207,16 +208,37 @@ class Run(models.Model):
     def as_result(self, breakdown: scoring.Breakdown | None = None) -> scoring.RunResult:
         """The run as the pure classification sees it; ``breakdown``: its own, when the
         caller has it already (with a sanction's throws, which then count)."""
-        if breakdown is None:
-            breakdown = self.breakdown()
-        return scoring.RunResult(
+        return run_result(
+            pk=self.pk or 0,
             driver=self.driver.number,
             session=self.session.number,
             eliminated=self.eliminated,
-            absolute=breakdown.total if breakdown else None,
+            breakdown=self.breakdown() if breakdown is None else breakdown,
             stopwatch_cs=self.stopwatch_cs,
-            order=(self.performed_at, self.pk or 0),
+            performed_at=self.performed_at,
         )
+
+
+def run_result(
+    *,
+    pk: int,
+    driver: int,
+    session: int,
+    eliminated: bool,
+    breakdown: scoring.Breakdown | None,
+    stopwatch_cs: int | None,
+    performed_at: datetime.datetime,
+) -> scoring.RunResult:
+    """A run (a ``Run`` or a plain row of one) as the pure classification sees it: its
+    absolute time from ``breakdown``, ties in the order the runs were performed."""
+    return scoring.RunResult(
+        driver=driver,
+        session=session,
+        eliminated=eliminated,
+        absolute=breakdown.total if breakdown else None,
+        stopwatch_cs=stopwatch_cs,
+        order=(performed_at, pk),
+    )
 
 
 def run_breakdown(

@@ -12,7 +12,14 @@ from dataclasses import dataclass, replace
 from django.db.models import Count
 
 from qualifying import scoring
-from qualifying.models import DrawRoll, QualifyingSession, QualifyingTable, Run, run_breakdown
+from qualifying.models import (
+    DrawRoll,
+    QualifyingSession,
+    QualifyingTable,
+    Run,
+    run_breakdown,
+    run_result,
+)
 from tournament import sanctions as sanction_rules
 from tournament.models import Driver, Entry, Event, Sanction, Team
 
@@ -154,13 +161,14 @@ def general_classification(*, event: Event) -> list[ClassifiedLine]:
         )
         breakdowns[(number, session.number)] = breakdown
         results.append(
-            scoring.RunResult(
+            run_result(
+                pk=pk,
                 driver=number,
                 session=session.number,
                 eliminated=eliminated,
-                absolute=breakdown.total if breakdown else None,
+                breakdown=breakdown,
                 stopwatch_cs=cs,
-                order=(at, pk),
+                performed_at=at,
             )
         )
     classified = scoring.classify_general(

@@ -17,6 +17,8 @@ DEV := DEBUG=true SITE_URL=$(SITE_URL) ALLOWED_HOSTS=$(HOST),127.0.0.1,localhost
 # The tournament day: production settings (DEBUG off), a key generated once into the data
 # folder, SQLite there too unless DATABASE_URL is set.
 VENUE := PADDOCK_DATA_DIR=$(DATA) SECRET_KEY_FILE=$(DATA)/secret_key
+# make test's workers: one per core by default (pytest-xdist); TEST_WORKERS=1 for one.
+TEST_WORKERS ?= auto
 # Every package comes from a lock file: dependencies of dependencies included, each at its
 # version and checked against its hashes; wheels only, so that nothing unpinned is fetched
 # to build one. The requirements*.txt files are their inputs: after editing one, `make lock`.
@@ -63,7 +65,7 @@ restore: $(VENV)/.runtime
 ## Install what the tests need (Python extras, Chromium, poppler) and run the whole suite
 test: $(VENV)/.dev system-deps
 	$(DEV) $(PY) manage.py collectstatic --noinput -v 0
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## Rewrite the lock files from requirements.txt and requirements-dev.txt (the dev lock keeps
 ## the runtime lock's versions). UV_FLAGS=--upgrade also raises unpinned sub-dependencies.

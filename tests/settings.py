@@ -1,0 +1,42 @@
+"""The settings the suite runs under: the app's own, with each pytest-xdist worker on a
+Redis database of its own.
+
+``make test`` runs the suite on every core. pytest-django already gives each worker its own
+test database (``test_<name>_gw0``, …); the cache, the Celery broker and everything a test
+starts from the environment (a worker, a subprocess) must not be shared either, or one
+worker's ``cache.clear()`` empties another's pages and one worker's Celery worker takes the
+other's tasks. Read before ``tournament.settings``, which reads ``REDIS_URL`` once.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlsplit, urlunsplit
+
+#: Redis's default number of databases: one per worker at most.
+REDIS_DATABASES = 16
+
+
+def worker_index() -> int:
+    """0 for a run on one core or for the first worker (``gw0``), n for ``gw<n>``."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker.removeprefix("gw")) if worker.startswith("gw") else 0
+
+
+def redis_url_of_worker(url: str, index: int) -> str:
+    """``url`` with the database number moved by ``index`` (``redis://h:p/0`` → ``/1``)."""
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    database = base + index
+    if database >= REDIS_DATABASES:
+        raise RuntimeError(
+            f"pytest worker {index} would use Redis database {database}: Redis has "
+            f"{REDIS_DATABASES}; run fewer workers (-n) or start from a lower database."
+        )
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+if os.environ.get("REDIS_URL") and worker_index():
+    os.environ["REDIS_URL"] = redis_url_of_worker(os.environ["REDIS_URL"], worker_index())
+
+from tournament.settings import *  # noqa: E402, F403

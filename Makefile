@@ -65,7 +65,7 @@ restore: $(VENV)/.runtime
 ## Install what the tests need (Python extras, Chromium, poppler) and run the whole suite
 test: $(VENV)/.dev system-deps
 	$(DEV) $(PY) manage.py collectstatic --noinput -v 0
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 ## Rewrite the lock files from requirements.txt and requirements-dev.txt (the dev lock keeps
 ## the runtime lock's versions). UV_FLAGS=--upgrade also raises unpinned sub-dependencies.

@@ -208,7 +208,7 @@ def measure_qualifying(event: Event, *, runs: int) -> dict[str, Any]:
 
 def allocation_field(*, drivers: int, teams: int, seed: int) -> list[Any]:
     """``drivers`` in ``teams`` of equal size, shuffled with ``seed``, ranked 1..n."""
-    from races.allocation import RankedDriver
+    from races.grid.allocation import RankedDriver
 
     team_of = [number % teams for number in range(drivers)]
     random.Random(seed).shuffle(team_of)
@@ -218,7 +218,7 @@ def allocation_field(*, drivers: int, teams: int, seed: int) -> list[Any]:
 def measure_allocation(
     *, drivers: int, teams: int, capacity: int, seed: int, runs: int
 ) -> dict[str, Any]:
-    from races.allocation import allocate
+    from races.grid.allocation import allocate
 
     ranked = allocation_field(drivers=drivers, teams=teams, seed=seed)
     result = allocate(ranked, capacity=capacity)
@@ -237,8 +237,8 @@ def measure_allocation(
 
 def race_sheets_pdf(event: Event) -> bytes:
     """All race sheets of ``event`` in one PDF, as the Celery task builds it (data + render)."""
-    from races.pdf import RaceSheetRenderer
-    from races.sheets import race_sheets
+    from races.sheets.pdf import RaceSheetRenderer
+    from races.sheets.selectors import race_sheets
 
     with translation.override(event.language):
         sheets = race_sheets(event=event, language=event.language)
@@ -270,8 +270,8 @@ def measure_sheets(event: Event, *, runs: int) -> dict[str, Any]:
     the floor."""
     from pypdf import PdfReader
 
-    from races.pdf import RaceSheetRenderer
-    from races.sheets import race_sheets
+    from races.sheets.pdf import RaceSheetRenderer
+    from races.sheets.selectors import race_sheets
 
     tables = event.race_tables.count()
     pdf = race_sheets_pdf(event)

@@ -422,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     call_command("migrate", interactive=False, verbosity=0)
     # DEBUG off serves hashed static names: the manifest must exist, as in production
     # (collected and compressed again only when a static file changed: half a minute).
-    from tournament.venue import static_files_current
+    from tournament.venue.day import static_files_current
 
     if not static_files_current():
         call_command("collectstatic", interactive=False, verbosity=0)

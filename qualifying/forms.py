@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from qualifying import scoring
 from qualifying.models import Tyres
 from tournament.access import REFEREE_NAME_MAX
-from tournament.forms import NumberListField
+from tournament.registration.forms import NumberListField
 
 MAX_THROWS = 999
 MAX_PENALTY = 99

@@ -20,7 +20,7 @@ from qualifying.models import (
     run_breakdown,
     run_result,
 )
-from tournament import sanctions as sanction_rules
+from races.sanctions import rules as sanction_rules
 from tournament.models import Driver, Entry, Event, Sanction, Team
 
 

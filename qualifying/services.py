@@ -29,7 +29,7 @@ from qualifying.models import (
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
-from tournament.services import require_organiser
+from tournament.registration.services import require_organiser
 
 MAX_SESSIONS = 20
 MAX_TABLES = 200

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from qualifying import table_views, views
+from qualifying import views
+from qualifying.referee import views as table_views
 
 urlpatterns = [
     path("e/<slug:slug>/desk/", views.event_desk, name="event-desk"),

@@ -1,6 +1,6 @@
 """Pages of qualifying at race control: the desk's sessions, qualifying tables (fast tables
 and drivers of §1-0-4 included) and their live progress, and the classifications. A table's
-own pages (its referee link) are ``qualifying.table_views``."""
+own pages (its referee link) are ``qualifying.referee.views``."""
 
 from __future__ import annotations
 
@@ -38,13 +38,13 @@ from qualifying.services import (
 )
 from qualifying.tables import ClassificationTable
 from tournament.access import actor_for, organised_event
-from tournament.confirm import confirm_page, confirmed
 from tournament.errors import ServiceError
-from tournament.forms import RegisterForm
 from tournament.models import Driver, Entry, Event
-from tournament.public_cache import public_page
-from tournament.services import referee_account_set
-from tournament.tables import sorted_or_exported
+from tournament.public.cache import public_page
+from tournament.registration.forms import RegisterForm
+from tournament.registration.services import referee_account_set
+from tournament.registration.tables import sorted_or_exported
+from tournament.site.confirm import confirm_page, confirmed
 
 # --- Organiser desk -----------------------------------------------------------------------
 

@@ -25,9 +25,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from qualifying.models import QualifyingSeat, QualifyingTable, Run
-from qualifying.run_words import changed_values, run_values
+from qualifying.referee.views import table_and_actor
+from qualifying.referee.words import changed_values, run_values
 from qualifying.selectors import table_drivers
-from qualifying.table_views import table_and_actor
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -37,8 +37,8 @@ from races.models import (
     ResultStatus,
     WeatherDraw,
 )
-from races.result_forms import Sheet, outcome_text, retirement_details
-from races.result_services import result_restore
+from races.results.forms import Sheet, outcome_text, retirement_details
+from races.results.services import result_restore
 from races.views import _race_table
 from tournament.access import label_in_language
 from tournament.errors import ServiceError

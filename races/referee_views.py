@@ -15,11 +15,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from qualifying.models import QualifyingTable
+from races.grid.services import referee_link_regenerate
 from races.models import RaceTable
-from races.services import referee_link_regenerate
 from races.views import link_undoes
 from tournament.access import actor_for, organised_event
-from tournament.confirm import confirm_page, confirmed
+from tournament.site.confirm import confirm_page, confirmed
 
 
 @require_safe

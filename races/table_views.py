@@ -4,7 +4,7 @@ for me"), the stands chosen in grid order (§4-0-1: the next driver is named, ta
 are greyed, a stand corrected before the start), the car configurations, and the start
 that writes them in ink (§5-0-2); race control undoes a draw or unlocks the table here too.
 
-Writes go through ``races.weather_services`` and ``races.stand_services``.
+Writes go through ``races.weather.services`` and ``races.grid.start``.
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ from django.views.decorators.http import require_POST
 
 from races.forms import ConfigurationForm, RollForm
 from races.games.rallyman.rules import route_zones
-from races.models import RaceWeather, RaceWeatherDraw, Stage
-from races.pdf import RaceSheetRenderer
-from races.selectors import tables_with_grids
-from races.sheets import race_referee_link, race_sheets
-from races.stand_services import (
+from races.grid.start import (
     configurations_set,
     missing_words,
     stands_set,
     start_missing,
     table_start,
 )
+from races.models import RaceWeather, RaceWeatherDraw, Stage
+from races.selectors import tables_with_grids
+from races.sheets.pdf import RaceSheetRenderer
+from races.sheets.selectors import race_referee_link, race_sheets
 from races.views import _race_table, flash_errors
-from races.weather_services import table_weather_draw
+from races.weather.services import table_weather_draw
 from tournament.errors import ServiceError
 
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from races import sanction_views, table_views, views
+from races import table_views, views
+from races.sanctions import views as sanction_views
 
 urlpatterns = [
     path("e/<slug:slug>/allocation/", views.allocation_page, name="allocation"),

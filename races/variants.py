@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from races.allocation import Allocation, RankedDriver
+from races.grid.allocation import Allocation, RankedDriver
 from races.models import RaceResult, RaceTable
 from tournament.models import Event
-from tournament.points import DayLine
+from tournament.standings.points import DayLine
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ all sheets, and the public "where do I sit?". A race table's own page, for its r
 in ``races.table_views``.
 
 Destructive actions (a new allocation, a new referee link) first show what they will undo
-(``tournament.confirm``)."""
+(``tournament.site.confirm``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from races.forms import AllocationForm, RaceWeatherForm, ReasonForm, SheetBatchForm, SwapForm
+from races.grid.services import (
+    allocation_run,
+    referee_link_regenerate,
+    sheet_batch_request,
+    swap_drivers,
+)
+from races.grid.start import table_unlock
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -31,22 +38,15 @@ from races.models import (
     WeatherDraw,
 )
 from races.selectors import allocation_warnings, tables_with_grids, where_do_i_sit
-from races.services import (
-    allocation_run,
-    referee_link_regenerate,
-    sheet_batch_request,
-    swap_drivers,
-)
-from races.stand_services import table_unlock
-from races.weather_services import race_weather_draw, table_weather_undo
+from races.weather.services import race_weather_draw, table_weather_undo
 from tournament.access import Actor, actor_for, organised_event, replaced_or_404, table_actor
-from tournament.confirm import confirm_page, confirmed
 from tournament.errors import ServiceError
 from tournament.models import Event
-from tournament.players import forget, remember, remembered_number
-from tournament.public_cache import public_page
+from tournament.public.cache import public_page
+from tournament.public.players import forget, remember, remembered_number
+from tournament.registration.services import referee_account_set
 from tournament.sealing import link_digest
-from tournament.services import referee_account_set
+from tournament.site.confirm import confirm_page, confirmed
 
 
 def team_colour(team_id: int | None) -> str:

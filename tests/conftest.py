@@ -154,7 +154,7 @@ def _celery_inline(request):
 def _empty_cache():
     """Each test starts with an empty cache: a rolled-back test leaves the database's change
     counters where they were, so the next test's pages would meet its keys
-    (tournament.public_cache)."""
+    (tournament.public.cache)."""
     from django.core.cache import cache
 
     cache.clear()
@@ -164,8 +164,8 @@ def _empty_cache():
 @pytest.fixture(autouse=True)
 def _fresh_token_failures():
     """Bad-link failures are counted per address, and every test client is 127.0.0.1:
-    each test starts with none (tournament.ratelimit)."""
-    from tournament import ratelimit
+    each test starts with none (tournament.site.ratelimit)."""
+    from tournament.site import ratelimit
 
     ratelimit.forget("127.0.0.1")
     yield

@@ -40,3 +40,10 @@ if os.environ.get("REDIS_URL") and worker_index():
     os.environ["REDIS_URL"] = redis_url_of_worker(os.environ["REDIS_URL"], worker_index())
 
 from tournament.settings import *  # noqa: E402, F403
+
+# pytest-django turns DEBUG off during the tests, and WhiteNoise then scans the whole static
+# folder each time a test client loads the middleware: about 0.1 s a client, and the suite
+# makes thousands of clients. Look a file up when it is asked for instead, as in development.
+# Static files as production serves them are tested for real by the venue test (gunicorn with
+# the production settings, in a process of its own).
+WHITENOISE_AUTOREFRESH = True

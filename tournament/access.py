@@ -21,9 +21,10 @@ from django.shortcuts import get_object_or_404
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from tournament import ratelimit, sealing
+from tournament import sealing
 from tournament.errors import LinkReplaced
 from tournament.models import Event
+from tournament.site import ratelimit
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def replaced_or_404(token: str, request: HttpRequest | None = None) -> None:
     """An old referee link gets a clear page (LinkReplaced) rather than a bare 404.
 
     An unknown link counts as a failure of the address; past the limit it gets a 429
-    (``tournament.ratelimit``). Valid links are never limited.
+    (``tournament.site.ratelimit``). Valid links are never limited.
     """
     if link_was_replaced(token):
         raise LinkReplaced()

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from races.result_services import results_rescore
+from races.results.services import results_rescore
 from tournament.models import (
     ApiToken,
     Championship,

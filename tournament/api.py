@@ -19,13 +19,13 @@ from ninja import NinjaAPI, Router
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-from qualifying.api import router as qualifying_router
-from qualifying.draw_api import router as draw_router
+from qualifying.api.draw import router as draw_router
+from qualifying.api.router import router as qualifying_router
 from races.games.rallyman.api import router as games_router
-from races.race_api import router as race_router
-from races.result_api import router as results_router
-from races.sanction_api import router as sanctions_router
-from races.table_api import router as tables_router
+from races.grid.api import router as tables_router
+from races.grid.race_api import router as race_router
+from races.results.api import router as results_router
+from races.sanctions.api import router as sanctions_router
 from tournament.apikit import (
     BearerToken,
     JsonObjectParser,
@@ -35,7 +35,7 @@ from tournament.apikit import (
     pydantic_message,
 )
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
-from tournament.setup_api import setup
+from tournament.registration.api import setup
 from tournament.standings.api import standings_router
 
 api = NinjaAPI(

@@ -1,8 +1,8 @@
 """The API kit every router uses (ground floor): input types, bearer tokens and who may
 read what, lookups by slug, the error body of the contract (``API.md``, the shared contract).
 
-Routers live with what they serve (``tournament/setup_api.py``, ``qualifying/api.py``,
-``races/table_api.py``…); the API root (``tournament/api.py``) mounts them all.
+Routers live with what they serve (``tournament/registration/api.py``, ``qualifying/api/router.py``,
+``races/grid/api.py``…); the API root (``tournament/api.py``) mounts them all.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import Field
 
-from tournament import ratelimit
 from tournament.access import Actor, link_was_replaced, referees_a_table, table_for_link
 from tournament.errors import (
     InvalidInput,
@@ -36,6 +35,7 @@ from tournament.models import (
     Driver,
     Event,
 )
+from tournament.site import ratelimit
 
 # ---------------------------------------------------------------------------
 # Input types

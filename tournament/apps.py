@@ -3,7 +3,7 @@ from django.db import connections
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
-from tournament import freshness
+from tournament.public import freshness
 
 
 def _install_change_counters(using: str = "default", **kwargs: object) -> None:

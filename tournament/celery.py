@@ -10,4 +10,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
 
 app = Celery("tournament")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+# The task modules are named in settings (CELERY_IMPORTS).

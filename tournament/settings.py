@@ -140,12 +140,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "tournament.csp.ContentSecurityPolicyMiddleware",
+    "tournament.site.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "tournament.middleware.LanguageMiddleware",
+    "tournament.site.middleware.LanguageMiddleware",
     # Before anything reads a body, after the language is chosen (its page is translated).
-    "tournament.middleware.BodySizeMiddleware",
+    "tournament.site.middleware.BodySizeMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -153,7 +153,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
-    "tournament.middleware.LinkReplacedMiddleware",
+    "tournament.site.middleware.LinkReplacedMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -172,7 +172,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "tournament.context.navigation",
+                "tournament.site.context.navigation",
             ],
         },
     },
@@ -208,7 +208,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            # The token limiter and the public pages (tournament.public_cache) use the cache,
+            # The token limiter and the public pages (tournament.public.cache) use the cache,
             # and both let requests through when it fails: a Redis outage must cost a
             # second, not hang every page.
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
@@ -224,7 +224,7 @@ elif env_str("CACHE_DIR"):
     # an operation that would wait on a lock gives up (the cache then misses, never blocks).
     CACHES = {
         "default": {
-            "BACKEND": "tournament.shared_cache.SharedCache",
+            "BACKEND": "tournament.public.shared_cache.SharedCache",
             "LOCATION": str(Path(env_str("CACHE_DIR")).resolve()),
             "SHARDS": 4,
             "DATABASE_TIMEOUT": 0.05,
@@ -233,7 +233,7 @@ elif env_str("CACHE_DIR"):
     }
 else:
     # One per process: public pages are cached under keys that change with the database
-    # (tournament.freshness), so two processes never disagree, each builds its own.
+    # (tournament.public.freshness), so two processes never disagree, each builds its own.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -245,6 +245,9 @@ if not REDIS_URL:  # tasks run inline, in the process that asks for them
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# The task modules a worker loads at start-up: they live in the package of their concern,
+# not in an app's top-level tasks.py where autodiscovery would look.
+CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks")
 # Progress and outcome live in the database (SheetBatch): no task result is ever read, and
 # not storing one means sending a task never waits on the result backend.
 CELERY_TASK_IGNORE_RESULT = True
@@ -261,7 +264,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Mail: EMAIL_HOST (SMTP) or EMAIL_BACKEND. Without either nothing is sent, and the password
-# reset pages do not exist (tournament.auth_urls): they would promise a mail that never comes.
+# reset pages do not exist (tournament.site.auth_urls): they would promise a mail that never comes.
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
@@ -279,7 +282,7 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# How many proxies in front append to X-Forwarded-For (tournament.client_ip); 0: clients
+# How many proxies in front append to X-Forwarded-For (tournament.site.client_ip); 0: clients
 # connect to gunicorn directly and REMOTE_ADDR is their address.
 TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 # Failed logins (django-axes, database handler so that a Redis outage never blocks a login).
@@ -287,16 +290,16 @@ TRUSTED_PROXY_COUNT = int(env_str("TRUSTED_PROXY_COUNT", "0"))
 # is never locked out by the others' successes or typos, and a lockout at one address never
 # blocks the right password from another. Across usernames, an address that failed
 # LOGIN_ADDRESS_FAILURE_LIMIT times within the cool-off (password spraying) is locked as a
-# whole (tournament.ratelimit.axes_lockout_parameters: axes has one limit for all).
+# whole (tournament.site.ratelimit.axes_lockout_parameters: axes has one limit for all).
 AXES_FAILURE_LIMIT = int(env_str("AXES_FAILURE_LIMIT", "5"))
 LOGIN_ADDRESS_FAILURE_LIMIT = int(env_str("LOGIN_ADDRESS_FAILURE_LIMIT", "30"))
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=int(env_str("AXES_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = "tournament.ratelimit.axes_lockout_parameters"
+AXES_LOCKOUT_PARAMETERS = "tournament.site.ratelimit.axes_lockout_parameters"
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_CLIENT_IP_CALLABLE = "tournament.client_ip.client_ip"
-AXES_LOCKOUT_CALLABLE = "tournament.ratelimit.login_locked"
-# Bad referee links and API tokens (tournament.ratelimit, on the cache): failures only.
+AXES_CLIENT_IP_CALLABLE = "tournament.site.client_ip.client_ip"
+AXES_LOCKOUT_CALLABLE = "tournament.site.ratelimit.login_locked"
+# Bad referee links and API tokens (tournament.site.ratelimit, on the cache): failures only.
 TOKEN_FAILURE_LIMIT = int(env_str("TOKEN_FAILURE_LIMIT", "20"))
 TOKEN_FAILURE_WINDOW = int(env_str("TOKEN_FAILURE_WINDOW", "600"))
 LOGIN_URL = "login"
@@ -347,7 +350,7 @@ BACKUP_KEEP = env_int("BACKUP_KEEP", 12)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"client_errors": {"()": "tournament.logs.ClientErrorsWithoutTraceback"}},
+    "filters": {"client_errors": {"()": "tournament.site.logs.ClientErrorsWithoutTraceback"}},
     "formatters": {
         "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
         "django.server": {

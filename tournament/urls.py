@@ -1,18 +1,18 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from tournament import health
 from tournament.api import api
+from tournament.site import health
 
 urlpatterns = [
     path("health/", health.health, name="health"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("accounts/", include("tournament.auth_urls")),
+    path("accounts/", include("tournament.site.auth_urls")),
     path("", include("qualifying.urls")),
     path("", include("races.urls")),
-    path("", include("races.result_urls")),
+    path("", include("races.results.urls")),
     path("", include("races.games.urls")),
     path("", include("tournament.standings.urls")),
     path("", include("tournament.web_urls")),

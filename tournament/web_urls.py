@@ -1,7 +1,7 @@
 from django.urls import path
 
 from races import history_views, referee_views
-from tournament import event_views, views
+from tournament.registration import event_views, views
 from tournament.standings import views as standings_views
 
 urlpatterns = [

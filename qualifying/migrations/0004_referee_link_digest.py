@@ -9,7 +9,7 @@ from tournament.sealing import link_digest, seal, unseal
 
 
 def _checks_now(schema_editor):
-    # The change counters' triggers (tournament.freshness) are deferred constraint triggers:
+    # The change counters' triggers (tournament.public.freshness) are deferred constraint triggers:
     # fired now, so that this migration may alter the table after writing its rows.
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")

@@ -21,12 +21,12 @@ from qualifying.models import DrawRoll
 from qualifying.services import draw_record
 from races.games.rallyman import services as rally_services
 from races.games.table_sheet import services as sheet_services
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, ResultStatus, Stage
-from races.result_services import result_confirm, result_save
-from races.services import allocation_run
+from races.results.services import result_confirm, result_save
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Event
-from tournament.services import (
+from tournament.registration.services import (
     championship_create,
     circuit_create,
     drivers_import,

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from qualifying.models import QualifyingSession, QualifyingTable, Run
+from races.grid.services import referee_link_regenerate
 from races.models import ManualSwap, RaceTable
-from races.services import referee_link_regenerate
 from tests.api.conftest import Api, make_event
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team

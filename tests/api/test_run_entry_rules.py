@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from qualifying.models import QualifyingTable, Run
-from races.services import allocation_run
+from races.grid.services import allocation_run
 from tests.api.conftest import Api, make_user
 from tests.api.test_runs import RUNS, lap, open_session
 from tournament.access import Actor

@@ -16,8 +16,8 @@ from tests.api.test_results_table import (
     allocated_gp_race,
     enter,
 )
-from tournament.backup import export_championship
 from tournament.models import Championship, Sanction
+from tournament.venue.championship_backup import export_championship
 
 pytestmark = pytest.mark.django_db
 

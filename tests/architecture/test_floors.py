@@ -1,13 +1,16 @@
-"""The floors of ARCHITECTURE.md, checked on the real import graph (grimp, the engine of
-import-linter): every import runs down or stays on its floor, no circle between files, no
-import hidden in a function beyond the three start-up hooks, no module over 600 lines,
-no game module outside the games package, and the API contract's document unchanged."""
+"""The floors and rooms of ARCHITECTURE.md, checked on the real import graph (grimp, the
+engine of import-linter) and the real tree: every import runs down or stays on its floor, no
+circle between files, no import hidden in a function beyond the three start-up hooks, no
+module over 600 lines, no folder over 15 modules nor three modules of one family (one name
+prefix) side by side, no game module outside the games package, every package named in
+ARCHITECTURE.md's tree, and the API contract's document unchanged."""
 
 from __future__ import annotations
 
 import ast
 import graphlib
 import json
+import re
 from pathlib import Path
 
 import grimp
@@ -21,19 +24,19 @@ PACKAGES = ("tournament", "qualifying", "races")
 FLOORS: dict[str, int] = {
     "qualifying.scoring": 0,
     "qualifying.seating": 0,
-    "races.allocation": 0,
-    "races.results": 0,
-    "races.configuration": 0,
-    "races.weather": 0,
-    "races.stands": 0,
+    "races.grid.allocation": 0,
+    "races.grid.configuration": 0,
+    "races.grid.stands": 0,
+    "races.results.rules": 0,
+    "races.sanctions.rules": 0,
+    "races.weather.rules": 0,
     "races.games": 0,  # the package's __init__: the registry of the games' pure rules
     "races.games._ranking": 0,
     "races.games.cannes_monaco.rules": 0,
     "races.games.racetrack.rules": 0,
     "races.games.rallyman.rules": 0,
     "races.games.quick.rules": 0,
-    "tournament.points": 0,
-    "tournament.sanctions": 0,
+    "tournament.standings.points": 0,
     "tournament": 1,
     "qualifying": 2,
     "races": 3,
@@ -51,8 +54,6 @@ FLOORS: dict[str, int] = {
     "tournament.urls": 6,
     "tournament.web_urls": 6,
     "tournament.admin": 6,
-    "tournament.backup": 6,
-    "tournament.database_backup": 6,
     "tournament.venue": 6,
     "tournament.management.commands.venue": 6,
     "tournament.management.commands.backup": 6,
@@ -70,6 +71,8 @@ FUNCTION_LEVEL = {
     ("races.games.apps", "races.games.variants"): "models load only once every app is ready",
 }
 MAX_LINES = 600
+#: A folder of more modules than this is several rooms (STYLE.md, "Rooms").
+MAX_MODULES = 15
 
 
 def floor_of(module: str) -> int:
@@ -196,3 +199,89 @@ def test_the_api_document_is_the_contract_s() -> None:
 
     document = json.dumps(api.get_openapi_schema(path_prefix="/api/v1"), indent=1) + "\n"
     assert document == (ROOT / "tests/api/snapshots/openapi_v1.json").read_text()
+
+
+def _folders() -> list[Path]:
+    """Every folder of Python modules in the apps, but migrations (Django numbers them)."""
+    return sorted(
+        {
+            path.parent
+            for package in PACKAGES
+            for path in (ROOT / package).rglob("*.py")
+            if "migrations" not in path.parts
+        }
+    )
+
+
+def _modules(folder: Path) -> list[str]:
+    return sorted(path.stem for path in folder.glob("*.py"))
+
+
+def family(module: str) -> str:
+    """A module's family: its name's first word, singular (``result_views``, ``results`` and
+    ``result_api`` are one family; ``table_views`` and ``tables`` another)."""
+    return module.split("_")[0].removesuffix("s")
+
+
+def test_family_is_the_first_word_of_the_name() -> None:
+    assert {family(m) for m in ("result_views", "results", "result_api")} == {"result"}
+    assert family("sheet_weather_box") == family("sheets") == "sheet"
+    assert family("__init__") == "" and family("_ranking") == ""
+    assert family("views") != family("table_views")
+
+
+def test_no_folder_is_several_rooms() -> None:
+    crowded = {
+        str(folder.relative_to(ROOT)): len(modules)
+        for folder in _folders()
+        if len(modules := _modules(folder)) > MAX_MODULES
+    }
+    assert crowded == {}, f"more than {MAX_MODULES} modules: split by concern into packages"
+
+
+def test_a_family_of_modules_is_a_package() -> None:
+    families = {}
+    for folder in _folders():
+        by_family: dict[str, list[str]] = {}
+        for module in _modules(folder):
+            if family(module):
+                by_family.setdefault(family(module), []).append(module)
+        families |= {
+            f"{folder.relative_to(ROOT)}: {name}": members
+            for name, members in by_family.items()
+            if len(members) >= 3
+        }
+    assert families == {}, "three modules with one prefix: make them a package named for it"
+
+
+def tree_paths(text: str) -> set[str]:
+    """The folders named in the first drawn tree of ``text``, as paths (``races/results/``)."""
+    fence = text.index("```") + 3
+    tree = text[fence : text.index("```", fence)]
+    stack: list[str] = []
+    paths = set()
+    for line in tree.splitlines():
+        match = re.match(r"^([│├└─ ]*?)([\w.]+(?:/[\w.]+)*/)(?:\s|$)", line)
+        if not match:
+            continue
+        depth = len(match[1]) // 4
+        stack[depth:] = [match[2]]
+        paths.add("".join(stack))
+    return paths
+
+
+def test_tree_paths_read_a_drawn_tree() -> None:
+    text = "```\na/     one\n│      more\n├── b/   two\n│   └── c/ three\n└── d/e/\nf/\n```"
+    assert tree_paths(text) == {"a/", "a/b/", "a/b/c/", "a/d/e/", "f/"}
+
+
+def test_the_architecture_opens_with_every_package() -> None:
+    """ARCHITECTURE.md opens with the tree: every package of the apps, none that is gone."""
+    named = tree_paths((ROOT / "ARCHITECTURE.md").read_text())
+    packages = {
+        str(folder.relative_to(ROOT)) + "/"
+        for folder in _folders()
+        if (folder / "__init__.py").exists() and "management" not in folder.parts
+    }
+    assert packages - named == set(), "add the package to ARCHITECTURE.md's tree"
+    assert {path for path in named if not (ROOT / path).is_dir()} == set()

@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
 from qualifying.services import draw_record
-from races.services import allocation_run
+from races.grid.services import allocation_run
 from tests.browser.phone import VIEWPORT
 from tournament.access import Actor
 from tournament.models import Driver

@@ -15,8 +15,8 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable
-from races.services import allocation_run
 from tournament.access import Actor
 from tournament.models import Driver
 

@@ -13,8 +13,8 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, Stage, StageTime
-from races.services import allocation_run
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db(transaction=True)

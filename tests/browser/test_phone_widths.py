@@ -17,12 +17,12 @@ from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Browser, Page
 
-from races.result_services import result_confirm
+from races.results.services import result_confirm
 from tests.security.conftest import build_world
 from tests.security.test_permission_matrix import PAGES, ROLES, codes
 from tournament.access import Actor
 from tournament.models import Driver
-from tournament.services import event_publish
+from tournament.registration.services import event_publish
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,8 +14,8 @@ from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 from pypdf import PdfReader
 
+from races.grid.services import allocation_run
 from races.models import GridSlot, ManualSwap, RaceTable, SheetBatch
-from races.services import allocation_run
 from tests.browser.conftest import NAMES
 from tournament.access import Actor
 

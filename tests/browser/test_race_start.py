@@ -12,9 +12,9 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
+from races.grid.services import allocation_run
 from races.models import GridSlot, RaceTable, WeatherDraw
-from races.services import allocation_run
-from races.weather_services import race_weather_draw, table_weather_draw
+from races.weather.services import race_weather_draw, table_weather_draw
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db(transaction=True)

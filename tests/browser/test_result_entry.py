@@ -17,9 +17,9 @@ from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, ResultLine
-from races.result_services import result_save
-from races.services import allocation_run
+from races.results.services import result_save
 from tests.browser.phone import VIEWPORT, page_width, small_targets
 from tournament.access import Actor
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
-from races.services import allocation_run
+from races.grid.services import allocation_run
 from tests.browser.phone import page_width, small_targets
 from tournament.access import Actor
 from tournament.models import Driver

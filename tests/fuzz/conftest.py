@@ -14,8 +14,8 @@ from django.db import close_old_connections
 from django.utils import translation
 
 from races.games.rallyman import services as game_services
+from races.grid.services import allocation_run
 from races.models import RaceTable, Stage
-from races.services import allocation_run
 from tests.security.conftest import World, world  # noqa: F401 - a fixture, shared on purpose
 from tournament.access import Actor
 from tournament.models import Driver, Entry, Event

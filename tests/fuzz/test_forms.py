@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 
 from qualifying.models import QualifyingTable
 from races.models import RaceResult, RaceTable, ResultStatus
-from races.result_services import result_confirm
-from races.weather_services import race_weather_draw
+from races.results.services import result_confirm
+from races.weather.services import race_weather_draw
 from tests.fuzz.conftest import FuzzWorld
 from tests.security.conftest import World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, unescaped

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.allocation import table_sizes
 from races.games.cannes_monaco.rules import (
     CROSSING_BONUS,
     SQUARES,
@@ -24,6 +23,7 @@ from races.games.cannes_monaco.rules import (
     table_capacity,
     table_size_ok,
 )
+from races.grid.allocation import table_sizes
 
 
 def test_rule_example_of_the_championship_section_0_4_and_6_plus_3():

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 
 from races.models import RaceResult, ResultLine, Stage, StageTime
-from races.pdf import RaceSheetRenderer
-from races.sheets import race_sheets
+from races.sheets.pdf import RaceSheetRenderer
+from races.sheets.selectors import race_sheets
 from tournament.models import Event
 from tournament.standings.selectors import standings_for
 

@@ -1,4 +1,4 @@
-"""Tables of the games with their own table rules (races.services.allocation_run through
+"""Tables of the games with their own table rules (races.grid.services.allocation_run through
 each game's variant: rally_allocation, cannes_monaco_allocation), by the service and
 ``POST .../allocation``:
 
@@ -14,8 +14,8 @@ import pytest
 from django.db.models import F
 
 from races.games.table_sheet.services import game_result_save
+from races.grid.services import allocation_run
 from races.models import AllocationRecord, GridSlot, RaceTable, Stage
-from races.services import allocation_run
 from tests.games.conftest import allocate, put, table_api
 from tournament.access import Actor
 from tournament.errors import InvalidInput

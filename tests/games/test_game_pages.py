@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, Stage, StageTime
-from races.services import allocation_run
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from races.games.rallyman.services import stage_times_set
 from races.games.table_sheet.services import game_result_save
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, ResultLine, Stage
-from races.result_services import result_restore
-from races.services import allocation_run
+from races.results.services import result_restore
 from tournament.access import Actor
 from tournament.errors import InvalidInput
 

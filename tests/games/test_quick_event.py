@@ -8,9 +8,9 @@ import io
 import pdfplumber
 import pytest
 
-from races.pdf import RaceSheetRenderer
-from races.services import allocation_run
-from races.sheets import race_sheets
+from races.grid.services import allocation_run
+from races.sheets.pdf import RaceSheetRenderer
+from races.sheets.selectors import race_sheets
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db

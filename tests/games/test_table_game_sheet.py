@@ -13,8 +13,8 @@ import pytest
 from django.urls import reverse
 from pypdf import PdfReader
 
+from races.grid.services import allocation_run
 from races.models import RaceTable
-from races.services import allocation_run
 from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db

@@ -26,6 +26,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from qualifying.models import DrawRoll, QualifyingTable
+from races.grid.services import referee_link_regenerate
 from races.models import (
     CarConfiguration,
     ManualSwap,
@@ -37,13 +38,12 @@ from races.models import (
     StageTime,
     WeatherDraw,
 )
-from races.result_services import result_confirm
-from races.sanction_services import sanction_record, sanction_withdraw
-from races.services import referee_link_regenerate
+from races.results.services import result_confirm
+from races.sanctions.services import sanction_record, sanction_withdraw
 from tests.security.conftest import World, build_world
 from tournament.access import Actor, table_for_link
-from tournament.backup import LABELS, NOT_EXPORTED
 from tournament.models import Championship, Driver, Entry
+from tournament.venue.championship_backup import LABELS, NOT_EXPORTED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

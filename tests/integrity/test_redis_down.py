@@ -20,8 +20,8 @@ from django.db import connection
 from django.urls import reverse
 
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.models import SheetBatch
-from races.services import allocation_run
 from tests.integrity.conftest import ON_POSTGRESQL
 from tournament.access import Actor
 

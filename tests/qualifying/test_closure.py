@@ -19,7 +19,7 @@ from qualifying.services import (
     run_update,
     session_create,
 )
-from races.services import allocation_run
+from races.grid.services import allocation_run
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Entry

@@ -9,7 +9,7 @@ from django.test import Client
 
 from qualifying.models import Run
 from qualifying.services import session_create
-from races.services import allocation_run
+from races.grid.services import allocation_run
 from tournament.access import Actor
 from tournament.models import Driver
 

@@ -16,6 +16,8 @@ from django.test import Client
 from django.urls import reverse
 
 from qualifying.models import QualifyingSeat, QualifyingTable
+from races.grid.services import referee_link_regenerate
+from races.grid.start import configurations_set, table_unlock
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -25,9 +27,7 @@ from races.models import (
     ResultStatus,
     WeatherDraw,
 )
-from races.services import referee_link_regenerate
-from races.stand_services import configurations_set, table_unlock
-from races.weather_services import race_weather_draw, table_weather_draw
+from races.weather.services import race_weather_draw, table_weather_draw
 from tests.security.conftest import World, english, logged_in
 from tests.security.conftest import world as world  # noqa: F401 - the shared event
 from tournament.access import Actor

@@ -14,9 +14,9 @@ import pytest
 from django.urls import reverse
 
 from qualifying.models import QualifyingTable
+from races.grid.start import configurations_set, stands_set, table_start
 from races.models import CarConfiguration, GridSlot, RaceTable, RaceWeatherDraw, WeatherDraw
-from races.stand_services import configurations_set, stands_set, table_start
-from races.weather_services import race_weather_draw, table_weather_draw
+from races.weather.services import race_weather_draw, table_weather_draw
 from tests.races.conftest import VALID
 from tests.races.test_views import flashes, grids, pdf_pages, table
 from tournament.models import Event, Sanction, Team

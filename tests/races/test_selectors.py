@@ -6,9 +6,9 @@ import pytest
 
 from qualifying.models import Run
 from qualifying.services import session_create
+from races.grid.services import allocation_run
 from races.models import AllocationRecord, CarConfiguration, GridSlot, RaceTable
 from races.selectors import Seat, allocation_warnings, tables_with_grids, where_do_i_sit
-from races.services import allocation_run
 from tournament.access import Actor
 from tournament.models import Driver, Team
 

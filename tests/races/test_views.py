@@ -17,10 +17,10 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from qualifying.services import qualifying_tables_auto
+from races.grid.services import allocation_run
+from races.grid.start import stands_set
 from races.models import CarConfiguration, GridSlot, RaceTable, SheetBatch, WeatherDraw
-from races.services import allocation_run
-from races.stand_services import stands_set
-from races.weather_services import race_weather_draw
+from races.weather.services import race_weather_draw
 from tests.races.conftest import NAMES, VALID
 
 

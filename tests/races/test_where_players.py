@@ -12,13 +12,13 @@ from django.test import Client
 from django.urls import reverse
 
 from qualifying.services import qualifying_tables_auto, run_record, session_create
+from races.grid.services import allocation_run
 from races.selectors import name_matches, where_do_i_sit
-from races.services import allocation_run
 from tests.security.conftest import _run_data
 from tournament.access import Actor
 from tournament.models import Driver, Entry
-from tournament.players import COOKIE
-from tournament.services import event_publish
+from tournament.public.players import COOKIE
+from tournament.registration.services import event_publish
 
 pytestmark = pytest.mark.django_db
 

@@ -22,10 +22,10 @@ from django.utils import translation
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingSession, QualifyingTable
 from qualifying.services import qualifying_tables_auto, run_record, session_create
+from races.grid.services import allocation_run
+from races.grid.start import stands_set
 from races.models import RaceTable, SheetBatch
-from races.result_services import result_save
-from races.services import allocation_run
-from races.stand_services import stands_set
+from races.results.services import result_save
 from tournament.access import Actor
 from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
 

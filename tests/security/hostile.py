@@ -18,7 +18,7 @@ from django.utils import translation
 
 from qualifying.models import QualifyingTable
 from races.models import RaceTable
-from races.result_services import result_confirm
+from races.results.services import result_confirm
 from tests.security.conftest import World, build_world
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Driver, Event, Team

@@ -12,6 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from qualifying.models import Run
+from races.grid.services import swap_drivers
+from races.grid.start import configurations_set, stands_set, table_unlock
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -21,10 +23,8 @@ from races.models import (
     ResultStatus,
     WeatherDraw,
 )
-from races.result_services import result_confirm, result_reopen, result_restore, result_save
-from races.services import swap_drivers
-from races.stand_services import configurations_set, stands_set, table_unlock
-from races.weather_services import race_weather_draw, table_weather_draw
+from races.results.services import result_confirm, result_reopen, result_restore, result_save
+from races.weather.services import race_weather_draw, table_weather_draw
 from tests.security.conftest import World, english, logged_in
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed

@@ -1,5 +1,5 @@
 """The real client address behind a trusted proxy (issue 14): one helper, used by the login
-lockouts (django-axes) and the bad-link limiter (tournament.ratelimit).
+lockouts (django-axes) and the bad-link limiter (tournament.site.ratelimit).
 
 Behind a TLS proxy every request comes from the proxy's address (REMOTE_ADDR); the client is
 in X-Forwarded-For, whose left part the client writes itself. ``TRUSTED_PROXY_COUNT`` says
@@ -13,8 +13,8 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from tests.security.conftest import UNKNOWN_TOKEN, World, english
-from tournament import ratelimit
-from tournament.client_ip import client_ip
+from tournament.site import ratelimit
+from tournament.site.client_ip import client_ip
 
 PROXY = "10.0.0.1"
 ORGANISER_HOME = "198.51.100.7"

@@ -24,7 +24,7 @@ from django.urls import reverse
 from tests.security.conftest import World, english, logged_in
 from tests.security.hostile import hostile_world
 from tests.security.test_permission_matrix import PAGES
-from tournament.csp import HEADER, POLICY
+from tournament.site.csp import HEADER, POLICY
 
 pytestmark = pytest.mark.django_db
 

@@ -21,12 +21,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.models import RaceTable
-from races.result_services import result_confirm, result_save
-from races.services import allocation_run
+from races.results.services import result_confirm, result_save
 from tournament.access import Actor
-from tournament.csp import POLICY
 from tournament.models import Driver, Event, Team
+from tournament.site.csp import POLICY
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

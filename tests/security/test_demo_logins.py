@@ -2,7 +2,7 @@
 
 The README prints the demo's logins (``admin`` / ``paddock-admin``, ``organisateur`` /
 ``paddock-pc``): with DEBUG on (a laptop) that is the point; with DEBUG off they would let
-anyone in. With DEBUG on the published logins stay (tests/tournament/test_services.py).
+anyone in. With DEBUG on the published logins stay (tests/tournament/registration/test_services.py).
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from qualifying.card_pdf import QualifyingCardRenderer
-from qualifying.pdf import PrintedDriver, PrintedRun, PrintedSession, QualifyingSheetData
-from qualifying.table_sheet_pdf import TableSheetRenderer
+from qualifying.sheets.card import QualifyingCardRenderer
+from qualifying.sheets.pdf import PrintedDriver, PrintedRun, PrintedSession, QualifyingSheetData
+from qualifying.sheets.table_sheet import TableSheetRenderer
 from races.games.rallyman.pdf import (
     PrintedRank,
     PrintedStage,
@@ -22,8 +22,8 @@ from races.games.rallyman.pdf import (
     RallySheetData,
 )
 from races.games.table_sheet.pdf import TableGameData, TableGameSheet
-from races.pdf import RaceSheetRenderer
-from races.sheet_data import GridLine, RaceSheetData
+from races.sheets.data import GridLine, RaceSheetData
+from races.sheets.pdf import RaceSheetRenderer
 
 LINK = 'Rallye <a href="https://evil.example/login">x</a>'
 GIANT = "<font size=40 color=red>ANNULÉ</font>"

@@ -1,4 +1,4 @@
-"""Rate limits count failures only: bad table links and API tokens (tournament.ratelimit,
+"""Rate limits count failures only: bad table links and API tokens (tournament.site.ratelimit,
 on the cache) and failed logins (django-axes, database handler)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
+from races.grid.services import referee_link_regenerate
 from races.models import RaceTable
-from races.services import referee_link_regenerate
 from tests.security.conftest import UNKNOWN_TOKEN, World, english
-from tournament import ratelimit
 from tournament.access import Actor
+from tournament.site import ratelimit
 
 pytestmark = pytest.mark.django_db
 

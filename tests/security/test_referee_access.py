@@ -127,7 +127,7 @@ def test_a_table_link_cannot_reach_another_tables_driver(world: World) -> None:
 
 
 def test_the_public_sees_an_event_once_published(world: World) -> None:
-    from races.result_services import result_confirm
+    from races.results.services import result_confirm
     from tournament.access import Actor
 
     table = RaceTable.objects.get(pk=world.rtables[0].pk)

@@ -20,8 +20,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from qualifying.models import QualifyingTable
+from races.grid.services import referee_link_regenerate, sheet_batch_request
 from races.models import RaceTable, SheetBatch
-from races.services import referee_link_regenerate, sheet_batch_request
 from tests.qr import qr_texts
 from tests.security.conftest import World, english, logged_in
 from tournament import sealing

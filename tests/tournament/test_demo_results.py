@@ -24,7 +24,7 @@ from races.models import (
     ResultStatus,
     RetirementCause,
 )
-from races.sheets import race_sheets
+from races.sheets.selectors import race_sheets
 from tournament.models import Championship, Entry, Event, Sanction
 from tournament.standings.selectors import standings_for, team_standings_for
 

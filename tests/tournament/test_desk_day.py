@@ -9,13 +9,13 @@ import pytest
 from django.urls import reverse
 
 from qualifying.services import qualifying_tables_auto, run_record, session_create
+from races.grid.services import allocation_run
 from races.models import SheetBatch
-from races.result_services import result_confirm, result_save
-from races.services import allocation_run
-from races.weather_services import race_weather_draw
+from races.results.services import result_confirm, result_save
+from races.weather.services import race_weather_draw
 from tests.security.conftest import _run_data
 from tournament.access import Actor
-from tournament.services import entries_checkin, event_publish
+from tournament.registration.services import entries_checkin, event_publish
 
 pytestmark = pytest.mark.django_db
 

@@ -35,7 +35,7 @@ def test_health_is_503_when_the_cache_is_down(client, settings):
 
 
 def test_health_is_503_when_the_database_is_down(client, monkeypatch):
-    from tournament import health
+    from tournament.site import health
 
     class Broken:
         def cursor(self):

@@ -7,8 +7,8 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from tournament import points
 from tournament.models import Championship
+from tournament.standings import points
 
 CUSTOM_SCALE = "custom"
 

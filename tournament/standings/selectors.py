@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from races.models import ResultLine
-from tournament import points
 from tournament.models import Championship, Driver, Entry, Event, Team
+from tournament.standings import points
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from races.result_services import results_rescore
+from races.results.services import results_rescore
 from tournament.access import Actor
 from tournament.models import Championship
-from tournament.services import require_organiser, save_checked
+from tournament.registration.services import require_organiser, save_checked
 
 
 @transaction.atomic

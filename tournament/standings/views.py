@@ -18,12 +18,13 @@ from django.utils.translation import gettext as _
 
 from races.models import GridSlot, RaceTable, ResultLine, ResultStatus
 from races.selectors import event_results
-from tournament import points
 from tournament.access import actor_for
 from tournament.errors import ServiceError
-from tournament.forms import apply_errors
 from tournament.models import Championship, Driver, Event, Sanction
-from tournament.public_cache import public_page
+from tournament.public.cache import public_page
+from tournament.registration.forms import apply_errors
+from tournament.registration.tables import sorted_or_exported
+from tournament.standings import points
 from tournament.standings.forms import ScoringForm
 from tournament.standings.selectors import Standings, standings_for, team_standings_for
 from tournament.standings.services import championship_scoring_set
@@ -36,7 +37,6 @@ from tournament.standings.tables import (
     place_mark,
     retirement_words,
 )
-from tournament.tables import sorted_or_exported
 
 
 def _championship(request: HttpRequest, slug: str) -> tuple[Championship, bool]:
@@ -44,7 +44,7 @@ def _championship(request: HttpRequest, slug: str) -> tuple[Championship, bool]:
     return championship, actor_for(request).can_organise(championship)
 
 
-#: The tables the standings pages read (tournament.public_cache: their counters key the cache).
+#: The tables the standings pages read (tournament.public.cache: their counters key the cache).
 STANDINGS_TABLES = (
     "tournament.Championship",
     "tournament.Event",

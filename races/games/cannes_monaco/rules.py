@@ -106,7 +106,7 @@ def table_size_ok(count: int) -> bool:
 def table_capacity(count: int, wanted: int) -> int:
     """The table capacity that seats ``count`` drivers in races of 3 to 6, nearest ``wanted``.
 
-    Tables are filled as evenly as possible (``races.allocation.table_sizes``): the
+    Tables are filled as evenly as possible (``races.grid.allocation.table_sizes``): the
     capacity is capped at 6 and, when ``wanted`` would leave a table of fewer than 3, the
     tables are made fewer (and larger). Raises ValueError below 3 drivers in all.
     """

@@ -3,7 +3,7 @@
 Point 10: "Le premier qui effectue 1, 2 ou 3 tours est déclaré vainqueur" — a quick race
 is 1 to 3 laps. Point 1: "On peut aussi jouer avec des voitures standards" — the
 organisers may set one configuration every driver uses; it follows the full game's
-configuration rule (§5 of the competition rules, ``races.configuration``). Point 2: the
+configuration rule (§5 of the competition rules, ``races.grid.configuration``). Point 2: the
 grid comes from a d20 draw (the lowest roll is on pole), the event's ``draw`` mode.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from races import configuration as configuration_rules
 from races.games._ranking import is_int
+from races.grid import configuration as configuration_rules
 
 LAPS = (1, 2, 3)  # point 10
 

@@ -20,7 +20,13 @@ from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from tournament.printing import FONT_BOLD, markup, plain_styles, plain_table, register_fonts
+from tournament.documents.printing import (
+    FONT_BOLD,
+    markup,
+    plain_styles,
+    plain_table,
+    register_fonts,
+)
 
 
 @dataclass(frozen=True)

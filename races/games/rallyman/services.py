@@ -11,21 +11,21 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from qualifying.models import RollSource
-from races.allocation import Allocation, RankedDriver
 from races.games._ranking import scale_points
 from races.games.rallyman import rules as rallyman
 from races.games.rallyman.pdf import PrintedRank, PrintedStage, PrintedTime, RallySheetData
+from races.grid.allocation import Allocation, RankedDriver
 from races.models import (
     GridSlot,
     ResultLine,
     Stage,
     StageTime,
 )
-from tournament import sanctions as sanction_rules
+from races.sanctions import rules as sanction_rules
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Event, Sanction
-from tournament.services import require_organiser
+from tournament.registration.services import require_organiser
 
 # ---------------------------------------------------------------------------
 # Rallyman: stages, times, start orders, classifications

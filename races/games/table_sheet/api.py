@@ -1,5 +1,5 @@
 """API of the table sheet of Cannes–Monaco and Racetrack: the game's body of
-``PUT /events/{event}/tables/{t}/result`` (``races/result_api.py`` hands it here through
+``PUT /events/{event}/tables/{t}/result`` (``races/results/api.py`` hands it here through
 the game's variant)."""
 
 from __future__ import annotations

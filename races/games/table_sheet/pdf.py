@@ -14,7 +14,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
 from races.games.cannes_monaco import rules as cannes_monaco
-from tournament.printing import markup, plain_styles, plain_table, register_fonts
+from tournament.documents.printing import markup, plain_styles, plain_table, register_fonts
 
 
 @dataclass(frozen=True)

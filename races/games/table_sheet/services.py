@@ -2,7 +2,7 @@
 sheet at a table, in the game's own fields, scored by the game's pure rules.
 
 The rules live in the pure modules of ``races.games``; here we check who acts, validate,
-save and record, reusing the race-result workflow of ``races.services`` (draft →
+save and record, reusing the race-result workflow of ``races.grid.services`` (draft →
 submitted → confirmed, versions, history) for the table games.
 """
 
@@ -15,21 +15,21 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from races.allocation import Allocation, RankedDriver, allocate
 from races.games import table_game
 from races.games.cannes_monaco import rules as cannes_monaco
 from races.games.racetrack import rules as racetrack
 from races.games.table_sheet.pdf import TableGameData
+from races.grid.allocation import Allocation, RankedDriver, allocate
 from races.models import (
     RaceResult,
     RaceTable,
     ResultStatus,
 )
-from races.result_services import result_locked_for_save
+from races.results.services import result_locked_for_save
 from tournament.access import Actor
 from tournament.errors import InvalidInput, NotAllowed
 from tournament.models import Event
-from tournament.points import DayLine
+from tournament.standings.points import DayLine
 
 # ---------------------------------------------------------------------------
 # Table games: Cannes–Monaco, Racetrack
@@ -150,7 +150,7 @@ def game_result_save(
 ) -> RaceResult:
     """Save a Cannes–Monaco or Racetrack sheet; ``submit`` hands it to race control.
 
-    Same workflow as :func:`races.result_services.result_save`: refused once confirmed or when
+    Same workflow as :func:`races.results.services.result_save`: refused once confirmed or when
     ``version`` is stale (409 with the stored result); a draft may be incomplete.
     """
     event = table.event

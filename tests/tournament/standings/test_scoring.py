@@ -2,7 +2,7 @@
 confirmed results take the new points at once, and the change is recorded.
 
 Grid from a d20 draw (quick rules), seven drivers in number order, tables of 4:
-table 1 = 1, 2, 3, 4 and table 2 = 5, 6, 7 (as in tests/races/test_result_services.py).
+table 1 = 1, 2, 3, 4 and table 2 = 5, 6, 7 (as in tests/races/results/test_services.py).
 Table 1: 3 then 1 finish, 2 and 4 retire; table 2: 7 finishes, 5 retires, 6 does not start.
 """
 
@@ -12,14 +12,14 @@ import pytest
 from django.urls import reverse
 
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.models import RaceTable, ResultLine
-from races.result_services import result_confirm, result_save
-from races.services import allocation_run
+from races.results.services import result_confirm, result_save
 from tournament.access import Actor
 from tournament.errors import NotAllowed
 from tournament.models import Championship
-from tournament.points import PRESETS
 from tournament.standings.forms import ScoringForm
+from tournament.standings.points import PRESETS
 from tournament.standings.services import championship_scoring_set
 
 pytestmark = pytest.mark.django_db

@@ -627,10 +627,10 @@ def test_results_confirmed_by_race_control_reach_every_page(
 ):
     from qualifying.models import Run
     from qualifying.services import session_create
-    from races.result_services import result_confirm, result_save
-    from races.services import allocation_run
+    from races.grid.services import allocation_run
+    from races.results.services import result_confirm, result_save
     from tournament.access import Actor
-    from tournament.services import event_publish
+    from tournament.registration.services import event_publish
 
     actor = Actor(user=organiser)
     event = make_event(n_drivers=6)

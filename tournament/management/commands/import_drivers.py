@@ -9,10 +9,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from tournament.access import Actor
-from tournament.csv_import import decode
 from tournament.errors import ServiceError
 from tournament.models import Championship
-from tournament.services import drivers_import
+from tournament.registration.csv_import import decode
+from tournament.registration.services import drivers_import
 
 
 class Command(BaseCommand):

@@ -36,14 +36,14 @@ from qualifying.services import (
     session_create,
 )
 from races.games.demo import load_other_games
+from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus
-from races.result_services import result_confirm, result_save
-from races.sanction_services import sanction_record
-from races.services import allocation_run
-from races.weather_services import race_weather_draw
+from races.results.services import result_confirm, result_save
+from races.sanctions.services import sanction_record
+from races.weather.services import race_weather_draw
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Event, Sanction
-from tournament.services import (
+from tournament.registration.services import (
     championship_create,
     circuit_create,
     drivers_import,

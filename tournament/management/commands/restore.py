@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tournament.database_backup import BackupProblem, restore
+from tournament.venue.database_backup import BackupProblem, restore
 
 
 class Command(BaseCommand):

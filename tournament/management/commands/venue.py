@@ -19,9 +19,8 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import translation
 
-from tournament.database_backup import BackupProblem, backup_now
-from tournament.poster import Poster, PosterRenderer, terminal_qr
-from tournament.venue import (
+from tournament.venue.database_backup import BackupProblem, backup_now
+from tournament.venue.day import (
     Gunicorn,
     NoAnswer,
     Venue,
@@ -32,6 +31,7 @@ from tournament.venue import (
     serve,
     static_files_current,
 )
+from tournament.venue.poster import Poster, PosterRenderer, terminal_qr
 
 
 class Command(BaseCommand):

@@ -1,0 +1,260 @@
+"""Public pages under a publication spike (tournament.public.cache, tournament.public.freshness):
+cached for visitors, never stale, compressed without a secret inside, 304 when unchanged.
+
+The event: four drivers, one qualifying session, two race tables of two, both results
+submitted (not confirmed) and the results published. Everything below goes through the
+services race control uses, then reads the pages as a player's phone does.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+import brotli
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import resolve, reverse
+
+from qualifying.models import QualifyingSession
+from races.grid.services import allocation_run
+from races.models import RaceTable, ResultLine
+from races.results.services import result_confirm, result_reopen, result_save
+from tournament.access import Actor
+from tournament.models import Driver
+from tournament.public import freshness
+from tournament.public.cache import is_public_request, tables_of
+from tournament.registration.services import event_publish
+from tournament.standings.services import championship_scoring_set
+
+# Committed for real: on PostgreSQL the change counters move at commit (deferred triggers,
+# once per table and transaction), which a test's rolled-back transaction never reaches.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def actor(organiser):
+    return Actor(user=organiser)
+
+
+@pytest.fixture
+def event(make_event, actor):
+    """Tables 1 and 2 of two drivers each, both results submitted, results published."""
+    event = make_event(n_drivers=4, qualifying_mode="draw")
+    from qualifying.services import draw_record
+
+    draw_record(actor=actor, event=event, rolls={1: [1], 2: [2], 3: [3], 4: [4]})
+    for table in allocation_run(actor=actor, event=event, table_size=2):
+        grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
+        result_save(actor=actor, table=table, version=0, finish=grid, retired=[], dns=[],
+                    submit=True)  # fmt: skip
+    event_publish(actor=actor, event=event, results=True, allocation=True)
+    return event
+
+
+def phone() -> Client:
+    client = Client(HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def body(response) -> str:
+    raw = response.content
+    encoding = response.get("Content-Encoding", "")
+    if encoding == "br":
+        raw = brotli.decompress(raw)
+    elif encoding == "gzip":
+        raw = gzip.decompress(raw)
+    return raw.decode()
+
+
+def standings_points(html: str) -> dict[str, str]:
+    """Driver name → total points, as the standings table shows them."""
+    rows = re.findall(r'<tr data-number="\d+"[^>]*>(.*?)</tr>', html, re.S)
+    found = {}
+    for row in rows:
+        name = re.search(r'<td class="driver">\s*<a [^>]*>(.*?)</a>', row, re.S)
+        total = re.search(r'<td class="num total">\s*(\d+)', row)
+        if name and total:
+            found[name.group(1).strip()] = total.group(1)
+    return found
+
+
+def table(event, number: int) -> RaceTable:
+    return RaceTable.objects.get(event=event, number=number)
+
+
+def test_a_confirmation_shows_on_the_cached_standings_at_once(event, actor):
+    url = reverse("standings", args=[event.championship.slug])
+    client = phone()
+    first = client.get(url)
+    assert first.status_code == 200
+    assert standings_points(body(first)) == {}  # nothing confirmed yet: nobody scored
+    assert body(client.get(url)) == body(first)  # the second visit: the stored page
+
+    result_confirm(actor=actor, table=table(event, 1))
+    winner = ResultLine.objects.get(table__event=event, table__number=1, position=1).driver
+    after = standings_points(body(client.get(url)))
+    assert after[winner.name] == "10"
+
+    # Reopening takes the points away again, on the very next visit.
+    result_reopen(actor=actor, table=table(event, 1), reason="wrong sheet")
+    assert winner.name not in standings_points(body(client.get(url)))
+
+
+@pytest.mark.parametrize("change", ["scoring", "name", "publication"])
+def test_whatever_the_standings_show_changes_their_page(event, actor, change):
+    result_confirm(actor=actor, table=table(event, 1))
+    url = reverse("standings", args=[event.championship.slug])
+    client = phone()
+    before = body(client.get(url))
+    winner = ResultLine.objects.get(table__event=event, table__number=1, position=1).driver
+    if change == "scoring":
+        championship_scoring_set(
+            actor=actor,
+            championship=event.championship,
+            points_scale=[25, 18],
+            points_mode="per_table",
+            best_results=None,
+        )
+        assert standings_points(body(client.get(url)))[winner.name] == "25"
+    elif change == "name":
+        # A bulk update, as an import or the admin's actions do: no signal, no save().
+        Driver.objects.filter(pk=winner.pk).update(first_name="Renamed")
+        assert "Renamed" in body(client.get(url)) and "Renamed" not in before
+    else:
+        event_publish(actor=actor, event=event, results=False)
+        assert standings_points(body(client.get(url))) == {}
+
+
+def test_the_event_results_and_where_do_i_sit_follow_the_desk(event, actor):
+    results = reverse("event-results", args=[event.slug])
+    where = reverse("where", args=[event.slug])
+    client = phone()
+    assert "Table 1" in body(client.get(where, {"q": "1"}))
+    first = body(client.get(results))
+    result_confirm(actor=actor, table=table(event, 2))
+    assert body(client.get(results)) != first
+    event_publish(actor=actor, event=event, allocation=False, results=False)
+    assert client.get(where, {"q": "1"}).status_code == 404
+    assert client.get(results).status_code == 404
+
+
+def test_unchanged_page_answers_304_with_its_etag(event, actor):
+    url = reverse("standings", args=[event.championship.slug])
+    client = phone()
+    first = client.get(url)
+    etag, modified = first["ETag"], first["Last-Modified"]
+    assert etag and modified and first["Cache-Control"] == "no-cache"
+    again = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b""
+    # Once something it shows changes, the same ETag gets the new page.
+    result_confirm(actor=actor, table=table(event, 1))
+    changed = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert changed.status_code == 200 and changed["ETag"] != etag
+
+
+@pytest.mark.parametrize(
+    ("accepts", "encoding"), [("gzip, deflate, br", "br"), ("gzip", "gzip"), ("", None)]
+)
+def test_public_pages_are_compressed_as_the_phone_accepts(event, actor, accepts, encoding):
+    result_confirm(actor=actor, table=table(event, 1))
+    client = Client(HTTP_ACCEPT_ENCODING=accepts)
+    response = client.get(reverse("standings", args=[event.championship.slug]))
+    assert response.get("Content-Encoding") == encoding
+    assert "Accept-Encoding" in response["Vary"]
+    assert "<table" in body(response)
+    if encoding:
+        assert len(response.content) < len(body(response).encode()) / 3
+
+
+SECRETS = re.compile(r"csrfmiddlewaretoken|X-CSRFToken|/r/[\w-]{20,}/|/q/[\w-]{20,}/")
+
+
+def test_no_secret_in_a_compressed_public_page(event):
+    """BREACH needs a secret in a compressed page that also reflects what the attacker
+    sends: public pages carry neither a CSRF token nor a referee link, and set no cookie."""
+    client = phone()
+    tokens = [t.token for t in RaceTable.objects.filter(event=event)]
+    pages = [
+        reverse("event", args=[event.slug]),
+        reverse("where", args=[event.slug]) + "?q=reflected-text",
+        reverse("event-results", args=[event.slug]),
+        reverse("standings", args=[event.championship.slug]),
+        reverse("team-standings", args=[event.championship.slug]),
+        reverse("standings-projector", args=[event.championship.slug]),
+        reverse("driver", args=[event.championship.slug, 1]),
+        reverse("home"),
+    ]
+    compressed = 0
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = body(response)
+        assert not SECRETS.search(html), (url, SECRETS.search(html))
+        assert not any(token in html for token in tokens), url
+        assert "csrftoken" not in response.cookies, url
+        compressed += response.get("Content-Encoding") == "br"
+    assert compressed == len(pages)
+
+
+def test_logged_in_people_get_their_own_uncompressed_page(event, organiser):
+    """Race control sees what the public does not, and a page with its CSRF token: built
+    for it, never stored, never compressed."""
+    client = Client(HTTP_ACCEPT_ENCODING="gzip, br")
+    client.force_login(organiser)
+    response = client.get(reverse("event", args=[event.slug]))
+    assert response.status_code == 200
+    assert "Content-Encoding" not in response
+    assert "X-CSRFToken" in response.content.decode()
+    assert not is_public_request(response.wsgi_request)
+
+
+def test_the_counters_move_with_every_kind_of_write(event):
+    tables = ["tournament_driver", "races_resultline"]
+    before = freshness.versions(connection, tables)
+    Driver.objects.filter(championship=event.championship).update(last_name="X")  # bulk
+    ResultLine.objects.filter(event=event).delete()  # a queryset delete
+    with connection.cursor() as cursor:  # raw SQL
+        cursor.execute("UPDATE tournament_driver SET first_name = 'Y'")
+    after = freshness.versions(connection, tables)
+    assert after[0] == before[0]  # same incarnation
+    assert after[1] >= before[1] + 2
+    assert after[2] > before[2] or not ResultLine.objects.exists()
+
+
+PUBLIC_PAGES = {
+    "home": lambda e: [],
+    "event": lambda e: [e.slug],
+    "where": lambda e: [e.slug],
+    "event-results": lambda e: [e.slug],
+    "standings": lambda e: [e.championship.slug],
+    "team-standings": lambda e: [e.championship.slug],
+    "standings-projector": lambda e: [e.championship.slug],
+    "driver": lambda e: [e.championship.slug, 1],
+    "qualifying-general": lambda e: [e.slug],
+    "qualifying-session": lambda e: [e.slug, 1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC_PAGES))
+def test_each_cached_page_lists_every_table_it_reads(event, actor, name):
+    """The key of a page is the counters of the tables it declares: a query on a table it
+    does not declare would let the page go stale, so every query is checked here."""
+    result_confirm(actor=actor, table=table(event, 1))
+    event_publish(actor=actor, event=event, qualifying=True)
+    if name == "qualifying-session":  # a draw has no session: one as a timed event has
+        QualifyingSession.objects.create(
+            event=event, number=1, roll=12, source="physical", weather="sun", track="dry"
+        )
+    url = reverse(name, args=PUBLIC_PAGES[name](event))
+    declared = tables_of(resolve(url).func.public_tables) | {freshness.TABLE}
+    client = phone()
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url, {"q": "Pilote"} if name == "where" else {}).status_code == 200
+    read = set()
+    for query in captured.captured_queries:
+        read |= set(re.findall(r'(?:FROM|JOIN)\s+"?(\w+)"?', query["sql"]))
+    assert read - declared == set(), f"{name} reads tables it does not declare"

@@ -1,0 +1,116 @@
+"""The event form: the game first, only the chosen game's fields, the slug made from the
+name when left empty."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from tournament.models import Event
+from tournament.registration.forms import derived_slug
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organiser_client(client, organiser):
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def fields(html: str) -> list[str]:
+    """The names of the form's fields, in page order."""
+    form = html[html.index('<form method="post" novalidate class="event-form">') :]
+    return [
+        name
+        for name in re.findall(r'name="([a-z_]+)"', form[: form.index("</form>")])
+        if name != "csrfmiddlewaretoken"
+    ]
+
+
+def base(circuit, **fields):
+    return {"name": "Grand Prix d'Automne", "date": "2026-10-04", "circuit": circuit.pk,
+            "table_size": "8", "language": "fr", **fields}  # fmt: skip
+
+
+def test_the_game_comes_first(organiser_client, championship):
+    html = organiser_client.get(reverse("event-new", args=[championship.slug])).content.decode()
+    assert fields(html)[:3] == ["game", "name", "slug"]
+    # Each field says which games it belongs to, for the page's script.
+    assert re.search(r'data-games="racetrack"><label>[^<]*<input type="number" name="crash_limit"',
+                     html)  # fmt: skip
+    assert 'data-games="formula_de">' in html
+    assert "js/event_form.js" in html
+
+
+def test_the_slug_is_made_from_the_name(organiser_client, championship, circuit):
+    url = reverse("event-new", args=[championship.slug])
+    first = organiser_client.post(url, base(circuit, game="formula_de", qualifying_mode="best"))
+    assert first.status_code == 302
+    assert Event.objects.filter(slug="grand-prix-dautomne").exists()
+    again = organiser_client.post(url, base(circuit, game="formula_de", qualifying_mode="best"))
+    assert again.status_code == 302
+    assert Event.objects.filter(slug="grand-prix-dautomne-2").exists()
+
+
+def test_a_name_with_nothing_to_make_a_slug_from_is_a_message(
+    organiser_client, championship, circuit
+):
+    url = reverse("event-new", args=[championship.slug])
+    response = organiser_client.post(url, base(circuit, name="!!! ???", game="racetrack"))
+    assert response.status_code == 200
+    assert "its name has no letter or digit to make one from" in response.content.decode()
+    assert not Event.objects.exists()
+
+
+def test_only_the_chosen_games_fields_are_read(organiser_client, championship, circuit):
+    """A racetrack event: the Formula Dé fields sent (even wrong) are ignored."""
+    url = reverse("event-new", args=[championship.slug])
+    response = organiser_client.post(
+        url,
+        base(circuit, game="racetrack", slug="papier", crash_limit="3", collisions="",
+             qualifying_mode="draw", laps="99", stand_numbers="3 3", standard_tyres="99"),
+    )  # fmt: skip
+    assert response.status_code == 302, response.content.decode()[:2000]
+    event = Event.objects.get(slug="papier")
+    assert (event.game, event.crash_limit, event.collisions) == ("racetrack", 3, False)
+    assert event.laps is None and event.stand_numbers == [] and event.standard_configuration is None
+
+
+def test_the_settings_show_the_events_game_fields_only(organiser_client, championship, circuit):
+    event = Event.objects.create(
+        championship=championship, slug="papier", name="Papier", date="2026-06-06",
+        circuit=circuit, game="racetrack",
+    )  # fmt: skip
+    url = reverse("event-settings", args=[event.slug])
+    names = fields(organiser_client.get(url).content.decode())
+    assert "crash_limit" in names and "collisions" in names
+    assert not {"laps", "stand_numbers", "use_configurations", "game", "slug"} & set(names)
+    formula = Event.objects.create(
+        championship=championship, slug="fd", name="FD", date="2026-06-07", circuit=circuit
+    )
+    names = fields(organiser_client.get(reverse("event-settings", args=[formula.slug])).content
+                   .decode())  # fmt: skip
+    assert "laps" in names and "crash_limit" not in names
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("Grand Prix d'Été", "grand-prix-dete"),
+        ("GP_2026 / Spa", "gp-2026-spa"),
+        ("  ", ""),
+        ("x" * 80, "x" * 50),
+    ],
+)
+def test_derived_slug(name, slug):
+    assert derived_slug(name, taken=lambda s: False) == slug
+
+
+def test_derived_slug_counts_past_the_taken_ones():
+    taken = {"gp", "gp-2", "gp-3"}
+    assert derived_slug("GP", taken=taken.__contains__) == "gp-4"
+    assert len(derived_slug("y" * 60, taken={"y" * 50}.__contains__)) == 50

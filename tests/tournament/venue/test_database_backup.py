@@ -1,0 +1,119 @@
+"""Backups of the whole database (tournament.venue.database_backup): rotation, and on PostgreSQL
+a pg_dump restored into an empty database with every row equal. The SQLite path runs end
+to end in tests/tournament/venue/test_venue.py (make venue's own backups, restored into a new data folder).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.db import connection
+from psycopg import sql
+
+from races.results.services import result_confirm
+from tests.security.conftest import build_world
+from tournament.access import Actor
+from tournament.venue.database_backup import BackupProblem, backup_now, latest, restore, rotate
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def touch(directory: Path, *names: str) -> None:
+    for name in names:
+        (directory / name).write_bytes(b"x")
+
+
+def test_rotation_keeps_the_last_ones_and_the_last_of_each_hour(tmp_path: Path) -> None:
+    touch(
+        tmp_path,
+        "paddock-20260614-090000.sqlite3",
+        "paddock-20260614-093000.sqlite3",
+        "paddock-20260614-095500.sqlite3",  # the last of 9 h
+        "paddock-20260614-100000.sqlite3",
+        "paddock-20260614-100500.sqlite3",  # the last of 10 h
+        "paddock-20260614-110000.sqlite3",
+        "paddock-20260614-110500.sqlite3",
+        "paddock-20260614-110500-2.sqlite3",
+        "notes.txt",  # never touched
+        "paddock-export.json",
+    )
+    removed = rotate(tmp_path, keep=3)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [
+        "notes.txt",
+        "paddock-20260614-095500.sqlite3",
+        "paddock-20260614-100500.sqlite3",
+        "paddock-20260614-110000.sqlite3",
+        "paddock-20260614-110500-2.sqlite3",
+        "paddock-20260614-110500.sqlite3",
+        "paddock-export.json",
+    ]
+    assert len(removed) == 3
+    assert latest(tmp_path).name == "paddock-20260614-110500.sqlite3"
+    assert latest(tmp_path / "nowhere") is None
+
+
+def test_a_backup_of_the_wrong_kind_is_refused(tmp_path: Path) -> None:
+    wrong = tmp_path / ("x.pgdump" if connection.vendor == "sqlite" else "x.sqlite3")
+    wrong.write_bytes(b"x")
+    with pytest.raises(BackupProblem, match="restore a"):
+        restore(wrong)
+    with pytest.raises(BackupProblem, match="No backup file"):
+        restore(tmp_path / "missing.sqlite3")
+
+
+ROWS = ("auth_user", "tournament_event", "tournament_driver", "races_resultline",
+        "races_raceresult", "qualifying_run")  # fmt: skip
+
+
+def rows(url: str) -> dict[str, list[tuple]]:
+    with psycopg.connect(url) as db:
+        return {
+            table: sorted(db.execute(sql.SQL("SELECT * FROM {}").format(sql.Identifier(table))))
+            for table in ROWS
+        }
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith("postgres"),
+    reason="the PostgreSQL backup needs DATABASE_URL (CI sets it)",
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_postgresql_backup_restores_into_an_empty_database(tmp_path, django_user_model):
+    world = build_world(django_user_model)
+    result_confirm(actor=Actor(user=world.users["organiser"]), table=world.rtables[0])
+    taken = backup_now(directory=tmp_path, keep=5)
+    assert taken.path.suffix == ".pgdump" and taken.size > 0
+
+    settings = connection.settings_dict
+    base = f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT'] or 5432}"
+    name = f"{settings['NAME']}_restored"
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        env = {"PATH": os.environ.get("PATH", ""), "DEBUG": "true",
+               "DATABASE_URL": f"{base}/{name}"}  # fmt: skip
+        restored = subprocess.run(
+            [sys.executable, "manage.py", "restore", str(taken.path)],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert restored.returncode == 0, restored.stdout + restored.stderr
+        original, copy = rows(f"{base}/{settings['NAME']}"), rows(f"{base}/{name}")
+        assert len(original["races_resultline"]) == 4
+        assert copy == original
+        again = subprocess.run(
+            [sys.executable, "manage.py", "restore", str(taken.path)],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert again.returncode != 0 and "not empty" in again.stderr
+    finally:
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )

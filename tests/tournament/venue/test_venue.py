@@ -1,0 +1,194 @@
+"""``make venue``'s command for real: started on a free port with a data folder of its own,
+asked for as the hall's phones ask for it (the machine's address on its network as the
+host) with DEBUG off, backing the whole database up while it serves; a backup restores into
+an empty database with every result equal.
+
+Tests send packets to loopback only: the server listens on every address of the laptop, and
+the test reaches it through 127.0.0.1 with the network address in the ``Host`` header, which
+is all that the server sees of the address a phone typed.
+
+Runs subprocesses with a clean environment (SQLite in the data folder, as on the day's
+laptop), whatever the test database is.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import queue
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from contextlib import closing
+from pathlib import Path
+
+import httpx
+import pytest
+from diskcache import FanoutCache
+
+from tournament.venue.day import lan_address
+
+ROOT = Path(__file__).resolve().parents[3]
+PASSWORD = "virage-rapide-2026"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("0.0.0.0", 0))
+        return int(sock.getsockname()[1])
+
+
+def environment(data: Path) -> dict[str, str]:
+    """A fresh machine's environment: no DEBUG, no key, no database URL."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PADDOCK_DATA_DIR": str(data),
+        "SECRET_KEY_FILE": str(data / "secret_key"),
+        "LANG": "C.UTF-8",
+    }
+
+
+class Lines:
+    """A process's output, line by line, read in a thread (so that a wait can time out)."""
+
+    def __init__(self, stream) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for(self, pattern: str, timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            match = re.search(pattern, line)
+            if match:
+                return match
+        raise AssertionError(f"no line matching {pattern!r} in:\n" + "\n".join(self.seen))
+
+
+def rows(database: Path, table: str) -> list[tuple]:
+    with closing(sqlite3.connect(database)) as db:
+        return sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)  # noqa: S608
+
+
+@pytest.mark.skipif(lan_address() is None, reason="this machine has no network address")
+def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(tmp_path: Path) -> None:
+    data, restored = tmp_path / "venue", tmp_path / "new-laptop"
+    port = free_port()
+    venue = subprocess.Popen(
+        [sys.executable, "manage.py", "venue", "--port", str(port), "--backup-minutes", "0.05",
+         "--wifi", "Salle des fêtes", "--workers", "1", "--threads", "4"],
+        cwd=ROOT, env=environment(data), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    output = Lines(venue.stdout)
+    try:
+        # First start: the organiser's account is asked for, never a published password.
+        output.wait_for("First start: the organiser", timeout=120)
+        venue.stdin.write(f"chef\n{PASSWORD}\n{PASSWORD}\n")
+        venue.stdin.flush()
+        output.wait_for("Organiser account created", timeout=30)
+        base = output.wait_for(r"serves the hall on (http://([\d.]+):\d+)/", timeout=60)
+        url, address = base.group(1), base.group(2)
+        assert not ipaddress.ip_address(address).is_loopback
+        assert (data / "poster.pdf").read_bytes().startswith(b"%PDF")
+        assert (data / "secret_key").stat().st_mode & 0o077 == 0  # the owner's only
+
+        # What a phone on the hall's Wi-Fi sends, through loopback (never the network).
+        with httpx.Client(
+            base_url=url.replace(address, "127.0.0.1", 1),
+            headers={"Host": url.removeprefix("http://")},
+            timeout=10,
+        ) as client:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    health = client.get("/health/")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, "gunicorn never answered"
+                    time.sleep(0.3)
+            assert health.status_code == 200
+            assert health.json() == {"status": "ok", "database": "ok", "cache": "ok"}
+            # A phone on the hall's plain HTTP asks for gzip: the public page comes compressed,
+            # the static files pre-compressed by WhiteNoise (brotli too, for who asks).
+            home = client.get("/", headers={"Accept-Encoding": "gzip, deflate"})
+            assert home.status_code == 200 and home.headers["Content-Encoding"] == "gzip"
+            # Kept in the data folder, shared by gunicorn's workers: built once for all.
+            with FanoutCache(str(data / "cache"), shards=4) as shared:
+                assert any("paddock:page:" in key for key in shared), list(shared)
+            css = re.search(r'href="(/static/vendor/pico/pico\.min\.\w+\.css)"', home.text)
+            assert css, home.text[:800]
+            style = client.get(css[1], headers={"Accept-Encoding": "br"})
+            assert style.status_code == 200 and style.headers["Content-Encoding"] == "br"
+            # DEBUG off: a missing page is the site's 404, not Django's technical page.
+            missing = client.get("/no-such-page/")
+            assert missing.status_code == 404
+            assert "URLconf" not in missing.text and "DEBUG" not in missing.text
+            # The organiser logs in over the network's plain HTTP (cookies not Secure-only,
+            # the address a trusted origin) and reaches an organiser's page.
+            login = client.get("/accounts/login/")
+            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)
+            assert token, login.text[:500]
+            answer = client.post(
+                "/accounts/login/",
+                data={"username": "chef", "password": PASSWORD, "csrfmiddlewaretoken": token[1]},
+                headers={"Referer": f"{url}/accounts/login/"},
+            )
+            assert answer.status_code == 302, answer.text[:500]
+            assert client.get("/me/tables/").status_code == 200
+
+        # A day's results arrive while it serves (the demo's, loaded with DEBUG off).
+        loaded = subprocess.run(
+            [sys.executable, "manage.py", "load_demo", "--force", "--quiet"],
+            cwd=ROOT, env=environment(data), capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert loaded.returncode == 0, loaded.stderr
+        loaded_at = time.time()
+        while True:
+            name = output.wait_for(r"Backup: (paddock-\S+\.sqlite3)", timeout=60).group(1)
+            backup = data / "backups" / name
+            if backup.stat().st_mtime > loaded_at:
+                break
+    finally:
+        venue.send_signal(signal.SIGINT)
+        try:
+            venue.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            venue.kill()
+            venue.wait()
+    output.wait_for("Stopped", timeout=10)
+    assert venue.returncode == 0, "\n".join(output.seen)
+    assert any("Backup:" in line for line in output.seen[-3:]), "no last backup on the way out"
+
+    restore = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(backup)],
+        cwd=ROOT, env=environment(restored), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert restore.returncode == 0, restore.stdout + restore.stderr
+    original, copy = data / "db.sqlite3", restored / "db.sqlite3"
+    results = rows(original, "races_resultline")
+    assert len(results) > 40  # the demo's confirmed tables
+    for table in ("races_resultline", "races_raceresult", "qualifying_run", "auth_user"):
+        assert rows(copy, table) == rows(original, table), table
+
+    # A second restore into the same, no longer empty, database is refused.
+    again = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(backup)],
+        cwd=ROOT, env=environment(restored), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert again.returncode != 0
+    assert "not empty" in again.stderr

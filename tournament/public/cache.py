@@ -1,0 +1,305 @@
+"""Public pages under a publication spike: built once, served compressed, never stale.
+
+When race control publishes the tables, a few hundred phones open the same handful of
+pages within seconds. ``public_page`` keeps each page's answer in the cache under a key made
+of the database's change counters of the tables the page reads (``tournament.public.freshness``):
+a confirmation, a publication, a new points scale or a renamed driver moves a counter, the
+next visitor gets a page built after it. No time-to-live decides: a page is never stale.
+
+Who gets the cached page: visitors without a session (players, the projector). Anyone
+logged in (race control, a referee account) gets the page built for them, uncached: it may
+show what the public does not see, and carries their name and a CSRF token.
+
+Compression without BREACH: the stored page is compressed once per encoding, when the first
+phone asking for it comes or when it is built ahead of them (browsers offer brotli over HTTPS
+only: on the venue's plain-HTTP Wi-Fi every phone asks for gzip), and only such pages are
+compressed. They carry no secret
+(no CSRF token: the language switch is a link, and ``request.public_page`` tells the base
+template to leave the token out), so an attacker reflecting text into one learns nothing by
+its size.
+
+Conditional requests: each stored page has an ``ETag`` (a digest of its body) and a
+``Last-Modified``; a phone that asks again with them gets ``304 Not Modified`` and no body.
+
+Built before the phones come: publishing an event (``tournament.public.tasks.warm_event_pages``,
+after the commit) builds its public pages as a phone would ask for them (``warm``), so the
+room opening them a second later finds them stored. The cache must then be shared by the
+server's processes: Redis when hosted, a folder (``CACHE_DIR``, ``tournament.public.shared_cache``)
+for ``make venue``.
+
+Django, brotli and the standard library only; the pages declare their tables as model
+labels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import io
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any
+from urllib.parse import urlsplit
+
+import brotli
+from django.conf import settings
+from django.core.cache import cache
+from django.core.handlers.base import BaseHandler
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import connection, connections
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils import timezone
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date
+from django.utils.translation import get_language
+
+from tournament.public import freshness, players
+
+#: How long a page stays when nothing changes (its key changes with the data anyway).
+TIMEOUT = 3600
+BROTLI_QUALITY = 5  # fast enough to build under a spike, close to the best ratio for HTML
+GZIP_LEVEL = 6
+
+View = Callable[..., HttpResponseBase]
+logger = logging.getLogger(__name__)
+
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def is_public_request(request: HttpRequest) -> bool:
+    """A visitor without a session reading a page, with no message waiting for them."""
+    return (
+        request.method in ("GET", "HEAD")
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "messages" not in request.COOKIES
+    )
+
+
+def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...]) -> str:
+    query = "&".join(sorted(request.GET.urlencode().split("&")))
+    parts = [
+        view_name,
+        get_language() or "",
+        "hx" if request.headers.get("HX-Request") else "",
+        request.path,
+        query,
+        request.COOKIES.get(players.COOKIE, "")[:100],  # "your table"
+        ".".join(str(c) for c in counters),
+    ]
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:40]
+    return f"paddock:page:{digest}"
+
+
+def _lock_for(key: str) -> threading.Lock:
+    with _locks_guard:
+        return _locks.setdefault(key, threading.Lock())
+
+
+def _release(key: str) -> None:
+    with _locks_guard:
+        _locks.pop(key, None)
+
+
+def _stored(request: HttpRequest, response: HttpResponse) -> dict[str, Any] | None:
+    """What is kept of a page: its body raw, brotli and gzip, and its validators; None for
+    an answer that must not be shared (an error, a cookie, a CSRF token, not HTML)."""
+    if (
+        request.META.get("CSRF_COOKIE_NEEDS_UPDATE")  # a token was rendered: a secret
+        or response.status_code != 200
+        or response.streaming
+        or response.cookies
+        or not response.get("Content-Type", "").startswith("text/html")
+    ):
+        return None
+    body = response.content
+    now = int(timezone.now().timestamp())
+    return {
+        "body": body,
+        "content_type": response["Content-Type"],
+        "etag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+        "modified": now,
+        "last_modified": http_date(now),
+    }
+
+
+def _encoding(request: HttpRequest) -> str:
+    accepted = {
+        token.split(";")[0].strip().lower()
+        for token in request.headers.get("Accept-Encoding", "").split(",")
+    }
+    if "br" in accepted:
+        return "br"
+    if "gzip" in accepted:
+        return "gzip"
+    return ""
+
+
+def _compressed(key: str, page: dict[str, Any], encoding: str) -> bytes:
+    """The page's body in ``encoding``, compressed the first time it is asked for and
+    stored with the page (a race between two threads costs one compression more)."""
+    if encoding not in page:
+        body = page["body"]
+        if encoding == "br":
+            page[encoding] = brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT)
+        else:
+            page[encoding] = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
+        _cache_set(key, page)
+    return bytes(page[encoding])
+
+
+def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpResponseBase:
+    response = HttpResponse(content_type=page["content_type"])
+    response["ETag"] = page["etag"]
+    response["Last-Modified"] = page["last_modified"]
+    # Ask again each time (the 304 costs nothing): a page must never look stale.
+    response["Cache-Control"] = "no-cache"
+    patch_vary_headers(response, ("Accept-Encoding", "Cookie"))
+    conditional = get_conditional_response(
+        request, etag=page["etag"], last_modified=page["modified"], response=response
+    )
+    if conditional is not response:  # 304 Not Modified: no body to compress
+        return conditional
+    encoding = _encoding(request)
+    if encoding:
+        response["Content-Encoding"] = encoding
+        response.content = _compressed(key, page, encoding)
+    else:
+        response.content = page["body"]
+    return response
+
+
+def public_page(*depends: str) -> Callable[[View], View]:
+    """Cache a public page under the change counters of the tables it reads.
+
+    ``depends``: the ``"app_label.Model"`` of every table the page's queries touch
+    (``tests/tournament/public/test_cache.py`` checks the list against the queries of each
+    page: a page that starts reading another table fails there until it is added).
+    The view receives ``request.public_page = True`` when its answer is to be shared.
+    """
+
+    def decorator(view: View) -> View:
+        name = f"{view.__module__}.{view.__qualname__}"
+        tables: list[str] = []
+
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if not is_public_request(request):
+                return view(request, *args, **kwargs)
+            if not tables:
+                tables.extend(freshness.table_of(label) for label in depends)
+            counters = freshness.versions(connection, tables)
+            if counters is None:
+                return view(request, *args, **kwargs)
+            key = _key(request, name, counters)
+            page = _cache_get(key)
+            if page is None:
+                # One build per page and process: the others wait for it, then share it.
+                try:
+                    with _lock_for(key):
+                        page = _cache_get(key)
+                        if page is None:
+                            request.public_page = True  # type: ignore[attr-defined]
+                            response = view(request, *args, **kwargs)
+                            if not isinstance(response, HttpResponse):
+                                return response
+                            page = _stored(request, response)
+                            if page is None:
+                                return response
+                            _cache_set(key, page)
+                finally:
+                    _release(key)
+            return _answer(request, key, page)
+
+        wrapped.public_tables = depends  # type: ignore[attr-defined]
+        return wrapped
+
+    return decorator
+
+
+def _cache_get(key: str) -> dict[str, Any] | None:
+    try:
+        return cache.get(key)
+    except Exception:  # noqa: BLE001 - a cache outage costs a rebuild, never an error page
+        return None
+
+
+def _cache_set(key: str, page: dict[str, Any]) -> None:
+    with contextlib.suppress(Exception):  # same: the page is served all the same
+        cache.set(key, page, TIMEOUT)
+
+
+def tables_of(labels: Iterable[str]) -> set[str]:
+    """The database tables of ``labels`` (for the tests' check of each page's list)."""
+    return {freshness.table_of(label) for label in labels}
+
+
+# --- Building pages before anyone asks ---------------------------------------------------------
+
+
+def _phone_request(path: str, language: str, encoding: str) -> WSGIRequest:
+    """A GET of ``path`` as a phone without a session sends it, to the site's own address
+    (``SITE_URL``: a host the server allows, its scheme, so no redirect to HTTPS)."""
+    site = urlsplit(settings.SITE_URL)
+    https = site.scheme == "https"
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": site.hostname or "localhost",
+        "SERVER_PORT": str(site.port or (443 if https else 80)),
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": site.netloc or "localhost",
+        "HTTP_ACCEPT_LANGUAGE": language,
+        "HTTP_ACCEPT_ENCODING": encoding,
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.url_scheme": site.scheme or "http",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": io.StringIO(),
+    }
+    if https:  # behind the proxy, as the proxy tells it
+        environ["HTTP_X_FORWARDED_PROTO"] = "https"
+    return WSGIRequest(environ)
+
+
+def warm(paths: Iterable[str], *, language: str | None = None) -> list[str]:
+    """Build and store the public pages at ``paths`` now, through the whole middleware
+    stack as a phone would get them (in ``language``, the site's by default).
+
+    In a thread of its own, even when called from a request (tasks run inline without
+    Redis): the pages' requests must not touch the caller's language, history user or
+    database transaction. Answers the paths that could not be stored (not public, an
+    error); never raises: a page not built now is built by its first visitor.
+    """
+    missed: list[str] = []
+    worker = threading.Thread(
+        target=_build, args=(list(paths), language or settings.LANGUAGE_CODE, missed)
+    )
+    worker.start()
+    worker.join()
+    return missed
+
+
+def _build(paths: list[str], language: str, missed: list[str]) -> None:
+    try:
+        handler = BaseHandler()
+        handler.load_middleware()
+        for path in paths:
+            try:
+                # Built with the first, compressed in the other: phones then only read.
+                for encoding in ("gzip", "br"):
+                    response = handler.get_response(_phone_request(path, language, encoding))
+                    if response.status_code != 200:
+                        break
+            except Exception:  # noqa: BLE001 - the first visitor builds it then
+                logger.exception("Could not build %s ahead of the phones", path)
+                missed.append(path)
+                continue
+            if response.status_code != 200:
+                missed.append(path)
+    finally:
+        connections.close_all()  # this thread's own connections

@@ -1,0 +1,3 @@
+"""Registration: championships, circuits, teams, drivers, events, entries; their pages, forms,
+tables, CSV import and the Setup API.
+"""

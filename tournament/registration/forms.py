@@ -1,0 +1,256 @@
+"""Forms of the registration pages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django import forms
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+
+from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, parse_stopwatch
+from races.games.quick import rules as quick
+from races.grid.configuration import FIELDS
+from tournament.errors import ServiceError
+from tournament.models import Event
+from tournament.wording import PART_NAMES, configuration_messages
+
+MAX_UPLOAD = 2 * 1024 * 1024
+
+
+class DriverImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV file"),
+        help_text=_(
+            "Columns number, first_name, last_name, team, email; separated by ; or , "
+            "(UTF-8, as saved by a spreadsheet)."
+        ),
+    )
+
+    def clean_file(self):  # type: ignore[no-untyped-def]
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_UPLOAD:
+            raise forms.ValidationError(_("The file is larger than 2 MB: is it really a CSV?"))
+        return upload
+
+
+class NumberListField(forms.CharField):
+    """Driver numbers typed as ``3 7 12`` or ``3, 7, 12``; cleans to a list of ints."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("max_length", 4000)
+        kwargs.setdefault("help_text", _("Numbers separated by spaces or commas."))
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+
+    def clean(self, value: object) -> list[int]:  # type: ignore[override]
+        text = super().clean(value)
+        numbers = []
+        for token in text.replace(",", " ").replace(";", " ").split():
+            # ASCII digits only: str.isdigit() also accepts "²", which int() refuses.
+            if not re.fullmatch(r"[0-9]{1,6}", token):
+                raise forms.ValidationError(
+                    _("“%(value)s” is not a driver number."), params={"value": token}
+                )
+            numbers.append(int(token))
+        return numbers
+
+
+class RegisterForm(forms.Form):
+    numbers = NumberListField(label=_("Driver numbers"))
+
+
+#: The settings each game reads, beside those of every event (``COMMON_FIELDS``): the form
+#: shows only these (the other games' fields hide as the game changes, and are ignored).
+COMMON_FIELDS = ("game", "name", "slug", "date", "circuit", "table_size", "language")
+STANDARD_FIELDS = tuple(f"standard_{name}" for name in FIELDS)
+GAME_FIELDS: dict[str, tuple[str, ...]] = {
+    Event.Game.FORMULA_DE: (
+        "laps",
+        "qualifying_mode",
+        "minute_penalty",
+        "allow_redo",
+        "separate_teams",
+        "stand_numbers",
+        "use_configurations",
+        "min_stopwatch",
+        *STANDARD_FIELDS,
+    ),
+    Event.Game.RALLYMAN: (),
+    Event.Game.CANNES_MONACO: ("qualifying_mode", "separate_teams", "min_stopwatch"),
+    Event.Game.RACETRACK: (
+        "qualifying_mode",
+        "separate_teams",
+        "min_stopwatch",
+        "crash_limit",
+        "collisions",
+        "race_end",
+    ),
+}
+
+
+def derived_slug(name: str, *, taken: Callable[[str], bool], max_length: int = 50) -> str:
+    """The slug of an event named ``name``: its words in lowercase ASCII joined by hyphens,
+    with ``-2``, ``-3``… when the slug is taken already ("" when nothing is left)."""
+    base = slugify(name).replace("_", "-").strip("-")[:max_length].strip("-")
+    if not base:
+        return ""
+    slug, index = base, 1
+    while taken(slug):
+        index += 1
+        suffix = f"-{index}"
+        slug = base[: max_length - len(suffix)].rstrip("-") + suffix
+    return slug
+
+
+class EventForm(forms.ModelForm):
+    """An event's settings as the organiser sets them: the game first, then only the
+    fields that game reads; the slug derived from the name unless typed."""
+
+    stand_numbers = NumberListField(
+        label=_("Stand numbers"),
+        required=False,
+        help_text=_("Empty: stands 1 to the table size. Otherwise numbers separated by spaces."),
+    )
+
+    min_stopwatch = forms.CharField(
+        label=_("Plausible stopwatch floor"),
+        max_length=20,
+        required=False,
+        help_text=_(
+            "m:ss. A qualifying stopwatch below it (“1,48” read as 1.48 s) is refused unless "
+            "the referee confirms it. Empty: 0:20."
+        ),
+    )
+
+    class Meta:
+        model = Event
+        fields = [
+            "game",
+            "name",
+            "slug",
+            "date",
+            "circuit",
+            "table_size",
+            "language",
+            "laps",
+            "qualifying_mode",
+            "minute_penalty",
+            "allow_redo",
+            "separate_teams",
+            "use_configurations",
+            "crash_limit",
+            "collisions",
+            "race_end",
+        ]
+        widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # Quick rules (other games): one configuration every driver uses, printed on sheets.
+        for name in FIELDS:
+            self.fields[f"standard_{name}"] = forms.IntegerField(
+                label=_("Standard car: %(part)s") % {"part": PART_NAMES[name]},
+                required=False,
+                min_value=0,
+                max_value=22,
+            )
+        # Older forms and scripts send neither: the event keeps its game and crash limit.
+        self.fields["game"].required = False
+        self.fields["crash_limit"].required = False
+        if "race_end" in self.fields:
+            self.fields["race_end"].required = False
+        self.fields["slug"].required = False
+        self.fields["slug"].help_text = _("Empty: made from the name. It is in every link.")
+        self.order_fields([*COMMON_FIELDS, *(f for f in self.fields if f not in COMMON_FIELDS)])
+        if self.instance.pk:
+            self.fields.pop("slug")  # links and QR codes already printed use it
+            self.fields.pop("game")  # tables, sheets and results depend on it
+            self.initial["stand_numbers"] = " ".join(str(n) for n in self.instance.stand_numbers)
+            self.initial["min_stopwatch"] = self.instance.min_stopwatch
+            for name, value in (self.instance.standard_configuration or {}).items():
+                self.initial[f"standard_{name}"] = value
+        game = self.instance.game if self.instance.pk else (self.data.get("game") or None)
+        if game in GAME_FIELDS:
+            # The chosen game's fields only: another game's field is neither shown nor read.
+            for name in [f for f in self.fields if f not in COMMON_FIELDS]:
+                if name not in GAME_FIELDS[game]:
+                    self.fields.pop(name)
+        for name, field in self.fields.items():
+            # The games a field belongs to, for the page's script ("" = every game).
+            field.games = (  # type: ignore[attr-defined]
+                ""
+                if name in COMMON_FIELDS
+                else " ".join(g for g, names in GAME_FIELDS.items() if name in names)
+            )
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data.get("slug") or ""
+        if slug or "slug" not in self.fields:
+            return slug
+        name = self.cleaned_data.get("name") or ""
+        slug = derived_slug(name, taken=lambda s: Event.objects.filter(slug=s).exists())
+        if not slug:
+            raise forms.ValidationError(
+                _("Give the event a slug: its name has no letter or digit to make one from.")
+            )
+        return slug
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        if "game" in self.fields and not data.get("game"):
+            data["game"] = self.instance.game
+        if "crash_limit" in self.fields and data.get("crash_limit") is None:
+            data["crash_limit"] = self.instance.crash_limit
+        if "race_end" in self.fields and not data.get("race_end"):
+            data["race_end"] = self.instance.race_end
+        if "standard_tyres" not in self.fields:  # a game without a standard car
+            return data
+        values = {name: data.get(f"standard_{name}") for name in FIELDS}
+        if all(v is None for v in values.values()):
+            data["standard_configuration"] = None
+        else:
+            problems = quick.standard_configuration_problems(values)
+            if problems:
+                self.add_error(
+                    None,
+                    _("The standard car must be a valid configuration: %(problems)s.")
+                    % {
+                        "problems": " ".join(
+                            m for msgs in configuration_messages(problems).values() for m in msgs
+                        )
+                    },
+                )
+            data["standard_configuration"] = values
+        game = data.get("game") or self.instance.game
+        if game == Event.Game.FORMULA_DE and data.get("qualifying_mode") == "draw":
+            circuit = data.get("circuit")
+            laps = data.get("laps") or (circuit.laps if circuit else None)
+            if laps is not None and not quick.laps_ok(laps):
+                self.add_error("laps", _("Quick rules: a race of 1, 2 or 3 laps."))
+        return data
+
+    def clean_min_stopwatch(self) -> str:
+        text = (self.cleaned_data.get("min_stopwatch") or "").strip()
+        try:
+            self.cleaned_data["min_stopwatch_cs"] = (
+                parse_stopwatch(text) if text else DEFAULT_MIN_STOPWATCH_CS
+            )
+        except ValueError:
+            raise forms.ValidationError(_("Write it as a stopwatch time, e.g. 0:20.")) from None
+        return text
+
+    def clean_stand_numbers(self) -> list[int]:
+        numbers = self.cleaned_data.get("stand_numbers") or []
+        if len(set(numbers)) != len(numbers):
+            raise forms.ValidationError(_("A stand number is listed twice."))
+        return numbers
+
+
+def apply_errors(form: forms.BaseForm, exc: ServiceError) -> None:
+    """A service's refusal shown on the form: on its fields where it names them."""
+    for name, errors in exc.errors.items():
+        for error in errors:
+            form.add_error(name if name in form.fields else None, error)
+    if not exc.errors:
+        form.add_error(None, exc.message)

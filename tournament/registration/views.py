@@ -1,0 +1,277 @@
+"""Pages of registration: home, championship, drivers import, event page and organiser desk."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from tournament.access import actor_for, organised_event
+from tournament.errors import ServiceError
+from tournament.models import Championship, Driver, Event
+from tournament.public.cache import public_page
+from tournament.public.players import remembered_number
+from tournament.registration.csv_import import decode
+from tournament.registration.forms import DriverImportForm, RegisterForm
+from tournament.registration.services import (
+    drivers_import,
+    entries_checkin,
+    entries_register,
+    event_publish,
+)
+from tournament.registration.tables import DriverTable, sorted_or_exported
+
+
+def _shown_events(request: HttpRequest, championship: Championship, events: Any) -> list[Event]:
+    """The events a visitor sees: those with something published, and every one for the
+    championship's organisers (``Event.is_public``; the API shows the same)."""
+    events = list(events)
+    if all(event.is_public() for event in events):
+        return events
+    if actor_for(request).can_organise(championship):
+        return events
+    return [event for event in events if event.is_public()]
+
+
+@require_safe
+def language_switch(request: HttpRequest, code: str) -> HttpResponse:
+    """The language menu is a pair of links (FR, EN), not a form: a page that shows it
+    carries no CSRF token, and so can be cached for everyone and compressed safely
+    (tournament.public.cache). Choosing a language is no action anyone could abuse."""
+    if code not in dict(settings.LANGUAGES):
+        raise Http404(_("This language is not offered."))
+    target = request.GET.get("next", "")
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("home")
+    response = HttpResponseRedirect(target)
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        code,
+        max_age=settings.LANGUAGE_COOKIE_AGE or 365 * 24 * 3600,
+        samesite="Lax",
+    )
+    return response
+
+
+@public_page("tournament.Championship", "tournament.Event")
+def home(request: HttpRequest) -> HttpResponse:
+    championships = list(Championship.objects.prefetch_related("events").all())
+    for championship in championships:
+        championship.shown_events = _shown_events(  # type: ignore[attr-defined]
+            request, championship, championship.events.all()
+        )
+    return render(request, "tournament/home.html", {"championships": championships})
+
+
+def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    championship = get_object_or_404(Championship, slug=slug)
+    drivers = Driver.objects.filter(championship=championship).select_related("team")
+    table = DriverTable(drivers)
+    exported = sorted_or_exported(request, table, f"{championship.slug}-drivers", per_page=100)
+    if exported:
+        return exported
+    return render(
+        request,
+        "tournament/championship.html",
+        {
+            "championship": championship,
+            "table": table,
+            "events": _shown_events(
+                request, championship, championship.events.select_related("circuit")
+            ),
+            "is_organiser": actor_for(request).can_organise(championship),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
+    championship = get_object_or_404(Championship, slug=slug)
+    actor = actor_for(request)
+    if not actor.can_organise(championship):
+        raise PermissionDenied(_("Only the organisers of this championship may import drivers."))
+    line_errors = []
+    form = (
+        DriverImportForm(request.POST, request.FILES)
+        if request.method == "POST"
+        else DriverImportForm()
+    )
+    if request.method == "POST" and form.is_valid():
+        text = decode(form.cleaned_data["file"].read())
+        try:
+            report = drivers_import(actor=actor, championship=championship, text=text)
+        except ServiceError as exc:
+            line_errors = exc.current or []
+            messages.error(request, exc.message)
+        else:
+            messages.success(
+                request,
+                _("%(created)s driver(s) created, %(updated)s updated.")
+                % {"created": report.created, "updated": report.updated},
+            )
+            return redirect("championship", slug=championship.slug)
+    return render(
+        request,
+        "tournament/import.html",
+        {"championship": championship, "form": form, "line_errors": line_errors},
+    )
+
+
+@public_page(
+    "tournament.Event",
+    "tournament.Championship",
+    "tournament.Circuit",
+    "tournament.Entry",
+    "tournament.Driver",
+    "tournament.Team",
+    "qualifying.QualifyingSession",
+    "qualifying.QualifyingSeat",
+    "qualifying.QualifyingTable",
+    "races.GridSlot",
+    "races.RaceTable",
+)
+def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
+    is_organiser = actor_for(request).can_organise(event.championship)
+    if not (is_organiser or event.is_public()):
+        # The same answer as for an unknown event: nothing unpublished shows (API alike).
+        raise Http404(_("This page does not exist, or it is not published yet."))
+    race = event.published_allocation or is_organiser
+    qualifying = event.published_qualifying_tables or is_organiser
+    return render(
+        request,
+        "tournament/event.html",
+        {
+            "event": event,
+            "is_organiser": is_organiser,
+            "sessions": event.sessions.all(),
+            "show_qualifying": is_organiser or event.published_qualifying,
+            "show_where": race or qualifying,
+            "race_published": race,
+            "entries": event.entries.count(),
+            "mine": _my_seat(request, event, race=race, qualifying=qualifying),
+        },
+    )
+
+
+def _my_seat(request: HttpRequest, event: Event, *, race: bool, qualifying: bool) -> Any:
+    """The seat of the driver this phone chose on "Where do I sit?", if any to show.
+
+    The event page sits below the race floor that finds seats: it reads the grid slots and
+    qualifying seats through the models' reverse relations instead.
+    """
+    number = remembered_number(request, event.championship)
+    if number is None or not (race or qualifying):
+        return None
+    driver = Driver.objects.filter(championship=event.championship, number=number).first()
+    if driver is None:
+        return None
+    if race:
+        slot = driver.grid_slots.filter(event=event).select_related("table").first()
+        if slot is not None:
+            return {"driver": driver, "table": slot.table, "position": slot.position,
+                    "stand": slot.stand, "kind": "race"}  # fmt: skip
+    if qualifying:
+        seat = driver.qualifying_seats.filter(event=event).select_related("table").first()
+        if seat is not None:
+            return {"driver": driver, "table": seat.table, "kind": "qualifying"}
+    if event.entries.filter(driver=driver).exists():
+        return {"driver": driver, "table": None, "kind": ""}
+    return None
+
+
+@require_POST
+def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    actor = actor_for(request)
+    if request.POST.get("all"):
+        numbers = list(
+            Driver.objects.filter(championship=event.championship).values_list("number", flat=True)
+        )
+    else:
+        form = RegisterForm(request.POST)
+        if not form.is_valid():
+            for errors in form.errors.values():
+                for error in errors:
+                    messages.error(request, error)
+            return redirect("event-desk", slug=slug)
+        numbers = form.cleaned_data["numbers"]
+    arrived = request.POST.get("action") == "checkin"
+    try:
+        with transaction.atomic():
+            entries = entries_register(actor=actor, event=event, numbers=numbers)
+            if arrived:  # a driver at the door: registered if needed, and checked in
+                entries_checkin(actor=actor, event=event, numbers=numbers)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        if arrived:
+            messages.success(
+                request, _("%(count)s driver(s) checked in.") % {"count": len(entries)}
+            )
+        else:
+            messages.success(
+                request, _("%(count)s driver(s) registered.") % {"count": len(entries)}
+            )
+    return redirect(reverse("event-desk", args=[slug]) + "#entries")
+
+
+@require_POST
+def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    event = organised_event(request, slug)
+    checked_in = request.POST.get("checked_in") == "1"
+    try:
+        (entry,) = entries_checkin(
+            actor=actor_for(request), event=event, numbers=[number], checked_in=checked_in
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("event-desk", slug=slug)
+    if request.htmx:  # type: ignore[attr-defined]
+        # The button, and the counter above the list swapped out of band: it follows.
+        entries = event.entries.all()
+        return render(
+            request,
+            "tournament/_checkin.html",
+            {
+                "event": event,
+                "entry": entry,
+                "count": {
+                    "checked_in": entries.filter(checked_in=True).count(),
+                    "total": entries.count(),
+                },
+            },
+        )
+    # Without JavaScript the whole desk comes back: say what changed.
+    if entry.checked_in:
+        message = _("%(number)s %(name)s is checked in.")
+    else:
+        message = _("%(number)s %(name)s is no longer checked in.")
+    messages.success(request, message % {"number": entry.driver.number, "name": entry.driver.name})
+    return redirect("event-desk", slug=slug)
+
+
+@require_POST
+def desk_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    event_publish(
+        actor=actor_for(request),
+        event=event,
+        qualifying=request.POST.get("qualifying") == "1",
+        allocation=request.POST.get("allocation") == "1",
+        results=request.POST.get("results") == "1",
+        qualifying_tables=request.POST.get("qualifying_tables") == "1",
+    )
+    messages.success(request, _("Publication settings saved."))
+    return redirect("event-desk", slug=slug)

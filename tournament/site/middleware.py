@@ -1,0 +1,92 @@
+"""Language choice (French unless the person picked another language in the menu), bodies
+too large, replaced links and too many failures: answers given before or around a view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.template.defaultfilters import filesizeformat
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from tournament.errors import LinkReplaced
+from tournament.site.ratelimit import TooManyFailures, too_many_page
+
+
+class LanguageMiddleware:
+    """Activate the language of the menu's cookie, else French.
+
+    Browsers' Accept-Language is ignored on pages on purpose: a venue's phones and laptops
+    come in every language, and the tournament runs in French unless someone switches.
+    API clients choose with Accept-Language.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.supported = {code for code, _name in settings.LANGUAGES}
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        language = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "")
+        if request.path.startswith("/api/") and not language:
+            language = translation.get_language_from_request(request)
+        language = (language or "")[:2].lower()
+        if language not in self.supported:
+            language = settings.LANGUAGE_CODE
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+        response = self.get_response(request)
+        response.headers.setdefault("Content-Language", language)
+        return response
+
+
+class BodySizeMiddleware:
+    """A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused before anything reads it: 413,
+    the API's JSON error on ``/api/``, a page elsewhere.
+
+    Django itself would raise ``RequestDataTooBig`` when the body is read: a traceback in
+    the API with ``DEBUG`` on, a bare 400 page with it off. Uploaded files count too: the
+    only one is a CSV of drivers (1,000 drivers take about 50 kB).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0  # Django reads no body then
+        if limit is not None and length > limit:
+            return too_large(request, limit)
+        return self.get_response(request)
+
+
+def too_large(request: HttpRequest, limit: int) -> HttpResponse:
+    detail = _("The request is too large: %(size)s at most. Send less at once.") % {
+        "size": filesizeformat(limit)
+    }
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": detail, "errors": {}}, status=413)
+    return render(request, "413.html", {"message": detail}, status=413)
+
+
+class LinkReplacedMiddleware:
+    """Turn LinkReplaced, raised by any table page, into the "this link was replaced" page
+    (410), and TooManyFailures (too many bad links from one address) into a 429 page."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, LinkReplaced):
+            return render(request, "races/link_replaced.html", status=410)
+        if isinstance(exception, TooManyFailures):
+            return too_many_page(request, exception)
+        return None

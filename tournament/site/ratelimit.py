@@ -1,0 +1,162 @@
+"""A small limiter of failures on Django's cache: bad table links and bad API tokens.
+
+Only failures count (an unknown referee link, an unknown or revoked API token), never
+successes, and only failures are refused: after ``TOKEN_FAILURE_LIMIT`` failures from one
+address within ``TOKEN_FAILURE_WINDOW`` seconds, that address gets a 429 for any unknown
+link or token until the window ends, while valid links keep working. A room of referees
+behind one address is thus never throttled, even by one phone's mistakes; with 192-bit
+links, guessing stays hopeless and the limit stops the hammering.
+
+The cache may be Redis: every cache call is guarded so that a cache outage lets requests
+through (and counts nothing) rather than blocking a referee. Failed logins are django-axes'
+job (settings ``AXES_*``); this module only tells it what to lock and what to answer.
+An address is the real client's behind trusted proxies (tournament.site.client_ip).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from tournament.errors import ServiceError
+from tournament.site.client_ip import client_ip
+
+log = logging.getLogger(__name__)
+
+PREFIX = "paddock:token-failures:"
+
+
+class TooManyFailures(ServiceError):
+    """Too many bad links or tokens from this address: 429 until the window ends."""
+
+    status = 429
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "Too many wrong links or tokens from this address. Wait %(minutes)s minutes, "
+                "then try again with the link printed on your table's sheet."
+            )
+            % {"minutes": max(1, window() // 60)}
+        )
+
+
+def limit() -> int:
+    return int(getattr(settings, "TOKEN_FAILURE_LIMIT", 20))
+
+
+def window() -> int:
+    return int(getattr(settings, "TOKEN_FAILURE_WINDOW", 600))
+
+
+def _key(request: HttpRequest) -> str:
+    return PREFIX + (client_ip(request) or "unknown")
+
+
+def failures(request: HttpRequest) -> int:
+    """How many failures this address has in the current window (0 if the cache is down)."""
+    try:
+        return int(cache.get(_key(request)) or 0)
+    except Exception:  # noqa: BLE001 - a cache outage must never block a referee
+        log.warning("rate limiter: cache unavailable, not limiting")
+        return 0
+
+
+def check(request: HttpRequest) -> None:
+    """Raise TooManyFailures when this address already failed too often."""
+    if failures(request) >= limit():
+        raise TooManyFailures()
+
+
+def record_failure(request: HttpRequest) -> None:
+    """Count one failure for this address; the window starts with the first failure."""
+    key = _key(request)
+    try:
+        if not cache.add(key, 1, timeout=window()):
+            try:
+                cache.incr(key)
+            except ValueError:  # expired between add and incr
+                cache.add(key, 1, timeout=window())
+    except Exception:  # noqa: BLE001 - a cache outage must never block a referee
+        log.warning("rate limiter: cache unavailable, failure not counted")
+
+
+def forget(address: str) -> None:
+    """Clear the failures of ``address`` (tests, or an organiser after a false alarm)."""
+    try:
+        cache.delete(PREFIX + address)
+    except Exception:  # noqa: BLE001 - nothing to forget when the cache is down
+        log.warning("rate limiter: cache unavailable")
+
+
+def too_many_page(request: HttpRequest, exc: TooManyFailures) -> HttpResponse:
+    return render(request, "history/too_many.html", {"message": exc.message}, status=429)
+
+
+# --- Logins: what django-axes locks and what it answers ------------------------------------
+
+ACCOUNT_AT_ADDRESS: list[str | list[str]] = [["username", "ip_address"]]
+WHOLE_ADDRESS: list[str | list[str]] = ["ip_address"]
+
+
+def address_login_failures(request: HttpRequest) -> int:
+    """Failed logins from this request's address, all usernames, within the cool-off."""
+    address = client_ip(request)
+    if address is None:
+        return 0
+    since = (getattr(request, "axes_attempt_time", None) or timezone.now()) - get_cool_off(request)
+    total = AccessAttempt.objects.filter(ip_address=address, attempt_time__gte=since).aggregate(
+        total=Sum("failures_since_start")
+    )["total"]
+    return int(total or 0)
+
+
+def address_locked(request: HttpRequest) -> bool:
+    return address_login_failures(request) >= int(settings.LOGIN_ADDRESS_FAILURE_LIMIT)
+
+
+def axes_lockout_parameters(
+    request_or_attempt: object, credentials: object = None
+) -> list[str | list[str]]:
+    """What django-axes counts and locks (``AXES_LOCKOUT_PARAMETERS``).
+
+    Normally one account at one address: typos elsewhere never lock the right password. Once
+    an address failed ``LOGIN_ADDRESS_FAILURE_LIMIT`` times across usernames (password
+    spraying), the whole address, until the cool-off ends. Axes compares its one
+    ``AXES_FAILURE_LIMIT`` with the highest count among the parameters, so listing both
+    (``[["username", "ip_address"], "ip_address"]``) would lock a venue's address after 5
+    typos by different people; the address alone is therefore named only once it reached
+    its own, higher, limit (its count is then past ``AXES_FAILURE_LIMIT`` too). A success
+    resets the account at that address only.
+    """
+    if isinstance(request_or_attempt, HttpRequest) and address_locked(request_or_attempt):
+        return WHOLE_ADDRESS
+    return ACCOUNT_AT_ADDRESS
+
+
+def login_locked(request: HttpRequest, credentials: object = None, *args, **kwargs) -> HttpResponse:
+    """django-axes' lockout response: a clear page in the person's language, status 429."""
+    cooloff = getattr(settings, "AXES_COOLOFF_TIME", None)
+    minutes = 15
+    if hasattr(cooloff, "total_seconds"):
+        minutes = max(1, int(cooloff.total_seconds() // 60))
+    if address_locked(request):
+        message = _(
+            "Too many failed logins from this address. "
+            "Wait %(minutes)s minutes, or ask an administrator."
+        ) % {"minutes": minutes}
+    else:
+        message = _(
+            "Too many failed logins for this account from this address. "
+            "Wait %(minutes)s minutes, or ask an administrator."
+        ) % {"minutes": minutes}
+    return render(request, "history/too_many.html", {"message": message}, status=429)

@@ -1,0 +1,214 @@
+"""Backups of the whole database, and their restore (``manage.py backup``, ``restore``;
+``make venue`` takes one every few minutes).
+
+Everything is in it: accounts, every championship, the history of every change. SQLite is
+copied with its online backup (a consistent copy while the referees keep writing),
+PostgreSQL with ``pg_dump`` in its custom format. Files are named by the time they were
+taken, ``paddock-20260614-093000.sqlite3`` (or ``.pgdump``), and rotated: the last
+``keep`` stay, and before them the last of each hour.
+
+The championship export (``tournament.venue.championship_backup``: one championship as JSON) is another
+thing: a file to move a championship to another site, not a copy of the day.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import connections
+from django.utils import timezone
+
+from tournament.public import freshness
+
+NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
+
+
+class BackupProblem(Exception):
+    """A backup or a restore that cannot be done, with a sentence saying why."""
+
+
+@dataclass(frozen=True)
+class Taken:
+    path: Path
+    size: int
+    removed: list[Path]
+
+
+def _settings(alias: str = "default") -> dict[str, Any]:
+    return connections[alias].settings_dict
+
+
+def _is_sqlite(alias: str = "default") -> bool:
+    return connections[alias].vendor == "sqlite"
+
+
+def _stamp() -> str:
+    return timezone.localtime().strftime("%Y%m%d-%H%M%S")
+
+
+def backup_now(*, directory: Path, keep: int) -> Taken:
+    """A new backup file in ``directory``, then the rotation; returns what was done."""
+    directory.mkdir(parents=True, exist_ok=True)
+    suffix = "sqlite3" if _is_sqlite() else "pgdump"
+    stamp = _stamp()
+    target = directory / f"paddock-{stamp}.{suffix}"
+    index = 1
+    while target.exists():  # two backups within a second: never overwrite one
+        index += 1
+        target = directory / f"paddock-{stamp}-{index}.{suffix}"
+    partial = target.with_name(target.name + ".partial")
+    try:
+        if suffix == "sqlite3":
+            _sqlite_copy(Path(_settings()["NAME"]), partial)
+        else:
+            _pg_dump(partial)
+        os.replace(partial, target)  # a file under its final name is always complete
+    finally:
+        partial.unlink(missing_ok=True)
+    return Taken(path=target, size=target.stat().st_size, removed=rotate(directory, keep=keep))
+
+
+def _sqlite_copy(source: Path, target: Path) -> None:
+    if not source.exists():
+        raise BackupProblem(f"There is no database at {source} to back up.")
+    with (
+        closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)) as src,
+        closing(sqlite3.connect(target)) as dst,
+    ):
+        src.backup(dst)
+        # The copy is one file: its journal mode back to the default, so that it can be
+        # moved alone (a WAL database is three files while it is open).
+        dst.execute("PRAGMA journal_mode=DELETE")
+
+
+def _pg_environment() -> tuple[dict[str, str], list[str]]:
+    config = _settings()
+    env = {**os.environ}
+    if config.get("PASSWORD"):
+        env["PGPASSWORD"] = str(config["PASSWORD"])
+    args = []
+    for option, key in (("--host", "HOST"), ("--port", "PORT"), ("--username", "USER")):
+        if config.get(key):
+            args += [option, str(config[key])]
+    return env, args
+
+
+def _run(command: list[str], env: dict[str, str]) -> None:
+    program = shutil.which(command[0])
+    if program is None:
+        raise BackupProblem(
+            f"{command[0]} is not installed: install PostgreSQL's client "
+            "(apt-get install postgresql-client)."
+        )
+    result = subprocess.run([program, *command[1:]], env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BackupProblem(f"{command[0]} failed: {result.stderr.strip()[:500]}")
+
+
+def _pg_dump(target: Path) -> None:
+    env, args = _pg_environment()
+    name = str(_settings()["NAME"])
+    _run(["pg_dump", "--format=custom", "--no-owner", *args, "--file", str(target), name], env)
+
+
+def rotate(directory: Path, *, keep: int) -> list[Path]:
+    """Delete the older backups: the newest ``keep`` stay, and before them the newest of
+    each hour. Files not named by ``backup_now`` are never touched."""
+    backups = sorted(
+        (path for path in directory.iterdir() if NAME.match(path.name)),
+        key=lambda path: path.name,
+        reverse=True,
+    )
+    kept_hours = set()
+    removed = []
+    for index, path in enumerate(backups):
+        match = NAME.match(path.name)
+        assert match is not None
+        hour = match.group(1) + match.group(2)
+        if index < keep or hour not in kept_hours:
+            kept_hours.add(hour)
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def latest(directory: Path) -> Path | None:
+    """The newest backup in ``directory``, or None."""
+    if not directory.is_dir():
+        return None
+    names = sorted(p for p in directory.iterdir() if NAME.match(p.name))
+    return names[-1] if names else None
+
+
+# --- Restore ------------------------------------------------------------------------------------
+
+
+def database_is_empty(alias: str = "default") -> bool:
+    """True when the configured database has no table yet."""
+    if _is_sqlite(alias):
+        path = Path(_settings(alias)["NAME"])
+        if not path.exists() or path.stat().st_size == 0:
+            return True
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'").fetchone()
+    return not connections[alias].introspection.table_names()
+
+
+def restore(source: Path, *, replace: bool = False) -> Path | None:
+    """Load the backup ``source`` into the configured database.
+
+    The database must be empty (a new laptop, a new data folder), unless ``replace``: then
+    a SQLite database is first kept aside as ``<name>.replaced-<time>`` (returned), and a
+    PostgreSQL one is cleaned object by object by ``pg_restore --clean``.
+    Stop the server first: a restore under its feet would mix two days.
+    """
+    if not source.is_file():
+        raise BackupProblem(f"No backup file at {source}.")
+    suffix = ".sqlite3" if _is_sqlite() else ".pgdump"
+    if source.suffix != suffix:
+        kind = "SQLite" if _is_sqlite() else "PostgreSQL"
+        raise BackupProblem(f"This database is {kind}: restore a {suffix} backup.")
+    kept_aside = None
+    empty = database_is_empty()
+    if not empty and not replace:
+        raise BackupProblem(
+            "The database is not empty: restore into a new one (another PADDOCK_DATA_DIR or "
+            "DATABASE_URL), or add --replace to replace it."
+        )
+    connections["default"].close()
+    if _is_sqlite():
+        target = Path(_settings()["NAME"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not empty:
+            kept_aside = target.with_name(f"{target.name}.replaced-{_stamp()}")
+            _sqlite_copy(target, kept_aside)
+        with closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as src:
+            if src.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                raise BackupProblem(f"{source} is damaged (SQLite's integrity check failed).")
+            with closing(sqlite3.connect(target, timeout=30)) as dst:
+                src.backup(dst)
+                dst.execute("PRAGMA journal_mode=WAL")
+    else:
+        env, args = _pg_environment()
+        clean = ["--clean", "--if-exists"] if replace else []
+        name = str(_settings()["NAME"])
+        _run(["pg_restore", "--no-owner", "--exit-on-error", *clean, *args, "--dbname", name,
+              str(source)], env)  # fmt: skip
+    # Counters went back to the backup's: cache keys of before must never match again.
+    freshness.renew_incarnation(connections["default"])
+    return kept_aside
+
+
+def age(path: Path) -> datetime.timedelta:
+    """How long ago ``path`` was written."""
+    return timezone.now() - datetime.datetime.fromtimestamp(path.stat().st_mtime, tz=datetime.UTC)

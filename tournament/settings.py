@@ -19,6 +19,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+from whitenoise.compress import Compressor
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -325,6 +326,13 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+
+# Collecting compresses every file twice over (gzip and brotli): only the hashed names pages
+# link to are kept and compressed, and neither the source maps (read by a developer's
+# browser tools alone) nor the PDF fonts (reportlab reads them from static/fonts/) are worth
+# it. make venue's first start, and every start after an upgrade, waits on this.
+WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*Compressor.SKIP_COMPRESS_EXTENSIONS, "map", "ttf")
 
 DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
 

@@ -20,6 +20,8 @@ VENUE := PADDOCK_DATA_DIR=$(DATA) SECRET_KEY_FILE=$(DATA)/secret_key
 # make test's workers (pytest-xdist): one per core and one more, since a test often waits
 # on a browser, a subprocess or the database (measured on 2 cores: 3 workers 6.5 min, 2 workers
 # 7.4, 4 workers 6.9); at most 16, one Redis database each. TEST_WORKERS=1 for one.
+# worksteal: the longest tests are spread as they run. Not loadfile nor loadscope: the API
+# fuzz's items (schemathesis) share one node id, and those modes would run one of each.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min((os.cpu_count() or 1) + 1, 16))")
 # Every package comes from a lock file: dependencies of dependencies included, each at its
 # version and checked against its hashes; wheels only, so that nothing unpinned is fetched
@@ -65,8 +67,13 @@ restore: $(VENV)/.runtime
 	$(VENUE) $(PY) manage.py restore "$(FILE)" $(if $(REPLACE),--replace)
 
 ## Install what the tests need (Python extras, Chromium, poppler) and run the whole suite
+# Compiled modules are kept (even where PYTHONDONTWRITEBYTECODE says otherwise): the suite
+# starts dozens of Python processes (workers, manage.py, gunicorn), each compiling the
+# project again without them.
+test: export PYTHONDONTWRITEBYTECODE =
 test: $(VENV)/.dev system-deps
 	$(DEV) $(PY) manage.py collectstatic --noinput -v 0
+	$(PY) -m compileall -q -j 0 tournament qualifying races
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 ## Rewrite the lock files from requirements.txt and requirements-dev.txt (the dev lock keeps

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import shutil
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         missing = [name for name in ("DATABASE_URL", "REDIS_URL") if not os.environ.get(name)]
         if missing:
             raise pytest.UsageError(f"CI runs against real services: set {', '.join(missing)}.")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    # The API fuzz's items (schemathesis) share one node id per test function; pytest-xdist's
+    # grouping modes schedule by node id and would run one item of each, silently. make test
+    # uses worksteal; another mode must not quietly drop tests.
+    dist = node.config.getoption("dist")
+    if dist in ("loadfile", "loadscope", "loadgroup") and len(set(ids)) < len(ids):
+        raise pytest.UsageError(
+            f"--dist {dist} would run one of the tests that share a node id: use worksteal."
+        )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -19,7 +19,7 @@ from django.utils import translation
 from qualifying.models import QualifyingTable
 from races.models import RaceTable
 from races.results.services import result_confirm
-from tests.security.conftest import World, build_world
+from tests.security.conftest import SESSIONS, World, build_world, open_sessions
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Driver, Event, Team
 
@@ -66,9 +66,11 @@ def hostile_world(django_db_blocker: Any) -> Iterator[World]:
     fast = override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"])
     with django_db_blocker.unblock(), fast, translation.override("en"):
         world = make_hostile(build_world(get_user_model()))
+        open_sessions(world)
         try:
             yield world
         finally:
+            SESSIONS.clear()
             call_command("flush", interactive=False, verbosity=0)
 
 

@@ -212,3 +212,18 @@ def test_error_reports_are_off_unless_a_dsn_is_set() -> None:
     on = run_python(SENTRY, DEBUG="true", SENTRY_DSN="https://public@sentry.example.org/1")
     assert on.returncode == 0, on.stderr
     assert on.stdout.split() == ["True", "False", "True"]
+
+
+def test_each_test_worker_has_a_redis_database_of_its_own():
+    """make test's workers (pytest-xdist) share no Redis database: gw0 keeps REDIS_URL's,
+    gw<n> takes the n-th after it, and past Redis's 16 the run stops and says why."""
+    from tests.settings import redis_url_of_worker
+
+    assert redis_url_of_worker("redis://127.0.0.1:6379/0", 0) == "redis://127.0.0.1:6379/0"
+    assert redis_url_of_worker("redis://127.0.0.1:6379/0", 2) == "redis://127.0.0.1:6379/2"
+    assert redis_url_of_worker("redis://:pw@h:6380/3", 1) == "redis://:pw@h:6380/4"
+    assert redis_url_of_worker("redis://127.0.0.1:6379", 1) == "redis://127.0.0.1:6379/1"
+    with pytest.raises(RuntimeError, match="Redis has 16"):
+        redis_url_of_worker("redis://127.0.0.1:6379/10", 6)
+    if os.environ.get("REDIS_URL"):  # this worker's cache is on the database it was given
+        assert settings.CACHES["default"]["LOCATION"] == os.environ["REDIS_URL"]

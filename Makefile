@@ -18,8 +18,9 @@ DEV := DEBUG=true SITE_URL=$(SITE_URL) ALLOWED_HOSTS=$(HOST),127.0.0.1,localhost
 # folder, SQLite there too unless DATABASE_URL is set.
 VENUE := PADDOCK_DATA_DIR=$(DATA) SECRET_KEY_FILE=$(DATA)/secret_key
 # make test's workers (pytest-xdist): one per core and one more, since a test often waits
-# on a browser, a subprocess or the database (measured on 2 cores: 3 workers 6.5 min, 2 workers
-# 7.4, 4 workers 6.9); at most 16, one Redis database each. TEST_WORKERS=1 for one.
+# on a browser, a subprocess or the database (measured on 2 cores, same code: 3 workers
+# 6.5 min, 2 workers 7.4, 4 workers 6.9); at most 16, one Redis database each.
+# TEST_WORKERS=1 for one.
 # worksteal: the longest tests are spread as they run. Not loadfile nor loadscope: the API
 # fuzz's items (schemathesis) share one node id, and those modes would run one of each.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min((os.cpu_count() or 1) + 1, 16))")

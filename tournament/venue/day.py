@@ -115,8 +115,9 @@ def featured_event(slug: str = "") -> Event | None:
 
 def static_files_current() -> bool:
     """True when the collected static files (with their manifest and brotli/gzip copies)
-    are newer than every source file: collecting and compressing again takes half a
-    minute, which a restart in the middle of the day should not wait for."""
+    are newer than every source file: collecting and compressing again takes seconds on
+    a laptop (more on a slow one), which a restart in the middle of the day should not
+    wait for."""
     manifest = Path(settings.STATIC_ROOT) / "staticfiles.json"
     if not manifest.exists():
         return False

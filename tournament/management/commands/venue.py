@@ -70,7 +70,7 @@ class Command(BaseCommand):
         out.write(f"Data folder: {settings.DATA_DIR}")
         call_command("migrate", interactive=False, verbosity=0)
         if not static_files_current():
-            out.write("Compressing the static files (once, about half a minute)…")
+            out.write("Compressing the static files (once, a few seconds)…")
             call_command("collectstatic", interactive=False, verbosity=0)
         if not organiser_exists():
             out.write("First start: the organiser's account (race control logs in with it).")

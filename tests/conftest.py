@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import shutil
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -42,6 +43,40 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if IN_CI and skipped and session.exitstatus == 0:
         reporter.write_line(f"CI: {skipped} test(s) skipped; failing the run.", red=True)
         session.exitstatus = 1
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request: pytest.FixtureRequest,
+    django_test_environment: None,
+    django_db_blocker: Any,
+    django_db_modify_db_settings: None,
+    django_db_keepdb: bool,
+    worker_id: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """The test database: under pytest-xdist on PostgreSQL, a copy of one migrated template
+    (tests/template_db.py); otherwise made as pytest-django makes it."""
+    from django.db import connection
+    from django.test.utils import setup_databases, teardown_databases
+
+    from tests.template_db import copy_test_database
+
+    copied = worker_id != "master" and connection.vendor == "postgresql"
+    with django_db_blocker.unblock():
+        if copied:
+            original_name = connection.settings_dict["NAME"]
+            copy_test_database(connection, tmp_path_factory.getbasetemp().parent)
+        else:
+            config = setup_databases(verbosity=0, interactive=False, keepdb=django_db_keepdb)
+    yield
+    if django_db_keepdb and not copied:
+        return
+    with django_db_blocker.unblock():
+        if copied:
+            connection.creation.destroy_test_db(original_name, verbosity=0)
+        else:
+            teardown_databases(config, verbosity=0)
 
 
 @pytest.fixture(scope="session")

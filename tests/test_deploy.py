@@ -139,12 +139,15 @@ def test_the_lock_files_pin_what_the_requirements_files_name() -> None:
     assert {n: dev.get(n) for n in wanted_dev} == wanted_dev, "run `make lock`"
     # The dev lock installs the runtime packages at the runtime lock's versions.
     assert {n: dev.get(n) for n in runtime} == runtime
+    # uv, installed first to install the rest, is the dev lock's uv.
+    installer = pins(ROOT / "requirements-uv.lock")
+    assert installer == pins(ROOT / "requirements-uv.txt") == {"uv": dev["uv"]}
     # And dependencies of dependencies are pinned too (celery's kombu, ninja's pydantic...).
     assert {"kombu", "pydantic", "asgiref", "sqlparse"} <= set(runtime)
 
 
 def test_every_locked_package_has_its_hashes() -> None:
-    for lock in ("requirements.lock", "requirements-dev.lock"):
+    for lock in ("requirements.lock", "requirements-dev.lock", "requirements-uv.lock"):
         entries = locked_entries(ROOT / lock)
         assert entries, lock
         unhashed = sorted(name for name, entry in entries.items() if "--hash=sha256:" not in entry)
@@ -165,8 +168,11 @@ def test_make_installs_from_the_lock_files_with_hashes(tmp_path: Path) -> None:
         f"{tmp_path / 'venv'}/bin/pip install --quiet --require-hashes --only-binary :all: "
         "-r requirements.lock"
     ]
-    pip_lines = [line for line in commands["test"] if "/bin/pip " in line]
-    assert pip_lines == [
-        f"{tmp_path / 'venv'}/bin/pip install --quiet --require-hashes --only-binary :all: "
-        "-r requirements-dev.lock"
+    # make test: pip installs uv from its own lock, and uv the dev lock, both checking hashes.
+    venv = tmp_path / "venv"
+    assert commands["test"] == [
+        f"{venv}/bin/pip install --quiet --require-hashes --only-binary :all: "
+        "-r requirements-uv.lock",
+        f"{venv}/bin/uv pip install --quiet --python {venv}/bin/python --require-hashes "
+        "--only-binary :all: -r requirements-dev.lock",
     ]

@@ -170,7 +170,7 @@ def test_make_installs_from_the_lock_files_with_hashes(tmp_path: Path) -> None:
     ]
     # make test: pip installs uv from its own lock, and uv the dev lock, both checking hashes.
     venv = tmp_path / "venv"
-    assert [line for line in commands["test"] if " pip install " in line] == [
+    assert [line for line in commands["test"] if "pip install " in line] == [
         f"{venv}/bin/pip install --quiet --require-hashes --only-binary :all: "
         "-r requirements-uv.lock",
         f"{venv}/bin/uv pip install --quiet --python {venv}/bin/python --require-hashes "

@@ -127,6 +127,21 @@ def test_the_server_refuses_to_start_without_a_proper_key(debug, key, reason):
     assert "System check identified no issues" not in result.stdout
 
 
+@pytest.mark.parametrize("fallback", [DEVELOPMENT_KEY, "short-old-key"], ids=["published", "short"])
+def test_the_server_refuses_a_published_or_weak_fallback_key(fallback):
+    """An old key kept in SECRET_KEY_FALLBACKS still opens links and sessions: the published
+    development key there would open them for anyone (issue 20)."""
+    result = manage_check(
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        SECRET_KEY_FALLBACKS=f"{secrets.token_urlsafe(50)},{fallback}",
+        ALLOWED_HOSTS="paddock.example.org",
+    )
+    assert result.returncode != 0
+    assert "In SECRET_KEY_FALLBACKS:" in result.stderr
+    assert "System check identified no issues" not in result.stdout
+
+
 def test_a_generated_key_starts_the_server():
     result = manage_check(
         DEBUG="false", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="paddock.example.org"

@@ -113,6 +113,13 @@ if not DEBUG and (problem := secret_key_problem(SECRET_KEY)):
 # Old keys, comma-separated, while changing SECRET_KEY: they still open the sealed referee
 # links (tournament/sealing.py) and sessions signed with them.
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+if not DEBUG:  # a published key among them would open the links and sessions as well
+    for fallback in SECRET_KEY_FALLBACKS:
+        if problem := secret_key_problem(fallback):
+            raise ImproperlyConfigured(
+                f"In SECRET_KEY_FALLBACKS: {problem.replace('SECRET_KEY', 'a key')} Remove "
+                "it: an old key is kept there only while links signed with it are in use."
+            )
 # load_demo's published logins (README) only where DEBUG was on when the settings were read.
 # Not DEBUG itself: test runners switch DEBUG off at run time, on the laptop setup.
 DEMO_LOGINS_ALLOWED = DEBUG
@@ -212,7 +219,13 @@ if REDIS_URL:
             # The token limiter and the public pages (tournament.public.cache) use the cache,
             # and both let requests through when it fails: a Redis outage must cost a
             # second, not hang every page.
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {
+                "socket_connect_timeout": 1,
+                "socket_timeout": 1,
+                # JSON, not Django's default pickle: whoever can write into this Redis must
+                # not be able to run code in the web processes (README, "Run it for real").
+                "serializer": "tournament.public.serializer.JSONSerializer",
+            },
         }
     }
     CELERY_BROKER_URL = REDIS_URL

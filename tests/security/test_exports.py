@@ -225,6 +225,21 @@ def test_negative_numbers_stay_numbers_and_text_like_them_is_text() -> None:
     assert [row[0].quotePrefix for row in cells[1:]] == [True, True, False, False]
 
 
+def test_a_french_spreadsheet_splitting_on_semicolons_gets_no_formula() -> None:
+    """A French Excel opens a CSV with ";" as its separator: "Dupont;=1+1" must stay one cell,
+    not become "Dupont" and a live "=1+1". Text cells are quoted, numbers left bare (issue 20).
+    """
+    request = RequestFactory().get("/", {"_export": "csv"})
+    rows = [{"name": "Dupont;=1+1", "points": 7}, {"name": 'Guy "Le Fou";@SUM(1)', "points": -2}]
+    response = sorted_or_exported(request, Sheet(rows, order_by=()), "sheet")
+    assert response is not None
+    text = response.content.decode("utf-8-sig")
+    as_french_excel = list(csv.reader(io.StringIO(text, newline=""), delimiter=";"))
+    assert [cell for row in as_french_excel for cell in row if cell.startswith(("=", "@"))] == []
+    assert csv_rows(response)[1:] == [["Dupont;=1+1", "7"], ['Guy "Le Fou";@SUM(1)', "-2"]]
+    assert text.splitlines()[1:] == ['"Dupont;=1+1",7', '"Guy ""Le Fou"";@SUM(1)",-2']
+
+
 @pytest.mark.parametrize("value", ["ods", "xls", "json", "yaml", "latex", "tsv", "", "CSV"])
 def test_only_csv_and_xlsx_are_exports(value: str) -> None:
     request = RequestFactory().get("/", {"_export": value})

@@ -61,7 +61,9 @@ def table_values(table: Any) -> list[list[Any]]:
 def csv_bytes(rows: Iterable[list[Any]]) -> bytes:
     """UTF-8 with its byte order mark: without it, Excel reads "Chloé" as "ChloÃ©"."""
     stream = io.StringIO()
-    writer = csv.writer(stream)
+    # Every text cell in quotes: a French Excel splits on ";", and a name "Dupont;=1+1"
+    # would otherwise become a cell "=1+1". Numbers stay bare, and stay numbers.
+    writer = csv.writer(stream, quoting=csv.QUOTE_NONNUMERIC)
     for row in rows:
         writer.writerow([csv_cell(value) for value in row])
     return stream.getvalue().encode("utf-8-sig")

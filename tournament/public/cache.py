@@ -126,11 +126,22 @@ def _stored(request: HttpRequest, response: HttpResponse) -> dict[str, Any] | No
     }
 
 
+def _accepted(token: str) -> str:
+    """``gzip`` for ``gzip`` or ``gzip;q=0.5``; "" for ``gzip;q=0`` (refused, RFC 9110)."""
+    name, *parameters = (part.strip().lower() for part in token.split(";"))
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip() == "q":
+            try:
+                if float(value) <= 0:
+                    return ""
+            except ValueError:
+                return ""
+    return name
+
+
 def _encoding(request: HttpRequest) -> str:
-    accepted = {
-        token.split(";")[0].strip().lower()
-        for token in request.headers.get("Accept-Encoding", "").split(",")
-    }
+    accepted = {_accepted(token) for token in request.headers.get("Accept-Encoding", "").split(",")}
     if "br" in accepted:
         return "br"
     if "gzip" in accepted:
@@ -157,10 +168,11 @@ def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpRespons
     response["Last-Modified"] = page["last_modified"]
     # Ask again each time (the 304 costs nothing): a page must never look stale.
     response["Cache-Control"] = "no-cache"
-    patch_vary_headers(response, ("Accept-Encoding", "Cookie"))
-    conditional = get_conditional_response(
-        request, etag=page["etag"], last_modified=page["modified"], response=response
-    )
+    # HX-Request too: htmx's fragments and the whole pages are different answers.
+    patch_vary_headers(response, ("Accept-Encoding", "Cookie", "HX-Request"))
+    # By the ETag only: a page can change twice within the second that Last-Modified
+    # counts in, and a client asking "modified since" that second would be told it was not.
+    conditional = get_conditional_response(request, etag=page["etag"], response=response)
     if conditional is not response:  # 304 Not Modified: no body to compress
         return conditional
     encoding = _encoding(request)

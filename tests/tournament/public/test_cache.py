@@ -156,8 +156,42 @@ def test_unchanged_page_answers_304_with_its_etag(event, actor):
     assert changed.status_code == 200 and changed["ETag"] != etag
 
 
+def test_a_page_changed_within_the_second_is_not_answered_304_since_it(event, actor):
+    """A client that asks "modified since" the second it was given gets the page changed
+    within that second: the answer goes by the ETag only (issue 20)."""
+    url = reverse("standings", args=[event.championship.slug])
+    client = phone()
+    first = client.get(url)
+    result_confirm(actor=actor, table=table(event, 1))  # within the same second, as a rule
+    changed = client.get(url, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert changed.status_code == 200 and changed["ETag"] != first["ETag"]
+    unchanged = client.get(url, HTTP_IF_MODIFIED_SINCE=changed["Last-Modified"])
+    assert unchanged.status_code == 200  # no 304 on a date alone, ever
+    assert client.get(url, HTTP_IF_NONE_MATCH=changed["ETag"]).status_code == 304
+
+
+def test_a_fragment_and_its_page_are_different_answers(event):
+    """htmx's fragment of the projector and the projector's whole page: each its own cached
+    answer, and Vary says HX-Request to every cache on the way (issue 20)."""
+    url = reverse("standings-projector", args=[event.championship.slug])
+    client = phone()
+    fragment = client.get(url, HTTP_HX_REQUEST="true")
+    page = client.get(url)
+    assert "HX-Request" in page["Vary"] and "HX-Request" in fragment["Vary"]
+    assert "<html" in body(page) and "<html" not in body(fragment)
+    assert "<html" not in body(client.get(url, HTTP_HX_REQUEST="true"))  # stored apart
+
+
 @pytest.mark.parametrize(
-    ("accepts", "encoding"), [("gzip, deflate, br", "br"), ("gzip", "gzip"), ("", None)]
+    ("accepts", "encoding"),
+    [
+        ("gzip, deflate, br", "br"),
+        ("gzip", "gzip"),
+        ("", None),
+        ("br;q=0, gzip", "gzip"),  # refused with q=0 (RFC 9110): never sent
+        ("gzip;q=0, br;q=0", None),
+        ("gzip;q=0.5", "gzip"),
+    ],
 )
 def test_public_pages_are_compressed_as_the_phone_accepts(event, actor, accepts, encoding):
     result_confirm(actor=actor, table=table(event, 1))

@@ -287,7 +287,7 @@ CLASSIFICATION_READS = (
 )
 
 
-@public_page(*CLASSIFICATION_READS)
+@public_page(*CLASSIFICATION_READS, params=("sort",))
 def general_view(request: HttpRequest, slug: str) -> HttpResponse:
     event = _readable_event(request, slug)
     return _classification_page(
@@ -299,7 +299,7 @@ def general_view(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@public_page(*CLASSIFICATION_READS)
+@public_page(*CLASSIFICATION_READS, params=("sort",))
 def session_view(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     event = _readable_event(request, slug)
     session = get_object_or_404(QualifyingSession, event=event, number=number)

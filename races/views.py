@@ -426,6 +426,8 @@ def sheet_batch_download(request: HttpRequest, slug: str, kind: str) -> HttpResp
     "races.RaceTable",
     "qualifying.QualifyingSeat",
     "qualifying.QualifyingTable",
+    params=("q",),
+    personal=True,
 )
 def where_page(request: HttpRequest, slug: str) -> HttpResponse:
     """The qualifying table in the morning, the race table once the allocation is out; the

@@ -60,6 +60,13 @@ from tournament.public import freshness, players
 
 #: How long a page stays when nothing changes (its key changes with the data anyway).
 TIMEOUT = 3600
+#: Variants of one page kept at most per version of its data: its query strings (a sort, a
+#: name searched) and, on a page that shows "your table", the player this phone remembers.
+#: Beyond, a variant is built for its visitor and not kept; the plain page always is. Without
+#: a bound, every new query string stored another page (300 requests: 7.8 MB).
+MAX_VARIANTS = 100
+#: A query value longer than this is not kept (a name searched is cut at 60 characters).
+MAX_VALUE = 100
 BROTLI_QUALITY = 5  # fast enough to build under a spike, close to the best ratio for HTML
 GZIP_LEVEL = 6
 
@@ -79,19 +86,41 @@ def is_public_request(request: HttpRequest) -> bool:
     )
 
 
-def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...]) -> str:
-    query = "&".join(sorted(request.GET.urlencode().split("&")))
-    parts = [
-        view_name,
-        get_language() or "",
-        "hx" if request.headers.get("HX-Request") else "",
-        request.path,
-        query,
-        request.COOKIES.get(players.COOKIE, "")[:100],  # "your table"
-        ".".join(str(c) for c in counters),
-    ]
-    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:40]
-    return f"paddock:page:{digest}"
+def _variant(request: HttpRequest, params: frozenset[str], personal: bool) -> str | None:
+    """What makes this request's answer a variant of the page: the query parameters the page
+    reads, and the player remembered on a page that shows "your table". "" for the plain
+    page; None when the answer must not be kept (a parameter the page does not read, a
+    parameter twice, a value too long to be a real one)."""
+    items = sorted(request.GET.lists())
+    if any(name not in params or len(values) != 1 for name, values in items):
+        return None
+    if any(len(values[0]) > MAX_VALUE for _name, values in items):
+        return None
+    query = "&".join(f"{name}={values[0]}" for name, values in items)
+    me = players.remembered_value(request) if personal else ""
+    return f"{query}\x1f{me}" if query or me else ""
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:40]
+
+
+def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...], variant: str) -> str:
+    version = ".".join(str(c) for c in counters)
+    hx = "hx" if request.headers.get("HX-Request") else ""
+    parts = (view_name, get_language() or "", hx, request.path, variant, version)
+    return f"paddock:page:{_digest(*parts)}"
+
+
+def _room_for(request: HttpRequest, view_name: str, counters: tuple[int, ...]) -> bool:
+    """Whether one more variant of this page, at this version of its data, may be kept."""
+    version = ".".join(str(c) for c in counters)
+    key = f"paddock:variants:{_digest(view_name, request.path, version)}"
+    try:
+        cache.add(key, 0, TIMEOUT)
+        return cache.incr(key) <= MAX_VARIANTS
+    except Exception:  # noqa: BLE001 - a cache outage: nothing is kept anyway
+        return False
 
 
 def _lock_for(key: str) -> threading.Lock:
@@ -149,20 +178,22 @@ def _encoding(request: HttpRequest) -> str:
     return ""
 
 
-def _compressed(key: str, page: dict[str, Any], encoding: str) -> bytes:
+def _compressed(key: str | None, page: dict[str, Any], encoding: str) -> bytes:
     """The page's body in ``encoding``, compressed the first time it is asked for and
-    stored with the page (a race between two threads costs one compression more)."""
+    stored with the page under ``key`` (a race between two threads costs one compression
+    more); None for a page not kept."""
     if encoding not in page:
         body = page["body"]
         if encoding == "br":
             page[encoding] = brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT)
         else:
             page[encoding] = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
-        _cache_set(key, page)
+        if key is not None:
+            _cache_set(key, page)
     return bytes(page[encoding])
 
 
-def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpResponseBase:
+def _answer(request: HttpRequest, key: str | None, page: dict[str, Any]) -> HttpResponseBase:
     response = HttpResponse(content_type=page["content_type"])
     response["ETag"] = page["etag"]
     response["Last-Modified"] = page["last_modified"]
@@ -184,14 +215,20 @@ def _answer(request: HttpRequest, key: str, page: dict[str, Any]) -> HttpRespons
     return response
 
 
-def public_page(*depends: str) -> Callable[[View], View]:
+def public_page(
+    *depends: str, params: Iterable[str] = (), personal: bool = False
+) -> Callable[[View], View]:
     """Cache a public page under the change counters of the tables it reads.
 
     ``depends``: the ``"app_label.Model"`` of every table the page's queries touch
     (``tests/tournament/public/test_cache.py`` checks the list against the queries of each
     page: a page that starts reading another table fails there until it is added).
+    ``params``: the query parameters the page reads; a request with any other is answered
+    uncached (``?_export=``'s files included). ``personal``: the page shows the player this
+    phone remembers (``tournament.public.players``), who is then part of its key.
     The view receives ``request.public_page = True`` when its answer is to be shared.
     """
+    read = frozenset(params)
 
     def decorator(view: View) -> View:
         name = f"{view.__module__}.{view.__qualname__}"
@@ -199,14 +236,15 @@ def public_page(*depends: str) -> Callable[[View], View]:
 
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            if not is_public_request(request):
+            variant = _variant(request, read, personal)
+            if variant is None or not is_public_request(request):
                 return view(request, *args, **kwargs)
             if not tables:
                 tables.extend(freshness.table_of(label) for label in depends)
             counters = freshness.versions(connection, tables)
             if counters is None:
                 return view(request, *args, **kwargs)
-            key = _key(request, name, counters)
+            key = _key(request, name, counters, variant)
             page = _cache_get(key)
             if page is None:
                 # One build per page and process: the others wait for it, then share it.
@@ -221,12 +259,15 @@ def public_page(*depends: str) -> Callable[[View], View]:
                             page = _stored(request, response)
                             if page is None:
                                 return response
+                            if variant and not _room_for(request, name, counters):
+                                return _answer(request, None, page)  # built, not kept
                             _cache_set(key, page)
                 finally:
                     _release(key)
             return _answer(request, key, page)
 
         wrapped.public_tables = depends  # type: ignore[attr-defined]
+        wrapped.public_params = read  # type: ignore[attr-defined]
         return wrapped
 
     return decorator

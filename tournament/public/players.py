@@ -26,6 +26,13 @@ def remembered_number(request: HttpRequest, championship: Championship) -> int |
     return int(match.group(2))
 
 
+def remembered_value(request: HttpRequest) -> str:
+    """The cookie's ``<slug>:<number>`` when it is one, else "" (a public page's cache key:
+    whatever else the cookie holds changes nothing on the page, so it makes no variant)."""
+    value = request.COOKIES.get(COOKIE, "")
+    return value if _VALUE.match(value) else ""
+
+
 def remember(response: HttpResponse, championship: Championship, number: int) -> None:
     response.set_cookie(
         COOKIE, f"{championship.slug}:{number}", max_age=MAX_AGE, samesite="Lax", httponly=True

@@ -140,6 +140,7 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
     "qualifying.QualifyingTable",
     "races.GridSlot",
     "races.RaceTable",
+    personal=True,
 )
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)

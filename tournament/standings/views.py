@@ -77,6 +77,7 @@ def sanction_words(event: Event) -> dict[int, str]:
     "races.RaceTable",
     "races.ResultLine",
     "tournament.Sanction",
+    params=("table", "sort"),
 )
 def event_results_view(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
@@ -244,7 +245,7 @@ def progression_chart(
     )
 
 
-@public_page(*STANDINGS_TABLES)
+@public_page(*STANDINGS_TABLES, params=("sort",))
 def standings_view(request: HttpRequest, slug: str) -> HttpResponse:
     championship, is_organiser = _championship(request, slug)
     standings = standings_for(championship=championship, published_only=not is_organiser)
@@ -265,7 +266,7 @@ def standings_view(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@public_page(*STANDINGS_TABLES)
+@public_page(*STANDINGS_TABLES, params=("sort",))
 def team_standings_view(request: HttpRequest, slug: str) -> HttpResponse:
     championship, is_organiser = _championship(request, slug)
     standings = standings_for(championship=championship, published_only=not is_organiser)
@@ -292,7 +293,7 @@ PROJECTOR_ROWS = 10  # what a 16:9 screen shows whole, at 768 px as at 1080 px
 PROJECTOR_SECONDS = 15
 
 
-@public_page(*STANDINGS_TABLES)
+@public_page(*STANDINGS_TABLES, params=("rows", "page"))
 def standings_projector(request: HttpRequest, slug: str) -> HttpResponse:
     """Big standings for the room's screen, a page of rows at a time, turning by itself.
 
@@ -330,7 +331,7 @@ def standings_projector(request: HttpRequest, slug: str) -> HttpResponse:
 # --- A driver's page -------------------------------------------------------------------------
 
 
-@public_page(*STANDINGS_TABLES, "races.RaceTable", "races.GridSlot")
+@public_page(*STANDINGS_TABLES, "races.RaceTable", "races.GridSlot", params=("sort",))
 def driver_view(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     championship, is_organiser = _championship(request, slug)
     driver = get_object_or_404(

@@ -292,3 +292,60 @@ def test_each_cached_page_lists_every_table_it_reads(event, actor, name):
     for query in captured.captured_queries:
         read |= set(re.findall(r'(?:FROM|JOIN)\s+"?(\w+)"?', query["sql"]))
     assert read - declared == set(), f"{name} reads tables it does not declare"
+
+
+# --- What may grow the cache (issue 20) ------------------------------------------------------
+
+
+def kept_pages() -> int:
+    """The public pages kept in the cache now (Redis in CI, a process's memory otherwise)."""
+    from django.core.cache import cache
+
+    if hasattr(cache._cache, "get_client"):  # RedisCache
+        return sum(1 for _ in cache._cache.get_client().scan_iter(match="*paddock:page:*"))
+    return sum(1 for key in cache._cache if "paddock:page:" in key)  # LocMemCache
+
+
+def test_a_query_string_or_cookie_the_page_does_not_read_keeps_nothing(event):
+    url = reverse("standings", args=[event.championship.slug])
+    client = phone()
+    plain = client.get(url)
+    kept = kept_pages()  # the plain page and those built at the publication
+    for n in range(30):
+        client.cookies["paddock_me"] = f"x{n}"  # read by "your table" pages only
+        client.cookies["tracker"] = str(n)
+        assert client.get(url, {f"utm_{n}": "qr"}).status_code == 200
+        assert client.get(url, {"sort": "-total", "sort_": str(n)}).status_code == 200
+        junk = client.get(url)
+        assert junk.status_code == 200 and junk["ETag"] == plain["ETag"]  # the same page
+    assert kept_pages() == kept
+    # A parameter twice, or a value no real one is, is answered and not kept either.
+    assert client.get(f"{url}?sort=total&sort=-total").status_code == 200
+    assert client.get(url, {"sort": "x" * 500}).status_code == 200
+    assert kept_pages() == kept
+    # What the page reads is kept, once: a sort, the same sort again.
+    sorted_once = client.get(url, {"sort": "-total"})
+    assert client.get(url, {"sort": "-total"})["ETag"] == sorted_once["ETag"]
+    assert kept_pages() == kept + 1
+
+
+def test_variants_of_a_page_are_kept_up_to_a_bound(event, monkeypatch):
+    from tournament.public import cache as page_cache
+
+    monkeypatch.setattr(page_cache, "MAX_VARIANTS", 5)
+    url = reverse("where", args=[event.slug])
+    client = phone()
+    assert client.get(url).status_code == 200  # the plain page is always kept
+    kept = kept_pages()
+    for n in range(12):
+        response = client.get(url, {"q": f"Pilote{n}"})
+        assert response.status_code == 200 and f"Pilote{n}" in body(response)
+    assert kept_pages() == kept + 5
+    # A player remembered on this phone is a variant of "your table" pages too.
+    event_url = reverse("event", args=[event.slug])
+    assert phone().get(event_url).status_code == 200  # the plain page
+    kept = kept_pages()
+    for number in (1, 2, 3, 4):
+        client.cookies["paddock_me"] = f"{event.championship.slug}:{number}"
+        assert client.get(event_url).status_code == 200
+    assert kept_pages() == kept + 4

@@ -14,9 +14,13 @@ DATA ?= venue
 # HOST=<an address of this machine> serves it there too (a try on a phone; the day itself
 # is `make venue`).
 DEV := DEBUG=true SITE_URL=$(SITE_URL) ALLOWED_HOSTS=$(HOST),127.0.0.1,localhost,[::1],testserver
+# A variable's value as one shell word, exactly as typed on make's command line: not
+# expanded by make (a "$" stays a "$"), quoted for the shell (a Wi-Fi named `x"; rm -rf ~`
+# is a name, not a command).
+quoted = '$(subst ','\'',$(value $(1)))'
 # The tournament day: production settings (DEBUG off), a key generated once into the data
 # folder, SQLite there too unless DATABASE_URL is set.
-VENUE := PADDOCK_DATA_DIR=$(DATA) SECRET_KEY_FILE=$(DATA)/secret_key
+VENUE := PADDOCK_DATA_DIR=$(call quoted,DATA) SECRET_KEY_FILE=$(call quoted,DATA)/secret_key
 # make test's workers (pytest-xdist): one per core and one more, since a test often waits
 # on a browser, a subprocess or the database (measured on 2 cores, same code: 3 workers
 # 6.5 min, 2 workers 7.4, 4 workers 6.9); at most 16, one Redis database each.
@@ -58,8 +62,9 @@ run: $(VENV)/.runtime
 ## WIFI="Hall Wi-Fi" (and WIFI_PASSWORD=...) print it on the poster; EVENT=<slug> picks the event.
 venue: $(VENV)/.runtime
 	$(VENUE) $(PY) manage.py venue --port $(PORT) \
-		$(if $(WIFI),--wifi "$(WIFI)") $(if $(WIFI_PASSWORD),--wifi-password "$(WIFI_PASSWORD)") \
-		$(if $(EVENT),--event "$(EVENT)")
+		$(if $(value WIFI),--wifi $(call quoted,WIFI)) \
+		$(if $(value WIFI_PASSWORD),--wifi-password $(call quoted,WIFI_PASSWORD)) \
+		$(if $(value EVENT),--event $(call quoted,EVENT))
 
 ## A backup of the venue's whole database now (make venue takes one every 5 minutes)
 backup: $(VENV)/.runtime
@@ -68,8 +73,8 @@ backup: $(VENV)/.runtime
 ## Restore a backup into the venue's database: make restore FILE=venue/backups/<file>
 ## (into an empty data folder; REPLACE=1 replaces the current database, kept aside first)
 restore: $(VENV)/.runtime
-	@test -n "$(FILE)" || { echo "Which backup? make restore FILE=$(DATA)/backups/<file>"; exit 2; }
-	$(VENUE) $(PY) manage.py restore "$(FILE)" $(if $(REPLACE),--replace)
+	@test -n $(call quoted,FILE) || { echo "Which backup? make restore FILE="$(call quoted,DATA)"/backups/<file>"; exit 2; }
+	$(VENUE) $(PY) manage.py restore $(call quoted,FILE) $(if $(REPLACE),--replace)
 
 ## Install what the tests need (Python extras, Chromium, poppler) and run the whole suite
 # Compiled modules are kept (even where PYTHONDONTWRITEBYTECODE says otherwise): the suite

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
@@ -176,3 +177,37 @@ def test_make_installs_from_the_lock_files_with_hashes(tmp_path: Path) -> None:
         f"{venv}/bin/uv pip install --quiet --python {venv}/bin/python --require-hashes "
         "--only-binary :all: -r requirements-dev.lock",
     ]
+
+
+# --- What is typed on make's command line stays what it is (issue 20) ----------------------
+
+HOSTILE_VALUES = {
+    "WIFI": 'Salle "A"; touch pwned; $HOME `id` $(id)',
+    "WIFI_PASSWORD": "it's $$x and $(PATH)",
+    "EVENT": "gp;rm -rf ~",
+    "DATA": "my data's $folder",
+}
+
+
+def dry_run(target: str, **values: str) -> list[str]:
+    """The shell words of ``make -n <target>``'s command that runs manage.py."""
+    dry = run(["make", "-n", target, *(f"{k}={v}" for k, v in values.items())], dict(os.environ))
+    assert dry.returncode == 0, dry.stderr
+    recipe = dry.stdout.replace("\\\n", " ")
+    line = next(line for line in recipe.splitlines() if "manage.py" in line)
+    return shlex.split(line)
+
+
+def test_make_venue_passes_each_value_as_typed_as_one_argument() -> None:
+    words = dry_run("venue", **HOSTILE_VALUES)
+    assert words[words.index("--wifi") + 1] == HOSTILE_VALUES["WIFI"]
+    assert words[words.index("--wifi-password") + 1] == HOSTILE_VALUES["WIFI_PASSWORD"]
+    assert words[words.index("--event") + 1] == HOSTILE_VALUES["EVENT"]
+    assert f"PADDOCK_DATA_DIR={HOSTILE_VALUES['DATA']}" in words
+    assert f"SECRET_KEY_FILE={HOSTILE_VALUES['DATA']}/secret_key" in words
+
+
+def test_make_restore_passes_the_file_as_typed() -> None:
+    name = "backups/it's a $file; rm -rf ~ `id`.sqlite3"
+    words = dry_run("restore", FILE=name, DATA="venue")
+    assert words[words.index("restore") + 1] == name

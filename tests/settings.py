@@ -11,6 +11,8 @@ other's tasks. Read before ``tournament.settings``, which reads ``REDIS_URL`` on
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 #: Redis's default number of databases: one per worker at most.
@@ -47,3 +49,6 @@ from tournament.settings import *  # noqa: E402, F403
 # Static files as production serves them are tested for real by the venue test (gunicorn with
 # the production settings, in a process of its own).
 WHITENOISE_AUTOREFRESH = True
+
+# Photos of the signed sheets land in a folder of this process, never in the repository.
+MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="paddock-test-media-"))

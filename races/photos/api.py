@@ -30,7 +30,16 @@ from races.models import RaceTable, SheetPhoto
 from races.photos import selectors, services
 from races.photos.views import image_response
 from tournament.access import Actor
-from tournament.apikit import ERRORS, INT32_MAX, actor_of, get_event, require_token
+from tournament.apikit import (
+    ERRORS,
+    INT32_MAX,
+    actor_of,
+    get_event,
+    is_anonymous,
+    reads_as_anonymous,
+    refuse_read,
+    require_token,
+)
 from tournament.errors import InvalidInput, NotAllowed, NotFound
 from tournament.models import Event
 
@@ -75,21 +84,32 @@ def photo_out(photo: SheetPhoto) -> dict[str, Any]:
     }
 
 
-def _own_table(actor: Actor, event: Event, number: int) -> RaceTable:
-    """A table whose photos ``actor`` may send and see: its link, its referee, organisers."""
-    require_token(actor)
+def _own_table(actor: Actor, event: Event, number: int, *, write: bool = False) -> RaceTable:
+    """A table whose photos ``actor`` may send and see: its link, its referee, organisers.
+
+    A read refused to an anonymous caller or another table's link is a 404, as every read of
+    something unpublished (``tournament.apikit.refuse_read``); a write without a token, 401.
+    """
+    if write:
+        require_token(actor)
+    elif is_anonymous(actor):
+        raise refuse_read(actor, event)
     table = get_table(event, number)
     if not actor.can_referee(table):
-        if actor.table is not None:
+        if reads_as_anonymous(actor):
             raise NotFound(_("Table %(number)s is not your table.") % {"number": number})
         raise NotAllowed(_("Only this table's referee or race control may see its photos."))
     return table
 
 
-def _organised(actor: Actor, event: Event) -> Event:
-    require_token(actor)
+def _organised(actor: Actor, event: Event, *, write: bool = False) -> Event:
+    """Race control only; a read refused to a table's link or anonymous caller is a 404."""
+    if write:
+        require_token(actor)
     if not actor.can_organise(event.championship):
-        raise NotAllowed(_("Only race control may do this."))
+        if write:
+            raise NotAllowed(_("Only race control may do this."))
+        raise refuse_read(actor, event)
     return event
 
 
@@ -128,7 +148,7 @@ def table_photo_add(
     replaced. The table's token or an organiser.
     """
     actor = actor_of(request)
-    table = _own_table(actor, get_event(event), t)
+    table = _own_table(actor, get_event(event), t, write=True)
     old = _photo(table.event, replaces, table=table) if replaces is not None else None
     upload = _required(file)
     photo = services.photo_add(
@@ -172,7 +192,7 @@ def event_photo_match(
     another event's sheet) with the ``reason``; race control then assigns it by hand.
     Organisers only."""
     actor = actor_of(request)
-    found = _organised(actor, get_event(event))
+    found = _organised(actor, get_event(event), write=True)
     upload = _required(file)
     photo = services.photo_match(
         actor=actor, event=found, data=services.read_upload(upload), name=upload.name or ""

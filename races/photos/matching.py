@@ -49,15 +49,18 @@ def _read(image: Image.Image) -> list[SheetLink]:
     return [link for code in codes if (link := sheet_link(code.text)) is not None]
 
 
-def sheet_links(image: Image.Image) -> list[SheetLink]:
+def sheet_links(image: Image.Image, *, first_look: Image.Image | None = None) -> list[SheetLink]:
     """Every referee link whose QR code can be read in ``image``, first found first.
 
-    A first look on a copy of at most ``FIRST_LOOK_SIDE`` pixels; then, if nothing was read,
-    the whole picture, then its contrast stretched (a dark photo, a shadow over the code).
+    A first look on ``first_look`` (a smaller copy: the stored picture) or else on a copy of
+    at most ``FIRST_LOOK_SIDE`` pixels; then, if nothing was read, the whole picture, then
+    its contrast stretched (a dark photo, a shadow over the code).
     """
     grey = image if image.mode == "L" else image.convert("L")
     looks = []
-    if max(grey.size) > FIRST_LOOK_SIDE:
+    if first_look is not None:
+        looks.append(first_look)
+    elif max(grey.size) > FIRST_LOOK_SIDE:
         small = grey.copy()
         small.thumbnail((FIRST_LOOK_SIDE, FIRST_LOOK_SIDE), Image.Resampling.BILINEAR)
         looks.append(small)

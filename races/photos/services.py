@@ -158,7 +158,7 @@ def photo_match(*, actor: Actor, event: Event, data: bytes, name: str = "") -> S
     if not actor.can_organise(event.championship):
         raise NotAllowed(_("Only race control may send a pile of sheets."))
     image = _checked(data)
-    match = table_for_links(event, sheet_links(image.picture))
+    match = table_for_links(event, sheet_links(image.picture, first_look=image.stored))
     with transaction.atomic():
         photo = _create(
             actor=actor,

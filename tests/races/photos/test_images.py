@@ -72,11 +72,13 @@ def test_the_phone_exif_really_carries_a_gps_position() -> None:
 def test_a_heic_photo_is_accepted_upright_and_stripped() -> None:
     picture = Image.new("RGB", (320, 240), "white")
     picture.paste((255, 0, 0), (0, 0, 40, 40))
-    sent = camera.heic(picture, orientation=1)
+    sent = camera.heic(picture, orientation=6)  # an iPhone held upright
     assert Image.open(io.BytesIO(sent)).format == "HEIF"
     stored = normalise(sent, max_bytes=LIMIT)
     image = Image.open(io.BytesIO(stored.jpeg))
-    assert image.format == "JPEG" and image.size == (320, 240)
+    assert image.format == "JPEG" and image.size == (240, 320)
+    red = image.getpixel((220, 20))
+    assert red[0] > 200 and red[1] < 60, red
     assert not image.getexif() and b"GPS" not in stored.jpeg
 
 

@@ -42,7 +42,7 @@ def image_response(photo: SheetPhoto, *, thumbnail: bool = False) -> HttpRespons
     return response
 
 
-def _file_errors(request: HttpRequest, limit: int) -> list[Any]:
+def _chosen_files(request: HttpRequest, limit: int) -> list[Any]:
     files = request.FILES.getlist("photo")
     if not files:
         raise ValueError(_("Choose a photo first."))
@@ -66,7 +66,7 @@ def rtable_photo_add(request: HttpRequest, token: str) -> HttpResponse:
     if request.POST.get("replaces", "").isdigit():
         replaces = SheetPhoto.objects.filter(table=table, pk=int(request.POST["replaces"])).first()
     try:
-        files = _file_errors(request, TABLE_FILES_MAX)
+        files = _chosen_files(request, TABLE_FILES_MAX)
     except ValueError as exc:
         return _refused(request, table, [str(exc)])
     refused = []
@@ -130,7 +130,7 @@ def photo_desk(request: HttpRequest, slug: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            files = _file_errors(request, DESK_FILES_MAX)
+            files = _chosen_files(request, DESK_FILES_MAX)
         except ValueError as exc:
             files, status = [], 400
             outcomes.append({"name": "", "error": str(exc)})

@@ -42,6 +42,12 @@ def image_response(photo: SheetPhoto, *, thumbnail: bool = False) -> HttpRespons
     return response
 
 
+def _is_number(raw: str) -> bool:
+    """A whole number a form may send (ASCII digits: "²" is a digit to ``str.isdigit``;
+    at most 9 of them: no overflow in the database)."""
+    return raw.isascii() and raw.isdigit() and len(raw) <= 9
+
+
 def _chosen_files(request: HttpRequest, limit: int) -> list[Any]:
     files = request.FILES.getlist("photo")
     if not files:
@@ -63,8 +69,8 @@ def rtable_photo_add(request: HttpRequest, token: str) -> HttpResponse:
     """The referee's photo(s) of the signed sheet; ``replaces`` names the one it replaces."""
     table, actor = _race_table(request, token)
     replaces = None
-    if request.POST.get("replaces", "").isdigit():
-        replaces = SheetPhoto.objects.filter(table=table, pk=int(request.POST["replaces"])).first()
+    if _is_number(raw := request.POST.get("replaces", "")):
+        replaces = SheetPhoto.objects.filter(table=table, pk=int(raw)).first()
     try:
         files = _chosen_files(request, TABLE_FILES_MAX)
     except ValueError as exc:
@@ -171,7 +177,7 @@ def photo_assign(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse
     number = request.POST.get("table", "")
     table = (
         RaceTable.objects.filter(event=event, number=int(number)).first()
-        if number.isdigit() and len(number) < 6
+        if _is_number(number)
         else None
     )
     if table is None:

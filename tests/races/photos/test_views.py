@@ -161,3 +161,21 @@ def test_the_desk_shows_the_photo_beside_the_result_and_a_confirmed_table_withou
     assert image["Cache-Control"] == "private, no-store"
     stored = Image.open(io.BytesIO(b"".join(image.streaming_content)))
     assert stored.format == "JPEG" and not stored.getexif()
+
+
+@pytest.mark.parametrize("odd", ["²", "99999999999999999999", "-1", "1.5"])
+def test_an_odd_number_in_a_form_is_refused_not_an_error(world: World, odd: str) -> None:
+    token = world.rtables[0].token
+    sent = referee(world).post(
+        reverse("rtable-photo-add", args=[token]),
+        {"photo": photo(images.oriented_jpeg()), "replaces": odd},
+    )
+    assert sent.status_code == 302  # kept, replacing nothing
+    assert SheetPhoto.objects.get().replaced_by is None
+    organiser = logged_in(world.users["organiser"])
+    slug = world.event.slug
+    answer = organiser.post(
+        reverse("photo-assign", args=[slug, SheetPhoto.objects.get().pk]), {"table": odd}
+    )
+    assert answer.status_code == 302
+    assert "Choose the table" in organiser.get(reverse("photo-desk", args=[slug])).content.decode()

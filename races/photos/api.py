@@ -6,7 +6,8 @@ organiser), a pile matched by QR code (organisers), and the images themselves.
 - ``GET /events/{event}/tables/{t}/photos`` → the table's photos, replaced ones included;
 - ``GET /events/{event}/tables/{t}/photos/{id}`` → the image (JPEG; ``?size=thumbnail``);
 - ``POST /events/{event}/photos`` multipart ``file`` → the photo, its ``table`` the number
-  its QR code matched, or ``"unmatched"`` with the ``reason``;
+  its QR code matched (``kind``: a race or a qualifying table's sheet), or ``"unmatched"``
+  with the ``reason``;
 - ``GET /events/{event}/photos`` → every photo of the event (organisers);
 - ``GET /events/{event}/photos/{id}`` → the image of any of them (organisers).
 
@@ -53,6 +54,9 @@ class PhotoOut(Schema):
     table: int | Literal["unmatched"] = Field(
         description="The table's number, or “unmatched” while race control has not assigned it."
     )
+    kind: Literal["race", "qualifying"] | None = Field(
+        None, description="Whose sheet it is: a race table's or a qualifying table's."
+    )
     source: Literal["table", "qr", "hand", "unmatched"] = Field(
         description="table: sent for its table; qr: matched by its sheet's QR code; hand: "
         "assigned by race control."
@@ -69,9 +73,11 @@ class PhotoOut(Schema):
 
 def photo_out(photo: SheetPhoto) -> dict[str, Any]:
     reason = services.UNMATCHED_REASONS.get(photo.unmatched_reason)
+    table = photo.sheet_table
     return {
         "id": photo.pk,
-        "table": photo.table.number if photo.table is not None else "unmatched",
+        "table": table.number if table is not None else "unmatched",
+        "kind": None if table is None else "race" if photo.table_id else "qualifying",
         "source": photo.source,
         "reason": str(reason) if reason is not None else None,
         "width": photo.width,
@@ -187,10 +193,10 @@ def table_photo_image(
 def event_photo_match(
     request: HttpRequest, event: str, file: File[UploadedFile | None] = None
 ) -> Status:
-    """A photo or scan of any sheet of the event, matched to its table by the sheet's QR
-    code: ``table`` is its number, or ``"unmatched"`` (no readable code, a replaced link,
-    another event's sheet) with the ``reason``; race control then assigns it by hand.
-    Organisers only."""
+    """A photo or scan of any sheet of the event (race or qualifying), matched to its table
+    by the sheet's QR code: ``table`` is its number (``kind`` says which), or
+    ``"unmatched"`` (no readable code, a replaced link, another event's sheet) with the
+    ``reason``; race control then assigns it by hand. Organisers only."""
     actor = actor_of(request)
     found = _organised(actor, get_event(event), write=True)
     upload = _required(file)

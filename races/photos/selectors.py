@@ -24,11 +24,26 @@ def photos_by_table(tables: Iterable[RaceTable]) -> dict[int, list[SheetPhoto]]:
 
 def unmatched(event: Event) -> list[SheetPhoto]:
     """The photos of ``event`` that wait for race control to give them a table."""
-    return list(SheetPhoto.objects.filter(event=event, table__isnull=True).order_by("sent_at"))
+    return list(
+        SheetPhoto.objects.filter(
+            event=event, table__isnull=True, qualifying_table__isnull=True
+        ).order_by("sent_at")
+    )
+
+
+def qualifying_photos(event: Event) -> list[SheetPhoto]:
+    """The photos of ``event``'s qualifying sheets, by table then time."""
+    return list(
+        SheetPhoto.objects.filter(event=event, qualifying_table__isnull=False)
+        .select_related("qualifying_table")
+        .order_by("qualifying_table__number", "sent_at", "pk")
+    )
 
 
 def event_photos(event: Event) -> list[SheetPhoto]:
     """Every photo of ``event``, matched or not, replaced or not."""
     return list(
-        SheetPhoto.objects.filter(event=event).select_related("table").order_by("sent_at", "pk")
+        SheetPhoto.objects.filter(event=event)
+        .select_related("table", "qualifying_table")
+        .order_by("sent_at", "pk")
     )

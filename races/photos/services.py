@@ -1,5 +1,6 @@
 """Writes of the sheets' photos: a referee's photo of their table's sheet, race control's
-pile matched by QR code, a photo assigned by hand, a photo replaced.
+pile matched by QR code (race and qualifying sheets), a photo assigned by hand, a photo
+replaced.
 
 Every file goes through ``races.photos.images`` first: nothing is stored unless it is a
 sane photo, and what is stored is the re-encoded copy, without metadata. Every change is a
@@ -18,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from qualifying.models import QualifyingTable
 from races.models import RaceTable, ReplacedLink, SheetPhoto
 from races.photos import storage
 from races.photos.images import BadImage, Normalised, normalise
@@ -32,7 +34,6 @@ UNMATCHED_REASONS = {
     "no_code": gettext_lazy("no sheet's QR code could be read in it"),
     "replaced": gettext_lazy("its QR code is a replaced link: the sheet is an old print"),
     "other_event": gettext_lazy("its QR code is a table of another event"),
-    "qualifying": gettext_lazy("its QR code is a qualifying table's"),
     "unknown": gettext_lazy("its QR code opens no table here"),
 }
 
@@ -64,10 +65,12 @@ def _create(
     name: str,
     image: Normalised,
     reason: str = "",
+    qualifying_table: QualifyingTable | None = None,
 ) -> SheetPhoto:
     photo = SheetPhoto(
         event=event,
         table=table,
+        qualifying_table=qualifying_table,
         source=source,
         image=storage.store(image.jpeg),
         thumbnail=storage.store(image.thumbnail),
@@ -122,10 +125,12 @@ def _replace(*, actor: Actor, old: SheetPhoto, new: SheetPhoto) -> None:
 class Match:
     table: RaceTable | None
     reason: str  # "" when matched, else a key of UNMATCHED_REASONS
+    qualifying_table: QualifyingTable | None = None
 
 
 def table_for_links(event: Event, links: list[SheetLink]) -> Match:
-    """The table of ``event`` whose sheet printed one of ``links``, or why there is none.
+    """The table of ``event`` (race or qualifying) whose sheet printed one of ``links``, or
+    why there is none.
 
     A replaced link or another event's table never matches: the photo then waits in the
     desk's tray, where race control assigns it by hand.
@@ -135,11 +140,11 @@ def table_for_links(event: Event, links: list[SheetLink]) -> Match:
     reason = "unknown"
     for link in links:
         digest = link_digest(link.secret)
-        if link.kind == "qualifying":
-            reason = "qualifying"
-            continue
-        table = RaceTable.objects.filter(token_digest=digest).first()
+        model = QualifyingTable if link.kind == "qualifying" else RaceTable
+        table = model.objects.filter(token_digest=digest).first()
         if table is not None and table.event_id == event.pk:
+            if isinstance(table, QualifyingTable):
+                return Match(None, "", qualifying_table=table)
             return Match(table, "")
         if table is not None:
             reason = "other_event"
@@ -164,7 +169,8 @@ def photo_match(*, actor: Actor, event: Event, data: bytes, name: str = "") -> S
             actor=actor,
             event=event,
             table=match.table,
-            source="qr" if match.table is not None else "unmatched",
+            qualifying_table=match.qualifying_table,
+            source="unmatched" if match.reason else "qr",
             name=name,
             image=image,
             reason=match.reason,
@@ -172,17 +178,22 @@ def photo_match(*, actor: Actor, event: Event, data: bytes, name: str = "") -> S
     return photo
 
 
-def photo_assign(*, actor: Actor, photo: SheetPhoto, table: RaceTable) -> SheetPhoto:
-    """Race control gives a photo its table by hand (one of the tray, or a wrong match)."""
+def photo_assign(
+    *, actor: Actor, photo: SheetPhoto, table: RaceTable | QualifyingTable
+) -> SheetPhoto:
+    """Race control gives a photo its table by hand (one of the tray, or a wrong match): a
+    race table or a qualifying table of the photo's event."""
     if not actor.can_organise(photo.event.championship):
         raise NotAllowed(_("Only race control may assign a photo to a table."))
     if table.event_id != photo.event_id:
         raise InvalidInput(_("This table is not one of this event's."))
     with transaction.atomic():
         photo = SheetPhoto.objects.select_for_update().get(pk=photo.pk)
-        photo.table = table
+        race = isinstance(table, RaceTable)
+        photo.table = table if race else None
+        photo.qualifying_table = None if race else table
         photo.source = "hand"
         photo.unmatched_reason = ""
         actor.stamp(photo)
-        photo.save(update_fields=["table", "source", "unmatched_reason"])
+        photo.save(update_fields=["table", "qualifying_table", "source", "unmatched_reason"])
     return photo

@@ -1,6 +1,7 @@
 """Pages of the sheets' photos: the referee sends the signed sheet from the result page (the
-phone's camera opens), race control drops a pile of photos or scans on the desk, assigns
-the unmatched ones by hand, and looks at a photo beside the typed result.
+phone's camera opens), race control drops a pile of photos or scans on the desk (race and
+qualifying sheets), assigns the unmatched ones by hand, and looks at a photo beside the
+typed result.
 
 Images are served only to organisers and to the table's own link, ``private, no-store``:
 never kept by the public cache, a proxy or the browser's disk.
@@ -17,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from qualifying.models import QualifyingTable
 from races.models import RaceTable, SheetPhoto
 from races.photos import selectors, services, storage
 from races.results.views import desk_rows
@@ -165,6 +167,8 @@ def photo_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "tray": tray,
             "reasons": {key: str(value) for key, value in services.UNMATCHED_REASONS.items()},
             "tables": RaceTable.objects.filter(event=event).order_by("number"),
+            "qualifying_tables": QualifyingTable.objects.filter(event=event).order_by("number"),
+            "qualifying": selectors.qualifying_photos(event),
         },
         status=status,
     )
@@ -175,8 +179,10 @@ def photo_assign(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse
     event = organised_event(request, slug)
     photo = get_object_or_404(SheetPhoto, event=event, pk=photo_id)
     number = request.POST.get("table", "")
+    model: Any = QualifyingTable if number.startswith("q") else RaceTable
+    number = number.removeprefix("q")
     table = (
-        RaceTable.objects.filter(event=event, number=int(number)).first()
+        model.objects.filter(event=event, number=int(number)).first()
         if _is_number(number)
         else None
     )
@@ -196,7 +202,9 @@ def photo_assign(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse
 def desk_photo(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse:
     """A photo large, beside its table's typed result: zoom (the image at full size), turn."""
     event = organised_event(request, slug)
-    photo = get_object_or_404(SheetPhoto.objects.select_related("table"), event=event, pk=photo_id)
+    photo = get_object_or_404(
+        SheetPhoto.objects.select_related("table", "qualifying_table"), event=event, pk=photo_id
+    )
     row = next((r for r in desk_rows(event) if r.table.pk == photo.table_id), None)
     return render(
         request,
@@ -204,9 +212,10 @@ def desk_photo(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse:
         {
             "event": event,
             "photo": photo,
-            "table": photo.table,
+            "table": photo.sheet_table,
             "row": row,
             "others": selectors.photos_of(photo.table) if photo.table else [],
+            "qualifying_sheet": photo.qualifying_table_id is not None,
         },
     )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
 from PIL import Image
 
 from bench import camera
@@ -17,7 +18,7 @@ from races.grid.services import referee_link_regenerate
 from races.models import RaceTable, SheetPhoto
 from races.photos import storage
 from tests.races.photos import images
-from tests.races.photos.conftest import Sheets, api_client
+from tests.races.photos.conftest import Sheets, api_client, logged_in
 from tests.security.conftest import World
 from tournament.access import Actor
 from tournament.models import Championship, Event
@@ -51,7 +52,7 @@ def test_a_photo_at_an_angle_in_heic_is_matched_to_its_table_and_loses_its_gps(
     answer = organiser.post(event_url(world), upload(sheets.angled_heic, "IMG_0042.HEIC"))
     assert answer.status_code == 201, answer.json()
     body = answer.json()
-    assert (body["table"], body["source"], body["reason"]) == (1, "qr", None)
+    assert (body["table"], body["kind"], body["source"], body["reason"]) == (1, "race", "qr", None)
     image = organiser.get(f"{event_url(world)}/{body['id']}")
     assert image.status_code == 200 and image["Content-Type"] == "image/jpeg"
     assert image["Cache-Control"] == "private, no-store"
@@ -172,3 +173,27 @@ def test_table_2_s_link_neither_sends_nor_sees_table_1_s_photos(
     assert other.get(f"{table_url(world, 2)}/{sent['id']}").status_code == 404
     assert other.post(event_url(world), upload(sheets.table2_jpeg)).status_code == 403
     assert api_client(world, "outsider").get(table_url(world)).status_code == 403
+
+
+def test_a_qualifying_sheet_is_matched_to_its_qualifying_table(world: World) -> None:
+    """Qualifying sheets work the same (issue 21): the table sheet's QR code finds its
+    qualifying table; race control may also give a photo to a qualifying table by hand."""
+    qtable = world.qtables[0]
+    pdf = logged_in(world.users["organiser"]).get(reverse("qtable-sheet", args=[qtable.token]))
+    printed = camera.printed(pdf.content, dpi=150)
+    shot = camera.photograph(printed, camera.Shot(width=1400, angle=-6, tilt=0.1, seed=8))
+    organiser = api_client(world, "organiser")
+    body = organiser.post(event_url(world), upload(camera.jpeg(shot))).json()
+    assert (body["table"], body["kind"], body["source"]) == (qtable.number, "qualifying", "qr")
+    assert SheetPhoto.objects.get(pk=body["id"]).qualifying_table == qtable
+    # Not a race table's photo: table 1's race photos do not list it.
+    assert api_client(world, "link").get(table_url(world)).json() == []
+    # By hand: a photo of the tray given to qualifying table 2.
+    loose = organiser.post(event_url(world), upload(images.oriented_jpeg())).json()
+    desk = logged_in(world.users["organiser"])
+    desk.post(reverse("photo-assign", args=[world.event.slug, loose["id"]]), {"table": "q2"})
+    listed = {p["id"]: p for p in organiser.get(event_url(world)).json()}
+    assert (listed[loose["id"]]["table"], listed[loose["id"]]["kind"]) == (2, "qualifying")
+    assert listed[loose["id"]]["source"] == "hand"
+    page = desk.get(reverse("photo-desk", args=[world.event.slug])).content.decode()
+    assert 'id="qualifying-photos"' in page and "Qualifying table 2" in page

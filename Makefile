@@ -7,7 +7,8 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 SITE_URL ?= http://$(HOST):$(PORT)
-# make venue: the day's data folder (database, secret key, backups/, poster.pdf).
+# make venue: the day's data folder (database, secret key, backups/, poster.pdf, media/: the
+# photos of the signed sheets).
 DATA ?= venue
 
 # The laptop setup: DEBUG on (the settings' default is production), demo logins allowed.

@@ -288,3 +288,49 @@ def measure_sheets(event: Event, *, runs: int) -> dict[str, Any]:
         "render": summary(render_times, tables=tables),
         "floor": summary(floor_times, documents=tables),
     }
+
+
+def twelve_megapixel_photo(event: Event, *, long_side: int = 4000) -> bytes:
+    """A phone's photo of the event's first race sheet, 4000 × 3000 (12 megapixels) as a
+    phone takes it: turned, seen at an angle, JPEG (``bench.camera``)."""
+    from bench import camera
+    from races.sheets.pdf import RaceSheetRenderer
+    from races.sheets.selectors import race_sheets
+
+    table = event.race_tables.order_by("number").first()
+    (data,) = race_sheets(event=event, tables=[table])
+    page = camera.printed(RaceSheetRenderer().render(data), dpi=200)
+    photo = camera.photograph(page, camera.Shot(width=long_side, angle=7, tilt=0.12, seed=12))
+    short_side = long_side * 3 // 4
+    photo = photo.resize((short_side, long_side))  # exactly 12 megapixels, portrait
+    return camera.jpeg(photo, quality=88)
+
+
+def measure_photo_match(event: Event, *, runs: int, long_side: int = 4000) -> dict[str, Any]:
+    """What the server does with a photo sent to the desk, but writing it: open the 12-megapixel
+    JPEG, turn it upright, re-encode it with its thumbnail (``races.photos.images``), read
+    the sheet's QR code and find its table (``races.photos``). Also the QR reading alone."""
+    from django.conf import settings
+
+    from races.photos.images import normalise
+    from races.photos.matching import sheet_links
+    from races.photos.services import table_for_links
+
+    photo = twelve_megapixel_photo(event, long_side=long_side)
+    expected = event.race_tables.order_by("number").first()
+
+    def match() -> None:
+        image = normalise(photo, max_bytes=settings.PHOTO_MAX_BYTES)
+        found = table_for_links(event, sheet_links(image.picture, first_look=image.stored))
+        assert found.table == expected, found
+
+    stored = normalise(photo, max_bytes=settings.PHOTO_MAX_BYTES)
+    picture = stored.picture
+    reading = timed(lambda: sheet_links(picture, first_look=stored.stored), runs=runs)
+    return {
+        **summary(
+            timed(match, runs=runs), megapixels=round(picture.width * picture.height / 1e6, 1)
+        ),
+        "bytes": len(photo),
+        "qr_read_median": summary(reading)["median"],
+    }

@@ -10,7 +10,7 @@ from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from qualifying.models import RollSource, Track, Weather
+from qualifying.models import QualifyingTable, RollSource, Track, Weather
 from tournament.models import Driver, Event, HistoryActor, RefereeLinked
 from tournament.sealing import SealedBinaryField
 
@@ -496,3 +496,64 @@ class StageTime(models.Model):
 
     def __str__(self) -> str:
         return f"{self.stage} {self.driver}"
+
+
+class SheetPhoto(models.Model):
+    """A photo or scan of a signed paper sheet, the day's legal record: a race table's
+    (§2-0-3, ``table``) or a qualifying table's (§1-0-2, ``qualifying_table``).
+
+    The image is stored re-encoded under the media root (``races.photos.storage``), named by
+    its content; both tables are empty while the photo waits in the desk's "unmatched" tray.
+    A replaced photo is never deleted: it stays listed with the one that replaced it.
+    """
+
+    class Source(models.TextChoices):
+        TABLE = "table", _("sent for its table")
+        QR = "qr", _("matched by its QR code")
+        HAND = "hand", _("assigned by race control")
+        UNMATCHED = "unmatched", _("unmatched")
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="sheet_photos")
+    table = models.ForeignKey(
+        RaceTable, on_delete=models.CASCADE, null=True, blank=True, related_name="photos"
+    )
+    qualifying_table = models.ForeignKey(
+        QualifyingTable, on_delete=models.CASCADE, null=True, blank=True, related_name="photos"
+    )
+    source = models.CharField(_("how it reached its table"), max_length=10, choices=Source)
+    image = models.CharField(max_length=80, editable=False)
+    thumbnail = models.CharField(max_length=80, editable=False)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    size = models.PositiveIntegerField(_("bytes"))
+    original_name = models.CharField(_("file name as sent"), max_length=120, blank=True)
+    sent_by = models.CharField(_("sent by"), max_length=120, blank=True, default="")
+    sent_at = models.DateTimeField(_("sent at"), auto_now_add=True)
+    replaced_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replaces"
+    )
+    replaced_at = models.DateTimeField(null=True, blank=True)
+    #: Why a photo sent to the desk found no table (``races.photos.services.Unmatched``).
+    unmatched_reason = models.CharField(max_length=20, blank=True, default="")
+    history = HistoricalRecords(bases=[HistoryActor])
+
+    class Meta:
+        ordering = ["sent_at", "pk"]
+        verbose_name = _("sheet photo")
+        verbose_name_plural = _("sheet photos")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(table__isnull=True, qualifying_table__isnull=True, source="unmatched")
+                | (Q(table__isnull=False, qualifying_table__isnull=True) & ~Q(source="unmatched"))
+                | (Q(table__isnull=True, qualifying_table__isnull=False) & ~Q(source="unmatched")),
+                name="photo_unmatched_has_no_table",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table or self.qualifying_table or self.event} photo {self.pk}"
+
+    @property
+    def sheet_table(self) -> RaceTable | QualifyingTable | None:
+        """The table whose sheet this is (race or qualifying), None while unmatched."""
+        return self.table or self.qualifying_table

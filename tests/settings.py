@@ -11,6 +11,8 @@ other's tasks. Read before ``tournament.settings``, which reads ``REDIS_URL`` on
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 #: Redis's default number of databases: one per worker at most.
@@ -52,3 +54,6 @@ WHITENOISE_AUTOREFRESH = True
 # empty tables in milliseconds instead of a second (tests/postgresql/base.py).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
     DATABASES["default"]["ENGINE"] = "tests.postgresql"  # noqa: F405
+
+# Photos of the signed sheets land in a folder of this process, never in the repository.
+MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="paddock-test-media-"))

@@ -24,6 +24,7 @@ from qualifying.api.router import router as qualifying_router
 from races.games.rallyman.api import router as games_router
 from races.grid.api import router as tables_router
 from races.grid.race_api import router as race_router
+from races.photos.api import router as photos_router
 from races.results.api import router as results_router
 from races.sanctions.api import router as sanctions_router
 from tournament.apikit import (
@@ -128,4 +129,5 @@ _mount(tables_router, "races_api")
 _mount(race_router, "races_api")
 _mount(results_router, "races_api")
 _mount(sanctions_router, "races_api")
+_mount(photos_router, "races_photos_api")
 _mount(games_router, "races_games_api")

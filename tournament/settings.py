@@ -366,6 +366,20 @@ BACKUP_DIR = Path(env_str("BACKUP_DIR") or DATA_DIR / "backups").resolve()
 BACKUP_MINUTES = env_int("BACKUP_MINUTES", 5)
 BACKUP_KEEP = env_int("BACKUP_KEEP", 12)
 
+# Photos of the signed sheets (races/photos/), stored re-encoded under the data folder and
+# served only to organisers and the table's own link (never through the public cache).
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or DATA_DIR / "media").resolve()
+# One photo as sent (a 12-megapixel phone photo is 3 to 8 MB; HEIC less).
+PHOTO_MAX_BYTES = env_int("PHOTO_MAX_BYTES", 20 * 1024 * 1024)
+# A request carrying photos (a referee's, or a pile at the desk) may be this large; any other
+# body stays under DATA_UPLOAD_MAX_MEMORY_SIZE (tournament.site.middleware.BodySizeMiddleware).
+PHOTO_REQUEST_MAX_BYTES = env_int("PHOTO_REQUEST_MAX_BYTES", 160 * 1024 * 1024)
+# The paths that take photos (races/photos/urls.py, the API's photo uploads).
+PHOTO_UPLOAD_PATHS = (
+    r"^/(?:r/[^/]+/photos/|e/[^/]+/results/photos/"
+    r"|api/v1/events/[^/]+/(?:tables/[^/]+/)?photos$)"
+)
+
 # Each line once (Django's own console handler is replaced, not added to), and a refusal
 # the site meant (403, 404, a wrong host) as one line, without its traceback.
 LOGGING = {

@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("qualifying.urls")),
     path("", include("races.urls")),
     path("", include("races.results.urls")),
+    path("", include("races.photos.urls")),
     path("", include("races.games.urls")),
     path("", include("tournament.standings.urls")),
     path("", include("tournament.web_urls")),

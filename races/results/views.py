@@ -27,7 +27,9 @@ from races.models import (
     RaceWeatherDraw,
     ResultLine,
     ResultStatus,
+    SheetPhoto,
 )
+from races.photos.selectors import photos_by_table, photos_of
 from races.results.forms import (
     ConfirmForm,
     ReopenForm,
@@ -182,6 +184,7 @@ def _entry(
             "note": note,
             "focus": focus,
             "laps": table.event.race_laps,
+            "photos": photos_of(table),
         },
         status=status,
     )
@@ -208,6 +211,7 @@ def _confirmed(
             "lines": lines,
             "summary": summarise(Sheet.of(result, grid), grid),
             "typed": summarise(typed, grid) if typed else None,
+            "photos": photos_of(table),
         },
         status=status,
     )
@@ -354,6 +358,13 @@ class DeskRow:
     last_change: LastChange | None
     referee: str
     drivers: int = 0
+    #: The photos of the signed sheet still in force (``races.photos``).
+    photos: list[SheetPhoto] = field(default_factory=list)
+
+    @property
+    def missing_photo(self) -> bool:
+        """True for a confirmed table whose signed sheet nobody photographed."""
+        return self.table.result_status == ResultStatus.CONFIRMED and not self.photos
 
 
 def desk_rows(event: Event) -> list[DeskRow]:
@@ -365,13 +376,24 @@ def desk_rows(event: Event) -> list[DeskRow]:
     ):
         slots.setdefault(slot.table_id, []).append(slot)
     latest = last_changes(tables)
+    photos = photos_by_table(tables)
     rows = []
     for table in tables:
         grid = slots.get(table.pk, [])
         result = results.get(table.pk)
         referee = table.referee_name or (table.referee.get_username() if table.referee else "")
         summary = summarise(Sheet.of(result, grid), grid)
-        rows.append(DeskRow(table, result, summary, latest.get(table.pk), referee, len(grid)))
+        rows.append(
+            DeskRow(
+                table,
+                result,
+                summary,
+                latest.get(table.pk),
+                referee,
+                len(grid),
+                photos.get(table.pk, []),
+            )
+        )
     return rows
 
 
@@ -382,6 +404,7 @@ def results_desk(request: HttpRequest, slug: str) -> HttpResponse:
         "event": event,
         "rows": rows,
         "confirmed": sum(1 for r in rows if r.table.result_status == ResultStatus.CONFIRMED),
+        "missing_photos": sum(1 for r in rows if r.missing_photo),
         "now": timezone.now(),
     }
     if request.htmx and request.GET.get("part") == "status":  # type: ignore[attr-defined]

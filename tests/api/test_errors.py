@@ -213,6 +213,10 @@ def test_openapi_document_lists_every_path(anon):
         "/api/v1/events/{event}/sanctions": {"get", "post"},
         "/api/v1/events/{event}/sanctions/{id}": {"delete"},
         "/api/v1/events/{event}/stages/{n}/snow": {"put"},
+        "/api/v1/events/{event}/tables/{t}/photos": {"get", "post"},
+        "/api/v1/events/{event}/tables/{t}/photos/{id}": {"get"},
+        "/api/v1/events/{event}/photos": {"get", "post"},
+        "/api/v1/events/{event}/photos/{id}": {"get"},
     }
     for path, methods in expected.items():
         assert path in document["paths"], path
@@ -222,6 +226,8 @@ def test_openapi_document_lists_every_path(anon):
     assert run_in["tyres"]["enum"] == ["hard", "soft", "rain"]
     import_body = document["paths"]["/api/v1/championships/{slug}/drivers/import"]["post"]
     assert "text/csv" in import_body["requestBody"]["content"]
+    photo_body = document["paths"]["/api/v1/events/{event}/photos"]["post"]["requestBody"]
+    assert "file" in photo_body["content"]["multipart/form-data"]["schema"]["properties"]
 
 
 def test_docs_page_loads(anon):

@@ -37,13 +37,17 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
 
+#: A small phone photo (EXIF, GPS) for the photo uploads.
+PHOTO = oriented_jpeg()
 ROLES = ("organiser", "link", "account", "other", "outsider", "anonymous")
 
 # --- Pages ----------------------------------------------------------------------------------
@@ -263,6 +267,25 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         event_and(number=lambda w: 1),
         {"GET": POST_ONLY, "POST": ORGANISER_POST},
     ),
+    # Photos of the signed sheets: nothing sent (400) where one may send; no photo 999999.
+    "rtable-photo-add": (rtable, {"GET": POST_ONLY, "POST": "400 400 400 400 404 404"}),
+    "rtable-photo": (
+        lambda world, role: {**rtable(world, role), "photo_id": 999999, "size": "thumb"},
+        {"GET": "404 404 404 404 404 404", "POST": GET_ONLY},
+    ),
+    "photo-desk": (event, {"GET": ORGANISER_PAGE, "POST": "400 403 403 403 403 403"}),
+    "desk-photo": (
+        event_and(photo_id=lambda w: 999999),
+        {"GET": "404 403 403 403 403 403", "POST": GET_ONLY},
+    ),
+    "desk-photo-image": (
+        event_and(photo_id=lambda w: 999999, size=lambda w: "full"),
+        {"GET": "404 403 403 403 403 403", "POST": GET_ONLY},
+    ),
+    "photo-assign": (
+        event_and(photo_id=lambda w: 999999),
+        {"GET": POST_ONLY, "POST": "404 403 403 403 403 403"},
+    ),
     # Other games' pages: this event is a Formula Dé one, so a table has no game sheet (404)
     # and the rally pages say it is not a rally, to the organiser only.
     "game-table-entry": (
@@ -418,6 +441,11 @@ def table2_driver(world: World) -> int:
     return world.rtables[1].slots.order_by("position").first().driver.number
 
 
+def photo_upload(world: World) -> dict[str, Any]:
+    """A photo as a phone sends it (multipart), read again by each caller's request."""
+    return {"file": SimpleUploadedFile("sheet.jpg", PHOTO, content_type="image/jpeg")}
+
+
 NO_RALLY = "404 404 404 404 404 404"
 NO_RALLY_WRITE = "404 404 404 404 404 401"
 #: Event-wide data of the unpublished event: organisers only; a table's link (its own or
@@ -558,6 +586,13 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         "409 403 403 403 403 401",
     ),
     ("get", "/events/{event}/results"): (None, EVENT_WIDE),
+    # Photos of the signed sheets (a real photo, multipart): table 1's own, race control's.
+    ("post", "/events/{event}/tables/{t}/photos"): (photo_upload, "201 201 201 404 403 401"),
+    ("get", "/events/{event}/tables/{t}/photos"): (None, TABLE_ONE),
+    ("get", "/events/{event}/tables/{t}/photos/{id}"): (None, "404 404 404 404 403 404"),
+    ("post", "/events/{event}/photos"): (photo_upload, "201 403 403 403 403 401"),
+    ("get", "/events/{event}/photos"): (None, EVENT_WIDE),
+    ("get", "/events/{event}/photos/{id}"): (None, "404 404 403 404 403 404"),
     # Other games (Rallyman stages): this event is a Formula Dé one, so every caller is
     # told there is no such thing here (404); without a token, writes ask for one (401).
     ("post", "/events/{event}/stages"): ({"number": 1, "route": "C8 C3"}, NO_RALLY_WRITE),
@@ -594,6 +629,10 @@ def api_request(client: Client, method: str, url: str, body: Any) -> Any:
         return getattr(client, method)(url, raw, content_type=content_type)
     if body is None:
         return getattr(client, method)(url)
+    if isinstance(body, dict) and any(isinstance(v, SimpleUploadedFile) for v in body.values()):
+        for upload in body.values():
+            upload.seek(0)  # each caller sends the same file again
+        return getattr(client, method)(url, body)  # multipart
     return getattr(client, method)(url, json.dumps(body), content_type="application/json")
 
 

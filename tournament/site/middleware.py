@@ -3,6 +3,7 @@ too large, replaced links and too many failures: answers given before or around 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from django.conf import settings
@@ -44,11 +45,12 @@ class LanguageMiddleware:
 
 class BodySizeMiddleware:
     """A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is refused before anything reads it: 413,
-    the API's JSON error on ``/api/``, a page elsewhere.
+    the API's JSON error on ``/api/``, a page elsewhere. Photos of the signed sheets are sent
+    to their own paths (``PHOTO_UPLOAD_PATHS``), which take up to ``PHOTO_REQUEST_MAX_BYTES``.
 
     Django itself would raise ``RequestDataTooBig`` when the body is read: a traceback in
-    the API with ``DEBUG`` on, a bare 400 page with it off. Uploaded files count too: the
-    only one is a CSV of drivers (1,000 drivers take about 50 kB).
+    the API with ``DEBUG`` on, a bare 400 page with it off. Uploaded files count too: a CSV
+    of drivers (1,000 drivers take about 50 kB) elsewhere.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -56,6 +58,8 @@ class BodySizeMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if request.method == "POST" and re.match(settings.PHOTO_UPLOAD_PATHS, request.path):
+            limit = settings.PHOTO_REQUEST_MAX_BYTES
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

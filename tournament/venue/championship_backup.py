@@ -15,7 +15,9 @@ digest and a copy sealed with the exporting server's key (``tournament.sealing``
 a link this server's key opens works as before (its printed QR codes too), and one it cannot
 open is renewed, the old one then saying it was replaced (print those sheets again). The
 printed sheets of a batch (every link of an event) are not exported: build them again. API
-tokens belong to people, not to a championship. E-mail addresses (drivers', organisers')
+tokens belong to people, not to a championship. The photos of the signed sheets are not in
+the file (``"photos": "not included"`` says so): they are images, not rows, and stay with the
+venue's backups (``tournament.venue.database_backup``). E-mail addresses (drivers', organisers')
 are kept: they are the organisers' contact data.
 
 Django's own serializer turns rows into data and back; this module chooses the rows,
@@ -139,8 +141,14 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
 
 #: Models of the three apps a backup leaves out: API tokens belong to people, not to a
 #: championship; a batch of printed sheets shows every link of its event in clear, and is
-#: built again from the desk in seconds.
-NOT_EXPORTED = {"tournament.ApiToken", "races.SheetBatch"}
+#: built again from the desk in seconds; the photos of the signed sheets are files, kept by
+#: the venue's backups (the export says ``"photos": "not included"``).
+NOT_EXPORTED = {
+    "tournament.ApiToken",
+    "races.SheetBatch",
+    "races.SheetPhoto",
+    "races.HistoricalSheetPhoto",
+}
 
 
 #: The models a backup holds, in loading order.
@@ -236,6 +244,8 @@ def export_championship(slug: str) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "championship": slug,
+        # The photos of the signed sheets stay with the venue's backups (module docstring).
+        "photos": "not included",
         "users": users,
         "objects": objects,
     }

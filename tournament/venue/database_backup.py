@@ -7,6 +7,12 @@ PostgreSQL with ``pg_dump`` in its custom format. Files are named by the time th
 taken, ``paddock-20260614-093000.sqlite3`` (or ``.pgdump``), and rotated: the last
 ``keep`` stay, and before them the last of each hour.
 
+The photos of the signed sheets (``races.photos``) are files under the media root, named by
+their content: each backup copies the new ones into ``photos/`` beside the backup files
+(each file once, whatever the number of backups; the rotation never deletes one, since an
+older backup may still name it), and a restore copies them back into the media root of the
+restored server, another folder included.
+
 The championship export (``tournament.venue.championship_backup``: one championship as JSON) is another
 thing: a file to move a championship to another site, not a copy of the day.
 """
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
@@ -36,11 +43,39 @@ class BackupProblem(Exception):
     """A backup or a restore that cannot be done, with a sentence saying why."""
 
 
+#: The photos' folder, under the media root and beside the backup files alike.
+PHOTOS = "photos"
+
+
 @dataclass(frozen=True)
 class Taken:
     path: Path
     size: int
     removed: list[Path]
+    #: Photos of the sheets copied by this backup (the new ones since the last).
+    photos: int = 0
+
+
+def copy_photos(source: Path, target: Path) -> int:
+    """Copy the photo files of ``source`` missing from ``target`` (names are their content's
+    digest: a file of the same name is the same file). Answers how many were copied."""
+    if not source.is_dir():
+        return 0
+    target.mkdir(parents=True, exist_ok=True)
+    copied = 0
+    for path in source.iterdir():
+        if not path.is_file() or path.name.startswith(".") or (target / path.name).exists():
+            continue
+        partial = target / f".partial-{path.name}"
+        shutil.copyfile(path, partial)
+        os.replace(partial, target / path.name)
+        copied += 1
+    return copied
+
+
+def restore_photos(backups: Path) -> int:
+    """The photos kept beside the backups in ``backups`` back into this server's media root."""
+    return copy_photos(backups / PHOTOS, Path(settings.MEDIA_ROOT) / PHOTOS)
 
 
 def _settings(alias: str = "default") -> dict[str, Any]:
@@ -74,7 +109,13 @@ def backup_now(*, directory: Path, keep: int) -> Taken:
         os.replace(partial, target)  # a file under its final name is always complete
     finally:
         partial.unlink(missing_ok=True)
-    return Taken(path=target, size=target.stat().st_size, removed=rotate(directory, keep=keep))
+    photos = copy_photos(Path(settings.MEDIA_ROOT) / PHOTOS, directory / PHOTOS)
+    return Taken(
+        path=target,
+        size=target.stat().st_size,
+        removed=rotate(directory, keep=keep),
+        photos=photos,
+    )
 
 
 def _sqlite_copy(source: Path, target: Path) -> None:
@@ -170,7 +211,8 @@ def restore(source: Path, *, replace: bool = False) -> Path | None:
     The database must be empty (a new laptop, a new data folder), unless ``replace``: then
     a SQLite database is first kept aside as ``<name>.replaced-<time>`` (returned), and a
     PostgreSQL one is cleaned object by object by ``pg_restore --clean``.
-    Stop the server first: a restore under its feet would mix two days.
+    Stop the server first: a restore under its feet would mix two days. The photos kept
+    beside ``source`` go back into the media root (``restore_photos``).
     """
     if not source.is_file():
         raise BackupProblem(f"No backup file at {source}.")
@@ -206,6 +248,7 @@ def restore(source: Path, *, replace: bool = False) -> Path | None:
               str(source)], env)  # fmt: skip
     # Counters went back to the backup's: cache keys of before must never match again.
     freshness.renew_incarnation(connections["default"])
+    restore_photos(source.parent)
     return kept_aside
 
 

@@ -91,6 +91,8 @@ class Venue:
             "SECURE_COOKIES": "false",
             "SECURE_HSTS_SECONDS": "0",
             "PADDOCK_DATA_DIR": str(settings.DATA_DIR),
+            # The photos of the sheets, where the backups look for them (venue/media/).
+            "MEDIA_ROOT": str(settings.MEDIA_ROOT),
             # Shared by gunicorn's workers (public pages built once); Redis when set.
             "CACHE_DIR": os.environ.get("CACHE_DIR") or str(settings.DATA_DIR / "cache"),
             "TRUSTED_PROXY_COUNT": "0",  # phones reach gunicorn directly

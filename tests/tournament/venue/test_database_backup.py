@@ -15,12 +15,16 @@ import pytest
 from django.db import connection
 from psycopg import sql
 
+from races.photos.services import photo_add
+from races.photos.views import image_response
 from races.results.services import result_confirm
+from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import build_world
 from tournament.access import Actor
 from tournament.venue.database_backup import BackupProblem, backup_now, latest, restore, rotate
 
 ROOT = Path(__file__).resolve().parents[3]
+PHOTO = oriented_jpeg()
 
 
 def touch(directory: Path, *names: str) -> None:
@@ -68,7 +72,7 @@ def test_a_backup_of_the_wrong_kind_is_refused(tmp_path: Path) -> None:
 
 
 ROWS = ("auth_user", "tournament_event", "tournament_driver", "races_resultline",
-        "races_raceresult", "qualifying_run")  # fmt: skip
+        "races_raceresult", "qualifying_run", "races_sheetphoto")  # fmt: skip
 
 
 def rows(url: str) -> dict[str, list[tuple]]:
@@ -84,29 +88,44 @@ def rows(url: str) -> dict[str, list[tuple]]:
     reason="the PostgreSQL backup needs DATABASE_URL (CI sets it)",
 )
 @pytest.mark.django_db(transaction=True)
-def test_a_postgresql_backup_restores_into_an_empty_database(tmp_path, django_user_model):
+def test_a_postgresql_backup_restores_into_an_empty_database(
+    tmp_path, django_user_model, settings
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
     world = build_world(django_user_model)
     result_confirm(actor=Actor(user=world.users["organiser"]), table=world.rtables[0])
-    taken = backup_now(directory=tmp_path, keep=5)
+    photo = photo_add(actor=Actor(table=world.rtables[0]), table=world.rtables[0], data=PHOTO)
+    backups = tmp_path / "backups"
+    taken = backup_now(directory=backups, keep=5)
     assert taken.path.suffix == ".pgdump" and taken.size > 0
+    # The photo's two files (image, thumbnail) beside the backups, once.
+    assert taken.photos == 2 and backup_now(directory=backups, keep=5).photos == 0
 
-    settings = connection.settings_dict
-    base = f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT'] or 5432}"
-    name = f"{settings['NAME']}_restored"
+    config = connection.settings_dict
+    base = f"postgres://{config['USER']}@{config['HOST']}:{config['PORT'] or 5432}"
+    name = f"{config['NAME']}_restored"
     with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
+        elsewhere = tmp_path / "another-folder" / "media"
         env = {"PATH": os.environ.get("PATH", ""), "DEBUG": "true",
-               "DATABASE_URL": f"{base}/{name}"}  # fmt: skip
+               "DATABASE_URL": f"{base}/{name}", "MEDIA_ROOT": str(elsewhere)}  # fmt: skip
         restored = subprocess.run(
             [sys.executable, "manage.py", "restore", str(taken.path)],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert restored.returncode == 0, restored.stdout + restored.stderr
-        original, copy = rows(f"{base}/{settings['NAME']}"), rows(f"{base}/{name}")
+        assert "Photos of the sheets" in restored.stdout and ": 2 files." in restored.stdout
+        original, copy = rows(f"{base}/{config['NAME']}"), rows(f"{base}/{name}")
         assert len(original["races_resultline"]) == 4
         assert copy == original
+        # Restored on another folder, the photo is still shown: its row is in the copy, its
+        # files in the other media root, served from there.
+        assert len(copy["races_sheetphoto"]) == 1
+        settings.MEDIA_ROOT = elsewhere
+        served = image_response(photo)
+        assert b"".join(served.streaming_content) == (elsewhere / "photos" / photo.image).read_bytes()
         again = subprocess.run(
             [sys.executable, "manage.py", "restore", str(taken.path)],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

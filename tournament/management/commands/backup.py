@@ -13,7 +13,8 @@ from tournament.venue.database_backup import BackupProblem, backup_now
 
 class Command(BaseCommand):
     help = (
-        "Back up the whole database (accounts, championships, history) into BACKUP_DIR "
+        "Back up the whole database (accounts, championships, history) and the new photos of "
+        "the sheets into BACKUP_DIR "
         "(default: backups/ in the data folder), keeping the last BACKUP_KEEP and the last "
         "of each hour before them. Restore one with: manage.py restore <file>."
     )
@@ -29,4 +30,7 @@ class Command(BaseCommand):
             taken = backup_now(directory=directory, keep=max(1, keep))
         except BackupProblem as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"{taken.path} ({taken.size / 1e6:.1f} MB)")
+        self.stdout.write(
+            f"{taken.path} ({taken.size / 1e6:.1f} MB); {taken.photos} new photo files "
+            f"of the sheets in {directory / 'photos'}"
+        )

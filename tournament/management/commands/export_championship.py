@@ -10,7 +10,10 @@ from tournament.venue.championship_backup import BackupError, dumps, export_cham
 
 
 class Command(BaseCommand):
-    help = "Write a championship (drivers, events, runs, tables, results, history) as JSON."
+    help = (
+        "Write a championship (drivers, events, runs, tables, results, history) as JSON; "
+        "the photos of the signed sheets are not included (the venue's backups keep them)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="the championship's slug")

@@ -6,15 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from tournament.venue.database_backup import BackupProblem, restore
+from tournament.venue.database_backup import PHOTOS, BackupProblem, restore
 
 
 class Command(BaseCommand):
     help = (
         "Restore a backup file (.sqlite3 or .pgdump) into the configured database, which "
-        "must be empty unless --replace. Stop the server first."
+        "must be empty unless --replace, and the photos of the sheets kept beside it into the "
+        "media root. Stop the server first."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -32,4 +34,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if kept:
             self.stdout.write(f"The replaced database is kept as {kept}.")
+        photos = settings.MEDIA_ROOT / PHOTOS
+        count = sum(1 for _ in photos.glob("*.jpg")) if photos.is_dir() else 0
+        self.stdout.write(f"Photos of the sheets in {photos}: {count} files.")
         self.stdout.write(self.style.SUCCESS(f"Restored {options['file']}."))

@@ -137,7 +137,8 @@ class Command(BaseCommand):
                 return
             finally:
                 connections.close_all()
-            out.write(f"Backup: {taken.path.name} ({taken.size / 1e6:.1f} MB)")
+            photos = f", {taken.photos} new photos of the sheets" if taken.photos else ""
+            out.write(f"Backup: {taken.path.name} ({taken.size / 1e6:.1f} MB{photos})")
 
         serve(
             Gunicorn(venue, workers=options["workers"], threads=options["threads"]),

@@ -1,0 +1,152 @@
+"""An image as a careful server treats it (no database here): what a phone or a scanner sends
+is opened only if it is a JPEG, PNG, WebP or HEIC/HEIF photo of a sane size, turned upright
+by its EXIF orientation, and re-encoded from its pixels alone, so that no metadata (a
+phone's GPS position, its owner's name) is kept; the stored copy is capped in pixels and
+bytes, with a thumbnail beside it.
+
+Pillow decodes, pillow-heif adds the HEIC/HEIF iPhones send. Everything a file may do wrong
+(empty, too large, not an image, truncated, a decompression bomb) ends as ``BadImage`` with
+a sentence for the person who sent it.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from dataclasses import dataclass
+
+import pillow_heif
+from django.template.defaultfilters import filesizeformat
+from django.utils.translation import gettext as _
+from PIL import Image
+
+pillow_heif.register_heif_opener()
+
+#: What is accepted, by the format Pillow finds in the bytes (never by the file's name).
+FORMATS = ("JPEG", "PNG", "WEBP", "HEIF")
+#: Past this many pixels a file is refused before it is decoded: a 50-megapixel camera is the
+#: largest a phone has; a "decompression bomb" declares far more in a few bytes.
+MAX_PIXELS = 64_000_000
+#: The stored copy: longest side, JPEG quality, and the bytes it may take at most.
+LONGEST_SIDE = 2400
+QUALITY = 85
+MAX_STORED_BYTES = 2_500_000
+THUMBNAIL_SIDE = 360
+#: EXIF's Orientation tag: how the camera was held, and what turns the picture upright
+#: (the table of ``PIL.ImageOps.exif_transpose``).
+ORIENTATION_TAG = 0x0112
+UPRIGHT = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+
+
+class BadImage(ValueError):
+    """A file that is not stored, with the reason in the user's language."""
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """The stored copy (JPEG bytes) and its thumbnail, made from the pixels alone."""
+
+    jpeg: bytes
+    thumbnail: bytes
+    width: int
+    height: int
+    #: The whole picture in grey, as it was taken (the QR reader turns it itself).
+    picture: Image.Image
+    #: The stored picture in grey: a first, quicker look for the QR code.
+    stored: Image.Image
+
+
+def open_checked(data: bytes, *, max_bytes: int) -> Image.Image:
+    """The picture in ``data``, decoded; ``BadImage`` for anything else."""
+    if not data:
+        raise BadImage(_("The file is empty: take the photo again."))
+    if len(data) > max_bytes:
+        raise BadImage(
+            _("The file is too large (%(size)s): send a photo of %(limit)s at most.")
+            % {"size": filesizeformat(len(data)), "limit": filesizeformat(max_bytes)}
+        )
+    try:
+        with warnings.catch_warnings():
+            # Pillow warns past its own limit and refuses past twice it: refuse at ours.
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data), formats=FORMATS)
+            if image.width * image.height > MAX_PIXELS:
+                raise BadImage(_too_many_pixels(image.width, image.height))
+            image.load()
+    except BadImage:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise BadImage(_("This image declares too many pixels to be a photo.")) from exc
+    except Image.UnidentifiedImageError as exc:
+        raise BadImage(
+            _("This file is not a photo: send a JPEG, PNG, WebP or HEIC image.")
+        ) from exc
+    except (OSError, SyntaxError, ValueError, EOFError, MemoryError, RuntimeError) as exc:
+        # Truncated or damaged data: Pillow says "image file is truncated", "broken data
+        # stream"…; pillow-heif's errors are RuntimeError's and OSError's.
+        raise BadImage(_("This photo is damaged or incomplete: send it again.")) from exc
+    return image
+
+
+def _too_many_pixels(width: int, height: int) -> str:
+    return _("This image is %(width)s × %(height)s pixels: %(limit)s megapixels at most.") % {
+        "width": width,
+        "height": height,
+        "limit": MAX_PIXELS // 1_000_000,
+    }
+
+
+def _pixels_only(image: Image.Image) -> Image.Image:
+    """``image``'s pixels in RGB and nothing else: transparency laid on white, and no EXIF,
+    XMP, ICC profile or comment (Pillow carries some of them in ``info`` through a
+    ``convert``, and its JPEG writer would write a comment back)."""
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        flat = Image.new("RGB", rgba.size, "white")
+        flat.paste(rgba, mask=rgba.getchannel("A"))
+        return flat
+    clean = image.convert("RGB") if image.mode != "RGB" else image.copy()
+    clean.info = {}
+    return clean
+
+
+def _jpeg(image: Image.Image, *, max_bytes: int) -> bytes:
+    quality = QUALITY
+    while True:
+        out = io.BytesIO()
+        image.save(out, format="JPEG", quality=quality)
+        if out.tell() <= max_bytes or quality <= 50:
+            return out.getvalue()
+        quality -= 10
+
+
+def normalise(data: bytes, *, max_bytes: int) -> Normalised:
+    """``data`` checked, upright, stripped and re-encoded (see the module docstring).
+
+    A 12-megapixel photo is made small first (a box reduction, then a bicubic filter), and
+    only the small copy is turned upright and converted: the full-size picture is kept in
+    grey alone, for the QR reader, which finds a code at any quarter turn.
+    """
+    image = open_checked(data, max_bytes=max_bytes)
+    picture = image.convert("L")
+    turn = UPRIGHT.get(image.getexif().get(ORIENTATION_TAG, 1))
+    image.thumbnail((LONGEST_SIDE, LONGEST_SIDE), Image.Resampling.BICUBIC, reducing_gap=2.0)
+    upright = _pixels_only(image if turn is None else image.transpose(turn))
+    small = upright.copy()
+    small.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE), Image.Resampling.BICUBIC, reducing_gap=2.0)
+    return Normalised(
+        jpeg=_jpeg(upright, max_bytes=MAX_STORED_BYTES),
+        thumbnail=_jpeg(small, max_bytes=MAX_STORED_BYTES),
+        width=upright.width,
+        height=upright.height,
+        picture=picture,
+        stored=upright.convert("L"),
+    )

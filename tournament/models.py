@@ -16,6 +16,8 @@ from simple_history.signals import pre_create_historical_record
 
 from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_stopwatch
 from races.games.quick import rules as quick
+from races.grid import configuration as configuration_rules
+from races.results import rules as race_rules
 from tournament import sealing
 
 
@@ -434,6 +436,21 @@ class Event(models.Model):
         )
         circuit_laps = self.circuit.laps if self.circuit_id else None
         problem = quick.race_laps_problem(self.laps, circuit_laps) if quick_rules else None
+        if self.is_competition:
+            problem = None
+            laps_problem = race_rules.competition_laps_problem(self.laps, circuit_laps)
+            if laps_problem == "laps":
+                errors["laps"] = [str(_("A competition race is 3 laps (§2-0-3)."))]
+            elif laps_problem == "circuit_laps":
+                errors["laps"] = [
+                    str(
+                        _(
+                            "A competition race is 3 laps (§2-0-3), and the circuit has "
+                            "%(laps)s: set the event's laps to 3."
+                        )
+                        % {"laps": circuit_laps}
+                    )
+                ]
         if problem == "laps":
             errors["laps"] = [str(_("Quick rules: a race of 1, 2 or 3 laps."))]
         elif problem == "circuit_laps":
@@ -447,14 +464,54 @@ class Event(models.Model):
                 )
             ]
         standard = self.standard_configuration
-        if standard is not None and (
-            not isinstance(standard, dict) or quick.standard_configuration_problems(standard)
-        ):
+        check = (
+            quick.standard_configuration_problems
+            if quick_rules
+            else configuration_rules.configuration_problems
+        )
+        if standard is not None and (not isinstance(standard, dict) or check(standard)):
             errors["standard_configuration"] = [
-                str(_("The standard car must have six parts of at least 1 and 22 points in all."))
+                str(
+                    _(
+                        "The standard car must have six parts of at least 1 and 22 points "
+                        "on the car, none at a stand (quick rules, point 1)."
+                    )
+                    if quick_rules
+                    else _(
+                        "The standard car must have six parts of at least 1 and 22 points in all."
+                    )
+                )
             ]
         if errors:
             raise ValidationError(errors)
+
+    @property
+    def is_quick_rules(self) -> bool:
+        """True for Formula Dé under the quick rules (mode ``draw``): no stands, a grid
+        from the d20, 1 to 3 laps."""
+        return (
+            self.game == self.Game.FORMULA_DE and self.qualifying_mode == self.QualifyingMode.DRAW
+        )
+
+    @property
+    def is_competition(self) -> bool:
+        """True for a Formula Dé competition (modes ``best`` and ``sum``): 3 laps (§2-0-3)."""
+        return (
+            self.game == self.Game.FORMULA_DE and self.qualifying_mode != self.QualifyingMode.DRAW
+        )
+
+    @property
+    def draws_race_weather(self) -> bool:
+        """True when the race waits for the overall pole's weather (§2-0-1, §3-0-1): a
+        Formula Dé competition. The quick rules leave the weather out (« la météo » is one
+        of their optional rules): race control may still draw one, the start does not wait."""
+        return self.is_competition
+
+    @property
+    def has_stands(self) -> bool:
+        """True when drivers choose stands before the start (§4-0-1); the quick rules have
+        none (their 22 points are all on the car)."""
+        return not self.is_quick_rules
 
     def stands(self) -> list[int]:
         """The stand numbers drivers choose from (§4-0-1): the event's own, else 1..table size."""

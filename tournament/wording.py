@@ -33,6 +33,10 @@ def configuration_messages(problems: list[Any]) -> dict[str, list[str]]:
             text = _("%(part)s: at least 1 point per part (%(rule)s).")
         elif problem.kind == "stand_range":
             text = _("%(part)s: 0 to 2 points at the stand (%(rule)s).")
+        elif problem.kind == "no_stands":
+            text = _(
+                "%(part)s: the quick rules have no stand, all 22 points go on the car (%(rule)s)."
+            )
         else:
             text = _("The parts and stand points add up to %(value)s, not 22 (%(rule)s).")
         errors.setdefault(problem.field, []).append(

@@ -11,7 +11,9 @@ from django.utils.translation import gettext_lazy as _
 
 from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, parse_stopwatch
 from races.games.quick import rules as quick
+from races.grid import configuration as configuration_rules
 from races.grid.configuration import FIELDS
+from races.results import rules as race_rules
 from tournament.errors import ServiceError
 from tournament.models import Event
 from tournament.wording import PART_NAMES, configuration_messages
@@ -207,10 +209,17 @@ class EventForm(forms.ModelForm):
         if "standard_tyres" not in self.fields:  # a game without a standard car
             return data
         values = {name: data.get(f"standard_{name}") for name in FIELDS}
-        if all(v is None for v in values.values()):
+        quick_rules = data.get("qualifying_mode", self.instance.qualifying_mode) == "draw"
+        if quick_rules and values["stand_points"] is None:
+            values["stand_points"] = 0  # the quick rules have no stand (point 1)
+        if all(v in (None, 0) for v in values.values()):
             data["standard_configuration"] = None
         else:
-            problems = quick.standard_configuration_problems(values)
+            problems = (
+                quick.standard_configuration_problems(values)
+                if quick_rules
+                else configuration_rules.configuration_problems(values)
+            )
             if problems:
                 self.add_error(
                     None,
@@ -228,6 +237,22 @@ class EventForm(forms.ModelForm):
             laps = data.get("laps") or (circuit.laps if circuit else None)
             if laps is not None and not quick.laps_ok(laps):
                 self.add_error("laps", _("Quick rules: a race of 1, 2 or 3 laps."))
+        elif game == Event.Game.FORMULA_DE and "laps" in self.fields:
+            circuit = data.get("circuit") or getattr(self.instance, "circuit", None)
+            problem = race_rules.competition_laps_problem(
+                data.get("laps"), circuit.laps if circuit else None
+            )
+            if problem == "laps":
+                self.add_error("laps", _("A competition race is 3 laps (§2-0-3)."))
+            elif problem == "circuit_laps":
+                self.add_error(
+                    "laps",
+                    _(
+                        "A competition race is 3 laps (§2-0-3), and the circuit has "
+                        "%(laps)s: set the event's laps to 3."
+                    )
+                    % {"laps": circuit.laps},  # type: ignore[union-attr]
+                )
         return data
 
     def clean_min_stopwatch(self) -> str:

@@ -14,7 +14,14 @@ from qualifying.models import DrawRoll
 from races.models import RaceTable, WeatherDraw
 from tests.api.conftest import make_event
 from tests.api.test_race_stands import GOOD
-from tests.api.test_race_tables import TABLES, allocate, build_race_event, put, table_api
+from tests.api.test_race_tables import (
+    TABLES,
+    allocate,
+    build_race_event,
+    put,
+    start_table,
+    table_api,
+)
 from tournament.models import Entry, Event
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +41,11 @@ def delete(api, path: str, data: dict) -> object:
 
 @pytest.fixture
 def allocated(championship, circuit, drivers, organiser) -> Event:
+    """gp-race allocated, its race weather drawn (variable, dry start: §3-0-1 before the
+    start)."""
     event = build_race_event(championship, circuit, drivers)
     allocate(organiser)
+    assert organiser.post("/events/gp-race/race-weather", {"roll": 6}).status_code == 200
     return event
 
 
@@ -136,11 +146,13 @@ def test_start_and_unlock_permissions(anon, outsider, referee, allocated):
     assert not started(allocated)
 
 
-def test_the_first_weather_draw_or_result_save_starts_the_table(referee1, organiser, allocated):
-    organiser.post("/events/gp-race/race-weather", {"roll": 6})  # variable
-    assert referee1.post(DRAWS_1, {"roll": 12}).status_code == 200
-    assert started(allocated, 1)  # without the start's checks: no stand was chosen
-    assert put(referee1, STANDS_1, {"stands": {"5": 1}}).status_code == 409
+def test_a_weather_draw_never_starts_the_table_the_first_result_save_does(
+    referee1, organiser, allocated
+):
+    """§3-2-4: a table's draw belongs to the race; a result saved means the race was run."""
+    assert referee1.post(DRAWS_1, {"roll": 12}).status_code == 409
+    assert not started(allocated, 1)
+    assert put(referee1, STANDS_1, {"stands": {"5": 1}}).status_code == 200  # still open
     referee2 = table_api(allocated, 2)
     response = put(referee2, f"{TABLES}/2/result", {"version": 0, "finish": [2], "submit": False})
     assert response.status_code == 200, response.content
@@ -153,7 +165,7 @@ def test_the_first_weather_draw_or_result_save_starts_the_table(referee1, organi
 
 
 def test_race_control_undoes_the_last_table_draw_with_a_reason(referee1, organiser, allocated):
-    organiser.post("/events/gp-race/race-weather", {"roll": 6})  # variable, dry start
+    start_table(referee1, allocated, 1)  # variable, dry start
     referee1.post(DRAWS_1, {"roll": 12})  # sun
     referee1.post(DRAWS_1, {"roll": 15})  # sun again: fixed
     assert organiser.get(TABLES).json()[0]["weather_fixed"] is True

@@ -49,7 +49,9 @@ def test_point_1_a_quick_car_has_its_22_points_on_the_car_and_no_stand():
 
 @given(st.lists(st.integers(min_value=1, max_value=17), min_size=6, max_size=6))
 def test_a_quick_car_is_valid_exactly_when_its_six_parts_make_22(parts):
-    values = dict(zip(("tyres", "brakes", "gearbox", "body", "engine", "road_holding"), parts))
+    values = dict(
+        zip(("tyres", "brakes", "gearbox", "body", "engine", "road_holding"), parts, strict=True)
+    )
     assert (quick.configuration_problems(values) == []) == (sum(parts) == 22)
 
 

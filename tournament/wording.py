@@ -39,7 +39,9 @@ def configuration_messages(problems: list[Any]) -> dict[str, list[str]]:
             )
         else:
             text = _("The parts and stand points add up to %(value)s, not 22 (%(rule)s).")
+        # The quick rules' points are not articles: said in words ("quick rules, point 1").
+        rule = _("quick rules, point 1") if problem.rule == "quick rules 1" else problem.rule
         errors.setdefault(problem.field, []).append(
-            text % {"part": name, "rule": problem.rule, "value": problem.value}
+            text % {"part": name, "rule": rule, "value": problem.value}
         )
     return errors

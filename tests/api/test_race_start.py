@@ -277,3 +277,50 @@ def test_mode_draw_allocation_waits_for_the_re_roll_of_a_tie(
     assert tables.status_code == 200, tables.content
     assert [line["driver"]["number"] for line in tables.json()[0]["grid"]][:2] == [2, 1]
     assert DrawRoll.objects.get(event=event, driver__number=2).rolls == [5, 3]
+
+
+# ---------------------------------------------------------------------------
+# The quick rules at a table: no stands, 22 points on the car
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def quick_table(championship, circuit, drivers, organiser):
+    """A quick race (mode ``draw``) recording configurations, allocated from the d20."""
+    event = make_event(championship, circuit, slug="quick", qualifying_mode="draw", laps=2,
+                       separate_teams=False, use_configurations=True)  # fmt: skip
+    for driver in drivers.values():
+        Entry.objects.create(event=event, driver=driver)
+    rolls = {"1": 5, "2": 7, "3": 9, "4": 1, "5": 20, "6": 12}
+    assert organiser.post("/events/quick/draw", {"rolls": rolls}).status_code == 200
+    assert organiser.post("/events/quick/allocation", {"table_size": 6}).status_code == 200
+    return event
+
+
+ON_THE_CAR = {"tyres": 7, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 3}
+
+
+def test_a_quick_car_has_22_points_on_the_car_and_none_at_a_stand(quick_table, organiser):
+    """Quick rules point 1 (« 22 points au total »; the stand is an optional rule left out)."""
+    url = "/events/quick/tables/1/configurations"
+    standard = {**ON_THE_CAR, "tyres": 5, "stand_points": 2}  # the full game's 20 + 2
+    refused = put(organiser, url, {"configurations": {"4": standard}})
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {
+        "configurations.4.stand_points": [
+            "stand points: the quick rules have no stand, all 22 points go on the car "
+            "(quick rules, point 1)."
+        ]
+    }
+    for body in (ON_THE_CAR, {**ON_THE_CAR, "stand_points": 0}):
+        saved = put(organiser, url, {"configurations": {"4": body}})
+        assert saved.status_code == 200, saved.content
+
+
+def test_an_explicit_start_at_a_quick_table_does_not_demand_stands(quick_table, organiser):
+    url = "/events/quick/tables/1/configurations"
+    configurations = {str(n): ON_THE_CAR for n in (1, 2, 3, 4, 5, 6)}
+    assert put(organiser, url, {"configurations": configurations}).status_code == 200
+    response = table_api(quick_table, 1).post("/events/quick/tables/1/start")
+    assert response.status_code == 200, response.content
+    assert response.json()["started_at"] is not None

@@ -13,10 +13,9 @@ from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, parse_stopwatch
 from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
 from races.grid.configuration import FIELDS
-from races.results import rules as race_rules
 from tournament.errors import ServiceError
 from tournament.models import Event
-from tournament.wording import PART_NAMES, configuration_messages
+from tournament.wording import PART_NAMES, configuration_messages, laps_errors
 
 MAX_UPLOAD = 2 * 1024 * 1024
 
@@ -232,27 +231,17 @@ class EventForm(forms.ModelForm):
                 )
             data["standard_configuration"] = values
         game = data.get("game") or self.instance.game
-        if game == Event.Game.FORMULA_DE and data.get("qualifying_mode") == "draw":
-            circuit = data.get("circuit")
-            laps = data.get("laps") or (circuit.laps if circuit else None)
-            if laps is not None and not quick.laps_ok(laps):
-                self.add_error("laps", _("Quick rules: a race of 1, 2 or 3 laps."))
-        elif game == Event.Game.FORMULA_DE and "laps" in self.fields:
+        if game == Event.Game.FORMULA_DE and "laps" in self.fields:
+            # §2-0-3: a competition race is 3 laps; quick rules point 10: 1 to 3.
+            mode = data.get("qualifying_mode") or self.instance.qualifying_mode
             circuit = data.get("circuit") or getattr(self.instance, "circuit", None)
-            problem = race_rules.competition_laps_problem(
-                data.get("laps"), circuit.laps if circuit else None
-            )
-            if problem == "laps":
-                self.add_error("laps", _("A competition race is 3 laps (§2-0-3)."))
-            elif problem == "circuit_laps":
-                self.add_error(
-                    "laps",
-                    _(
-                        "A competition race is 3 laps (§2-0-3), and the circuit has "
-                        "%(laps)s: set the event's laps to 3."
-                    )
-                    % {"laps": circuit.laps},  # type: ignore[union-attr]
-                )
+            for error in laps_errors(
+                quick_rules=mode == "draw",
+                competition=mode != "draw",
+                laps=data.get("laps"),
+                circuit_laps=circuit.laps if circuit else None,
+            ):
+                self.add_error("laps", error)
         return data
 
     def clean_min_stopwatch(self) -> str:

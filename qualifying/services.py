@@ -16,7 +16,13 @@ from django.utils.translation import gettext as _
 from simple_history.utils import bulk_create_with_history
 
 from qualifying import scoring, seating
-from qualifying.closure import check_open, check_stopwatch, rank_moves, ranks
+from qualifying.closure import (
+    check_open,
+    check_stopwatch,
+    qualifying_closed,
+    rank_moves,
+    ranks,
+)
 from qualifying.models import (
     DrawRoll,
     QualifyingSeat,
@@ -460,12 +466,40 @@ def _draw_drivers(event: Event) -> list[Driver]:
 
 @transaction.atomic
 def draw_record(
-    *, actor: Actor, event: Event, rolls: Mapping[int, Sequence[int]] | None = None
+    *,
+    actor: Actor,
+    event: Event,
+    rolls: Mapping[int, Sequence[int]] | None = None,
+    reason: str = "",
 ) -> scoring.DrawOutcome:
-    """Quick rules §2 grid draw: record physical rolls, roll the rest, re-roll system ties."""
+    """Quick rules §2 grid draw: record physical rolls, roll the rest, re-roll system ties.
+
+    The allocation closes the rolls (the grids were built on them): a roll is then refused
+    to a table's link, and race control rewrites one only with a ``reason`` (recorded;
+    the grids no longer follow the draw).
+    """
+    closed = bool(rolls) and qualifying_closed(event=event)
+    table = getattr(actor.table, "event_id", None)
+    if closed and table == event.pk:
+        raise Conflict(
+            _(
+                "The d20 draw is closed: the race tables were built on it. Ask race control "
+                "to correct a roll."
+            ),
+            {"rolls": [_("Closed by the allocation.")]},
+        )
     require_organiser(actor, event.championship)
     if event.qualifying_mode != Event.QualifyingMode.DRAW:
         raise Conflict(_("This event's grid comes from qualifying, not from a d20 draw."))
+    reason = _reason(reason or "")
+    if closed and not reason:
+        raise Conflict(
+            _(
+                "The race tables were built on this d20 draw: give a reason for rewriting a "
+                "roll now (the grids will no longer follow the draw)."
+            ),
+            {"reason": [_("Required once the race tables exist.")]},
+        )
     drivers = {d.number: d for d in _draw_drivers(event)}
     rolls = rolls or {}
     unknown = [n for n in rolls if n not in drivers]
@@ -487,6 +521,8 @@ def draw_record(
         record = stored.get(number) or DrawRoll(event=event, driver=drivers[number])
         record.rolls = list(sequence)
         record.source = RollSource.PHYSICAL
+        if reason:
+            record._change_reason = reason  # type: ignore[attr-defined]
         actor.stamp(record).save()
         stored[number] = record
     sequences = {n: list(stored[n].rolls) if n in stored else [] for n in drivers}

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -16,6 +18,7 @@ from races.models import (
     RaceWeatherDraw,
     ReplacedLink,
     ResultLine,
+    ResultStatus,
     SheetBatch,
     Stage,
     StageTime,
@@ -24,11 +27,58 @@ from races.models import (
 from tournament.sealing import link_digest
 
 
+def _in_ink(table: RaceTable | None) -> bool:
+    """True for a table whose stands and configurations are written in ink (§5-0-2): the
+    race started there or its result is confirmed. Race control unlocks it, with a reason."""
+    return table is not None and (
+        table.started_at is not None or table.result_status == ResultStatus.CONFIRMED
+    )
+
+
+class InkAdmin(SimpleHistoryAdmin):
+    """Stands and configurations: editable here while the table has not started, read-only
+    once they are in ink (unlock the table on its page, with a reason)."""
+
+    def table_of(self, obj: Any) -> RaceTable | None:
+        return None if obj is None else obj.table
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return not _in_ink(self.table_of(obj)) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return not _in_ink(self.table_of(obj)) and super().has_delete_permission(request, obj)
+
+
+class ReadOnlyAdmin(SimpleHistoryAdmin):
+    """What has a workflow changes through it only (results: save, submit, confirm, reopen
+    with a reason; the race weather and the table draws: drawn, redrawn or undone with a
+    reason), never behind it: the admin shows them and their history, and edits nothing
+    (DOMAIN.md, "The admin is no side door")."""
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
 class SlotInline(admin.TabularInline):
     model = GridSlot
     extra = 0
     fields = ("position", "driver", "rank", "stand", "swapped")
     raw_id_fields = ("driver",)
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return not _in_ink(obj) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return not _in_ink(obj) and super().has_add_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return not _in_ink(obj) and super().has_delete_permission(request, obj)
 
 
 @admin.register(RaceTable)
@@ -45,10 +95,22 @@ class RaceTableAdmin(SimpleHistoryAdmin):
     search_fields = ("event__name", "referee_name")
     list_filter = ("event", "result_status", "weather")
     inlines = [SlotInline]
+    # The weather (drawn, §3-2), the start (§5-0-2) and the result's state have their
+    # workflow on the table's page: shown here, never edited.
+    readonly_fields = (
+        "weather",
+        "track",
+        "weather_fixed",
+        "last_draw",
+        "started_at",
+        "started_by",
+        "unlock_reason",
+        "result_status",
+    )
 
 
 @admin.register(GridSlot)
-class GridSlotAdmin(SimpleHistoryAdmin):
+class GridSlotAdmin(InkAdmin):
     list_display = ("table", "position", "driver", "rank", "stand", "swapped")
     search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
     list_filter = ("event", "swapped")
@@ -56,7 +118,7 @@ class GridSlotAdmin(SimpleHistoryAdmin):
 
 
 @admin.register(CarConfiguration)
-class CarConfigurationAdmin(SimpleHistoryAdmin):
+class CarConfigurationAdmin(InkAdmin):
     list_display = (
         "slot",
         "tyres",
@@ -70,16 +132,22 @@ class CarConfigurationAdmin(SimpleHistoryAdmin):
     search_fields = ("slot__driver__last_name", "=slot__driver__number")
     list_filter = ("slot__event",)
 
+    def table_of(self, obj: Any) -> RaceTable | None:
+        return None if obj is None else obj.slot.table
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False  # a configuration is written at its table (§5), in grid order
+
 
 @admin.register(RaceWeather)
-class RaceWeatherAdmin(SimpleHistoryAdmin):
+class RaceWeatherAdmin(ReadOnlyAdmin):
     list_display = ("event", "roll", "source", "weather")
     search_fields = ("event__name",)
     list_filter = ("weather", "source")
 
 
 @admin.register(WeatherDraw)
-class WeatherDrawAdmin(admin.ModelAdmin):
+class WeatherDrawAdmin(ReadOnlyAdmin):
     list_display = ("table", "number", "roll", "drawn", "weather", "track", "fixed", "actor")
     search_fields = ("table__event__name",)
     list_filter = ("table__event", "drawn", "fixed")
@@ -131,20 +199,6 @@ class SheetBatchAdmin(admin.ModelAdmin):
     search_fields = ("event__name",)
     list_filter = ("kind", "status")
     exclude = ("pdf",)
-
-
-class ReadOnlyAdmin(SimpleHistoryAdmin):
-    """Results change through their workflow only (save, submit, confirm, reopen with a
-    reason), never behind it: the admin shows them and their history, and edits nothing."""
-
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
-
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
-
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
-        return False
 
 
 @admin.register(RaceResult)

@@ -21,6 +21,7 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
@@ -169,8 +170,29 @@ def qualifying_lines(table: Any) -> list[Line]:
     return lines
 
 
-def _own_changes(model: type[models.Model], table: Any) -> list[Line]:
-    """A table's own rows (qualifying or race): created, new referee link, other changes."""
+#: A race table's weather as a draw sets it: told once, by the draw's own line.
+WEATHER_FIELDS = frozenset({"weather", "track", "weather_fixed"})
+
+
+def _start_line(record: Any, previous: Any, table: Any) -> Line | None:
+    """A race table's start ("started the race at 14:05", local time) or unlock."""
+    before, after = getattr(previous, "started_at", None), getattr(record, "started_at", None)
+    if before == after:
+        return None
+    who = who_of(record, table)
+    if after is not None:
+        time = formats.time_format(timezone.localtime(after), "H:i")
+        return Line(record.history_date, who, _("started the race at %(time)s") % {"time": time})
+    reason = getattr(record, "unlock_reason", "")
+    return Line(record.history_date, who, _("unlocked the table"), [reason] if reason else [])
+
+
+def _own_changes(
+    model: type[models.Model], table: Any, draws_at: tuple[datetime, ...] = ()
+) -> list[Line]:
+    """A table's own rows (qualifying or race): created, new referee link, its start and
+    unlock, other changes; the weather a draw (made at ``draws_at``) set is told by the
+    draw's own line."""
     records = list(
         model.history.filter(id=table.pk)  # type: ignore[attr-defined]
         .select_related("history_user")
@@ -194,12 +216,13 @@ def _own_changes(model: type[models.Model], table: Any) -> list[Line]:
                         _("gave the table a new referee link"),
                     )
                 )
-            details = field_changes(
-                model,
-                record,
-                previous,
-                skip={"token_digest", "result_status", "last_draw", "started_by"},
-            )
+            if started := _start_line(record, previous, table):
+                lines.append(started)
+            skip = {"token_digest", "result_status", "last_draw", "started_by", "started_at"}
+            skip |= {"unlock_reason"}
+            if any(_during(record.history_date, when) for when in draws_at):
+                skip |= WEATHER_FIELDS
+            details = field_changes(model, record, previous, skip=skip)
             if details:
                 lines.append(
                     Line(
@@ -406,8 +429,11 @@ def configuration_lines(table: RaceTable, names_by_slot: dict[int, str]) -> list
 
 
 def table_lines(table: RaceTable) -> list[Line]:
-    """Changes of the table itself: weather, new referee link, referee."""
-    return _own_changes(RaceTable, table)
+    """Changes of the table itself: start and unlock, weather, new referee link, referee."""
+    draws_at = tuple(
+        WeatherDraw.history.filter(table_id=table.pk).values_list("history_date", flat=True)
+    )
+    return _own_changes(RaceTable, table, draws_at)
 
 
 def _draw_words(draw: Any) -> str:

@@ -1,8 +1,10 @@
-"""A race table's page, opened from its referee link (or by race control): the race
-weather and the table's draws (the referee types the die; the system rolls only on "roll
-for me"), the stands chosen in grid order (§4-0-1: the next driver is named, taken stands
-are greyed, a stand corrected before the start), the car configurations, and the start
-that writes them in ink (§5-0-2); race control undoes a draw or unlocks the table here too.
+"""A race table's page, opened from its referee link (or by race control), in the order of
+the game: the stands chosen in grid order (§4-0-1: the next driver is named, taken stands
+are greyed, a stand corrected before the start), the car configurations (chosen knowing
+the race weather, §3-0-1), the start that writes them in ink (§5-0-2, confirmed first),
+then the table's weather draws during the race (§3-2-4: the referee types the die; the
+system rolls only on "roll for me"); race control undoes a draw or unlocks the table here
+too. The referee holding the link gives their name once, for the trail.
 
 Writes go through ``races.weather.services`` and ``races.grid.start``.
 """
@@ -18,6 +20,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from qualifying.forms import RefereeNameForm
 from races.forms import ConfigurationForm, RollForm
 from races.games.rallyman.rules import route_zones
 from races.grid.start import (
@@ -33,7 +36,9 @@ from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_referee_link, race_sheets
 from races.views import _race_table, flash_errors
 from races.weather.services import table_weather_draw
+from tournament.access import referee_name, remember_referee_name
 from tournament.errors import ServiceError
+from tournament.site.confirm import confirm_page, confirmed
 
 
 def _stand_buttons(event_stands: list[int], grid: list[Any]) -> list[dict[str, Any]]:
@@ -87,8 +92,14 @@ def rtable(request: HttpRequest, token: str) -> HttpResponse:
             "draws": table.weather_draws.order_by("number"),
             "can_undo": table.weather_draws.filter(undone_at__isnull=True).exists(),
             "roll_form": RollForm(),
-            "can_draw": bool(race and race.weather == "variable" and not table.weather_fixed),
+            "can_draw": bool(
+                table.started and race and race.weather == "variable" and not table.weather_fixed
+            ),
+            "needs_race_weather": event.draws_race_weather and race is None,
+            "link_holder": actor.table is not None,
+            "referee_name": referee_name(request, table) if actor.table is not None else "",
             "missing": missing_words(missing) if missing else "",
+            "has_stands": event.has_stands,
             "is_organiser": actor.can_organise(event.championship),
             "config_forms": [
                 (
@@ -169,9 +180,40 @@ def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpR
 
 
 @require_POST
+def rtable_name(request: HttpRequest, token: str) -> HttpResponse:
+    """The referee holding the link gives a name once; the trail then says who acted."""
+    table, _actor = _race_table(request, token)
+    form = RefereeNameForm(request.POST)
+    if form.is_valid():
+        name = remember_referee_name(request, table, form.cleaned_data["name"])
+        if name:
+            messages.success(request, _("Your changes are recorded as %(name)s.") % {"name": name})
+    else:
+        messages.error(request, " ".join(str(e) for e in form.errors.get("name", [])))
+    return _back(token)
+
+
+@require_POST
 def rtable_start(request: HttpRequest, token: str) -> HttpResponse:
-    """The referee starts the race: stands and configurations are written in ink."""
+    """The referee starts the race: stands and configurations are written in ink. A
+    confirmation step comes first (no tap starts a race by mistake)."""
     table, actor = _race_table(request, token)
+    if not table.started and not confirmed(request):
+        missing = start_missing(table)
+        if not missing:
+            return confirm_page(
+                request,
+                title=_("Start the race at %(table)s?") % {"table": table},
+                undoes=[
+                    _(
+                        "the stands and configurations can no longer change: they are "
+                        "written in ink (§5-0-2); only race control can unlock the table"
+                    )
+                ],
+                note=_("Start once the cars are on the grid, before the first game turn."),
+                confirm_label=_("Start the race"),
+                cancel=reverse("rtable", args=[token]) + "#start",
+            )
     try:
         table = table_start(actor=actor, table=table)
     except ServiceError as exc:

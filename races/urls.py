@@ -52,4 +52,5 @@ urlpatterns = [
     ),
     path("r/<str:token>/weather/", table_views.rtable_weather, name="rtable-weather"),
     path("r/<str:token>/start/", table_views.rtable_start, name="rtable-start"),
+    path("r/<str:token>/name/", table_views.rtable_name, name="rtable-name"),
 ]

@@ -15,8 +15,7 @@ from simple_history.models import HistoricalRecords
 from simple_history.signals import pre_create_historical_record
 
 from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_stopwatch
-from races.games.quick import rules as quick
-from tournament import sealing
+from tournament import sealing, wording
 
 
 class HistoryActor(models.Model):
@@ -427,34 +426,36 @@ class Event(models.Model):
         )
 
     def clean(self) -> None:
-        # Quick rules (races.games.quick): a race of 1 to 3 laps, a valid standard car.
-        errors: dict[str, list[str]] = {}
-        quick_rules = (
-            self.game == self.Game.FORMULA_DE and self.qualifying_mode == self.QualifyingMode.DRAW
-        )
-        circuit_laps = self.circuit.laps if self.circuit_id else None
-        problem = quick.race_laps_problem(self.laps, circuit_laps) if quick_rules else None
-        if problem == "laps":
-            errors["laps"] = [str(_("Quick rules: a race of 1, 2 or 3 laps."))]
-        elif problem == "circuit_laps":
-            errors["laps"] = [
-                str(
-                    _(
-                        "Quick rules: a race of 1, 2 or 3 laps, and the circuit has "
-                        "%(laps)s: set the event's laps."
-                    )
-                    % {"laps": circuit_laps}
-                )
-            ]
-        standard = self.standard_configuration
-        if standard is not None and (
-            not isinstance(standard, dict) or quick.standard_configuration_problems(standard)
-        ):
-            errors["standard_configuration"] = [
-                str(_("The standard car must have six parts of at least 1 and 22 points in all."))
-            ]
-        if errors:
-            raise ValidationError(errors)
+        # The race's length (§2-0-3; quick rules point 10) and the standard car (point 1).
+        errors = {
+            "laps": wording.laps_errors(
+                quick_rules=self.is_quick_rules,
+                competition=self.is_competition,
+                laps=self.laps,
+                circuit_laps=self.circuit.laps if self.circuit_id else None,
+            ),
+            "standard_configuration": wording.standard_car_errors(
+                quick_rules=self.is_quick_rules, standard=self.standard_configuration
+            ),
+        }
+        if any(errors.values()):
+            raise ValidationError({field: texts for field, texts in errors.items() if texts})
+
+    @property
+    def is_quick_rules(self) -> bool:
+        """Formula Dé in mode ``draw``: a d20 grid, 1–3 laps, no stands, weather optional."""
+        return self.game == self.Game.FORMULA_DE and self.qualifying_mode == "draw"
+
+    @property
+    def is_competition(self) -> bool:
+        """Formula Dé in modes ``best`` and ``sum``: 3 laps (§2-0-3)."""
+        return self.game == self.Game.FORMULA_DE and self.qualifying_mode != "draw"
+
+    #: The start waits for the race weather (§3-0-1) in a competition only: the quick
+    #: rules leave « la météo » out (an optional rule); race control may still draw one.
+    draws_race_weather = is_competition
+    #: Stands are chosen before the start (§4-0-1) but under the quick rules (none there).
+    has_stands = property(lambda self: not self.is_quick_rules)
 
     def stands(self) -> list[int]:
         """The stand numbers drivers choose from (§4-0-1): the event's own, else 1..table size."""

@@ -51,6 +51,11 @@ class DrawIn(Schema):
         description='{"<number>": roll or [roll, re-roll, ...]}; drivers left out are '
         "rolled by the system.",
     )
+    reason: Annotated[str, Field(max_length=200)] = Field(
+        "",
+        description="Required to rewrite a roll once the race tables exist (organisers "
+        "only; the grids then no longer follow the draw).",
+    )
 
 
 class DrawLineOut(Schema):
@@ -63,6 +68,9 @@ class DrawLineOut(Schema):
 class DrawOut(Schema):
     order: list[DrawLineOut]
     pending_ties: list[list[DriverOut]]
+    warning: str | None = Field(
+        None, description="Set when a roll was rewritten after the race tables were built."
+    )
 
 
 def _draw_rolls(payload: DrawIn | None) -> dict[int, list[int]]:
@@ -83,11 +91,23 @@ def _draw_rolls(payload: DrawIn | None) -> dict[int, list[int]]:
 
 @router.post("/events/{event}/draw", response={200: DrawOut, **ERRORS})
 def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dict[str, Any]:
-    """Quick rules §2: record physical rolls, roll the rest; lowest roll takes pole."""
+    """Quick rules §2: record physical rolls, roll the rest; lowest roll takes pole.
+
+    409 once the race tables exist, unless an organiser gives a ``reason`` (the answer's
+    ``warning`` then says the grids no longer follow the draw)."""
     actor = actor_of(request)
     require_token(actor)
     found = get_event(event)
-    outcome = services.draw_record(actor=actor, event=found, rolls=_draw_rolls(payload))
+    rolls = _draw_rolls(payload)
+    outcome = services.draw_record(
+        actor=actor, event=found, rolls=rolls, reason=payload.reason if payload else ""
+    )
+    warning = None
+    if rolls and found.race_tables.exists():  # type: ignore[attr-defined]
+        warning = _(
+            "Roll rewritten after the allocation: the grids no longer follow the d20 draw; "
+            "allocate again while no table has started, or swap drivers with a reason."
+        )
     records = {
         r.driver.number: r
         for r in DrawRoll.objects.filter(event=found).select_related("driver", "driver__team")
@@ -110,4 +130,5 @@ def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dic
             for rank, number in enumerate(outcome.order, start=1)
         ],
         "pending_ties": [[driver_out(drivers[n]) for n in group] for group in outcome.pending_ties],
+        "warning": warning,
     }

@@ -47,8 +47,8 @@ CLUB_DRIVERS = """number;first_name;last_name;team;email
 8;Nils;Fabre;;
 """
 STANDARD_CAR = {
-    "tyres": 6, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 2,
-    "stand_points": 2,
+    "tyres": 7, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 3,
+    "stand_points": 0,
 }  # fmt: skip
 RALLY_ROUTES = (  # ART.2's example sheet, the "Rallye des Groseilles"
     ("C8 C3-J6-J5-C4 C5", True),

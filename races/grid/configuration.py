@@ -26,7 +26,9 @@ PART_MINIMUM = 1  # §5-0-2, §5-2
 STAND_POINTS = 2  # §4-0-2: two PdV at the stand; §5-3: the stand may keep none
 TOTAL = 22  # §5-0-2: 20 PdV for the race plus two at the stand (§5-3: up to 22 on the car)
 
-ProblemKind = Literal["missing", "not_integer", "below_minimum", "stand_range", "total"]
+ProblemKind = Literal[
+    "missing", "not_integer", "below_minimum", "stand_range", "total", "no_stands"
+]
 
 
 @dataclass(frozen=True)

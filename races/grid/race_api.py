@@ -1,7 +1,7 @@
 """JSON API v1, Race (Formula Dé) (``API.md``): the race itself once the tables exist: its
-weather drawn once by the overall pole (every draw listed), the weather draws at a table
-and race control undoing a mistaken one, the referee's start that writes stands and
-configurations in ink (§5-0-2), and race control's unlock.
+weather drawn once by the overall pole once qualifying has begun (every draw listed), the
+weather draws at a started table and race control undoing a mistaken one, the referee's
+start that writes stands and configurations in ink (§5-0-2), and race control's unlock.
 
 The services (``races.weather.services``, ``races.grid.start``) decide who may write
 and what is allowed; this module translates HTTP into their calls and back.
@@ -96,7 +96,8 @@ def race_weather(
     Variable weather starts dry, or wet after a rainy last qualifying session (§3-2-4).
     The first draw is the race's: drawing again is a 409 unless an organiser gives a
     ``reason``, and a 409 whatever the reason once a table has started. Every draw is
-    kept and listed in ``draws``.
+    kept and listed in ``draws``. 409 before any qualifying run of the event
+    (``errors.qualifying``), in mode ``draw`` before the d20 draw (``errors.draw``).
     """
     actor = actor_of(request)
     require_token(actor)
@@ -150,8 +151,9 @@ def weather_draw(
     """A weather draw at the table in a variable race (§3-2-4 … §3-2-6).
 
     Sun or rain twice in a row fixes the weather; 409 when the race weather is not
-    variable or the table's weather is already fixed. The table's first draw starts its
-    race (stands and configurations lock). The table's referee or an organiser.
+    variable, the table's weather is already fixed, or the table has not started (a draw
+    belongs to the race: the referee starts the table first, ``errors.start``). The
+    table's referee or an organiser.
     """
     actor = actor_of(request)
     require_token(actor)
@@ -210,8 +212,9 @@ class StartedOut(Schema):
 @router.post("/events/{event}/tables/{t}/start", response={200: StartedOut, **ERRORS})
 def table_start(request: HttpRequest, event: str, t: int) -> dict[str, Any]:
     """The referee starts the race at the table: its stands and configurations are then
-    written in ink (§5-0-2). 409 naming what is missing (a stand, a configuration when the
-    event records them). The table's referee or an organiser."""
+    written in ink (§5-0-2). 409 naming what is missing: the race weather in a competition
+    (``errors.race_weather``, §3-0-1), a stand (not under the quick rules), a configuration
+    when the event records them. The table's referee or an organiser."""
     actor = actor_of(request)
     require_token(actor)
     table = stand_services.table_start(actor=actor, table=get_table(get_event(event), t))

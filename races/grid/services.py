@@ -142,7 +142,16 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
 
 
 def _require_draw_settled(event: Event) -> None:
-    """The quick rules' grid exists only once every d20 tie is re-rolled (§2)."""
+    """The quick rules' grid exists only once every entered driver has a d20 and every tie
+    is re-rolled (point 2: « selon le lancer d'un dé 20 »): never in number order."""
+    if event.is_quick_rules and not event.draw_rolls.exists():  # type: ignore[attr-defined]
+        raise Conflict(
+            _(
+                "No d20 is rolled yet: the quick rules' grid comes from the d20 draw (the "
+                "lowest roll takes pole). Make the draw first."
+            ),
+            {"draw": [_("Make the d20 draw first.")]},
+        )
     groups = draw_pending_ties(event=event)
     if not groups:
         return

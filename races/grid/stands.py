@@ -107,11 +107,15 @@ def start_problems(
     configured: Collection[Hashable],
     *,
     configurations: bool,
+    stands_required: bool = True,
 ) -> list[Missing]:
     """What is missing before the referee starts the race at a table, in grid order:
-    a stand for every driver (§4-0-1), and a configuration for every driver when the
-    event records them (§5-0-2). Empty when the race may start."""
-    missing = [Missing(driver, "stand") for driver in grid if stands.get(driver) is None]
+    a stand for every driver (§4-0-1; none under the quick rules, which have no stands),
+    and a configuration for every driver when the event records them (§5-0-2). Empty when
+    the race may start."""
+    missing = []
+    if stands_required:
+        missing = [Missing(driver, "stand") for driver in grid if stands.get(driver) is None]
     if configurations:
         held = set(configured)
         missing += [Missing(driver, "configuration") for driver in grid if driver not in held]

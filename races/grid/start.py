@@ -14,10 +14,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from races.games.quick import rules as quick_rules
 from races.grid import configuration as configuration_rules
 from races.grid import stands as stand_rules
 from races.grid.state import checked_reason, require_not_started
-from races.models import CarConfiguration, GridSlot, RaceTable
+from races.models import CarConfiguration, GridSlot, RaceTable, RaceWeather
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.registration.services import require_organiser
@@ -133,13 +134,15 @@ def configurations_set(
         raise Conflict(_("This event does not record car configurations."))
     errors: dict[str, list[str]] = {}
     parsed = {}
+    # The quick rules' car: 22 points on the car, no stand (their point 1).
+    rules = quick_rules if table.event.is_quick_rules else configuration_rules
     for number, values in configurations.items():
-        problems = configuration_rules.configuration_problems(values)
+        problems = rules.configuration_problems(values)
         if problems:
             for field, messages in configuration_messages(problems).items():
                 errors[f"{number}.{field}"] = messages
         else:
-            parsed[number] = configuration_rules.parse_configuration(values)
+            parsed[number] = rules.parse_configuration(values)
     saved = []
     with transaction.atomic():
         table = RaceTable.objects.select_for_update().select_related("event").get(pk=table.pk)
@@ -181,8 +184,9 @@ def start_missing(table: RaceTable) -> list[stand_rules.Missing]:
         [s.driver for s in slots],
         {s.driver: s.stand for s in slots},
         [s.driver for s in slots if getattr(s, "configuration", None) is not None],
-        # The quick rules' standard car is every driver's configuration.
+        # The quick rules have no stands; their standard car is every driver's configuration.
         configurations=event.use_configurations and not event.standard_configuration,
+        stands_required=event.has_stands,
     )
 
 
@@ -201,14 +205,28 @@ def missing_words(missing: list[stand_rules.Missing]) -> str:
 
 def table_start(*, actor: Actor, table: RaceTable) -> RaceTable:
     """The referee starts the race at the table: its stands and configurations are then
-    written in ink (§5-0-2). Refused while a stand, or a configuration the event records,
-    is missing (the refusal names whose). Starting a started table changes nothing."""
+    written in ink (§5-0-2). Refused before the race weather is drawn (§3-0-1, where the
+    game draws one) and while a stand (where the game has stands), or a configuration the
+    event records, is missing (the refusal names whose). Starting a started table changes
+    nothing."""
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may start its race."))
     with transaction.atomic():
         table = RaceTable.objects.select_for_update().select_related("event").get(pk=table.pk)
         if table.started:
             return table
+        if (
+            table.event.draws_race_weather
+            and not RaceWeather.objects.filter(event=table.event).exists()
+        ):
+            raise Conflict(
+                _(
+                    "The race weather is not drawn yet: the overall pole draws it (§2-0-1) "
+                    "before the race starts at %(table)s."
+                )
+                % {"table": table},
+                {"race_weather": [_("Race control draws the race weather first.")]},
+            )
         missing = start_missing(table)
         if missing:
             raise Conflict(

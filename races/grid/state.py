@@ -66,7 +66,7 @@ def require_not_started(table: RaceTable, *, confirmed: str, started: str) -> No
 
 def mark_started(actor: Actor, table: RaceTable) -> None:
     """Inside the caller's transaction, on a locked ``table``: the race starts there now
-    if it had not (its first weather draw or result save, without the start's checks)."""
+    if it had not (its first result save, without the start's checks: the race was run)."""
     if table.started_at is None:
         table.started_at = timezone.now()
         table.started_by = actor.label

@@ -231,3 +231,24 @@ def disqualified_last(placed: Sequence[Placed], disqualified: Collection[Hashabl
         )
     ]
     return out
+
+
+# §0-0-1 and §2-0-3: a competition race is run over three laps (the quick rules, mode
+# ``draw``, take 1 to 3: ``races.games.quick.rules``).
+COMPETITION_LAPS = 3
+
+
+def competition_laps_problem(
+    laps: int | None, circuit_laps: int | None
+) -> Literal["laps", "circuit_laps"] | None:
+    """Why a competition race's length breaks §2-0-3, None when it is 3 laps.
+
+    The race is the event's own ``laps``, else the circuit's: ``"laps"`` when the event's
+    own laps are not 3, ``"circuit_laps"`` when the event has none and the circuit's are
+    not 3 (then the event must say 3).
+    """
+    if laps is not None:
+        return None if laps == COMPETITION_LAPS else "laps"
+    if circuit_laps is None or circuit_laps == COMPETITION_LAPS:
+        return None
+    return "circuit_laps"

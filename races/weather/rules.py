@@ -104,7 +104,7 @@ def race_redraw_refusal(*, drawn_before: int, started: bool, reason: str) -> Red
 
     The overall pole draws the race weather once, and every table races under it. A second
     draw is the organisers' decision (a die off the table, a wrong scale), so it needs a
-    reason; once a table has started (its first weather draw, stands and configurations
+    reason; once a table has started (the referee's start, stands and configurations
     locked, a result written) the race is under way and its weather can no longer change.
     The first draw is always allowed: until then no table has any weather.
     """

@@ -12,10 +12,10 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from qualifying.models import DrawRoll, Run
 from qualifying.services import roll_or_record
 from races.grid.state import (
     checked_reason,
-    mark_started,
     race_under_way,
     results_started,
     start_weather,
@@ -40,6 +40,7 @@ def race_weather_draw(
     """
     require_organiser(actor, event.championship)
     reason = checked_reason(reason)
+    _require_grid_known(event)
     value, source = roll_or_record(roll)
     weather = event.circuit.weather_scale.weather_for(value)
     with transaction.atomic():
@@ -92,6 +93,29 @@ def race_weather_draw(
     return race
 
 
+def _require_grid_known(event: Event) -> None:
+    """The overall pole draws the race weather once qualifying has begun (§2-0-1: « dès
+    que les essais sont finis »): never before any run of the event, nor, in mode ``draw``,
+    before the d20 draw."""
+    if event.qualifying_mode == Event.QualifyingMode.DRAW:
+        if not DrawRoll.objects.filter(event=event).exists():
+            raise Conflict(
+                _(
+                    "The d20 draw for the grid has not been made: the overall pole draws the "
+                    "race weather after it (§2-0-1)."
+                ),
+                {"draw": [_("Make the d20 draw first.")]},
+            )
+    elif not Run.objects.filter(session__event=event).exists():
+        raise Conflict(
+            _(
+                "No qualifying run is recorded yet: the overall pole draws the race weather "
+                "once qualifying is over (§2-0-1)."
+            ),
+            {"qualifying": [_("Record the qualifying runs first.")]},
+        )
+
+
 def _table_state(table: RaceTable) -> weather_rules.TableWeather:
     return weather_rules.TableWeather(
         weather=table.weather,  # type: ignore[arg-type]
@@ -110,8 +134,8 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
     """A weather draw at one table of a variable race (§3-2-4 … §3-2-6).
 
     ``roll`` is the die the referee rolled; None lets the system roll (the pages ask for
-    it explicitly). The table's first draw starts its race: stands and configurations
-    lock (§5-0-2).
+    it explicitly). A draw belongs to the race (§3-2-4: at the end of a game turn): it is
+    refused before the referee started the table (stands and configurations first).
     """
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may draw its weather."))
@@ -123,6 +147,16 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
         race = RaceWeather.objects.filter(event=event).first()
         if race is None or race.weather != "variable":
             raise Conflict(_("The weather evolves only in a variable race."))
+        if not table.started:
+            raise Conflict(
+                _(
+                    "The race has not started at %(table)s: start it first (stands and "
+                    "configurations), then draw the weather at the end of a game turn "
+                    "(§3-2-4)."
+                )
+                % {"table": table},
+                {"start": [_("Start the race at this table first.")]},
+            )
         try:
             after = weather_rules.apply_draw(_table_state(table), drawn)  # type: ignore[arg-type]
         except weather_rules.WeatherFixed as exc:
@@ -131,7 +165,6 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
             ) from exc
         _set_state(table, after)
         actor.stamp(table).save()
-        mark_started(actor, table)
         last = table.weather_draws.aggregate(last=Max("number"))["last"] or 0
         draw = WeatherDraw(
             table=table,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qualifying.models import DrawRoll
-from tests.api.conftest import make_event
+from tests.api.conftest import Api, make_event
 from tournament.models import Entry
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +96,43 @@ def test_only_organisers_draw(referee, outsider, anon, quick):
     assert anon.post(DRAW, {}).status_code == 401
     assert referee.post(DRAW, {}).status_code == 403
     assert not DrawRoll.objects.exists()
+
+
+# ---------------------------------------------------------------------------
+# The draw and the allocation (DOMAIN.md "What the day enforces, continued", quick rules)
+# ---------------------------------------------------------------------------
+
+
+def test_allocation_with_no_d20_rolled_at_all_is_409(organiser, quick):
+    """Point 2: the grid comes « selon le lancer d'un dé 20 », never in number order."""
+    refused = organiser.post("/events/quick/allocation", {"table_size": 3})
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": "No d20 is rolled yet: the quick rules' grid comes from the d20 draw (the "
+        "lowest roll takes pole). Make the draw first.",
+        "errors": {"draw": ["Make the d20 draw first."]},
+    }
+    assert not quick.race_tables.exists()
+
+
+def test_a_roll_after_the_allocation_is_409_unless_race_control_gives_a_reason(organiser, quick):
+    """The allocation closes the rolls: a table's link gets a 409, race control rewrites one
+    with a reason (recorded), and is told the grids no longer follow the draw."""
+    rolls = {"1": 5, "2": 7, "3": 9, "4": 1, "5": 20, "6": 12}
+    assert organiser.post(DRAW, {"rolls": rolls}).json()["warning"] is None
+    assert organiser.post("/events/quick/allocation", {"table_size": 3}).status_code == 200
+    link = Api(quick.race_tables.get(number=1).token)
+
+    by_link = link.post(DRAW, {"rolls": {"1": 2}, "reason": "die fell"})
+    assert by_link.status_code == 409
+    assert by_link.json()["errors"] == {"rolls": ["Closed by the allocation."]}
+    no_reason = organiser.post(DRAW, {"rolls": {"1": 2}})
+    assert no_reason.status_code == 409
+    assert no_reason.json()["errors"] == {"reason": ["Required once the race tables exist."]}
+    assert DrawRoll.objects.get(event=quick, driver__number=1).rolls == [5]
+
+    accepted = organiser.post(DRAW, {"rolls": {"1": 2}, "reason": "die read upside down"})
+    assert accepted.status_code == 200, accepted.content
+    assert "the grids no longer follow the d20 draw" in accepted.json()["warning"]
+    record = DrawRoll.history.filter(driver__number=1).first()
+    assert (record.rolls, record.history_change_reason) == ([2], "die read upside down")

@@ -40,7 +40,7 @@ def test_patch_changes_every_setting_sent_and_keeps_the_others(organiser, event)
             "language": "en",
             "table_size": 8,
             "standard_configuration": GOOD,
-            "laps": 2,
+            "laps": 3,
             "crash_limit": 3,
         },
     )
@@ -54,7 +54,7 @@ def test_patch_changes_every_setting_sent_and_keeps_the_others(organiser, event)
     assert (body["language"], body["table_size"], body["laps"], body["crash_limit"]) == (
         "en",
         8,
-        2,
+        3,
         3,
     )
     assert body["standard_configuration"] == GOOD
@@ -162,3 +162,17 @@ def test_the_stopwatch_floor_is_a_setting_of_the_patch_too(organiser, event):
     assert refused.status_code == 400
     assert "min_stopwatch" in refused.json()["errors"]
     assert organiser.get(EVENT).json()["min_stopwatch"] == "0:45.00"
+
+
+@pytest.mark.parametrize("laps", [1, 2, 4, 7])
+def test_a_competition_race_of_other_than_3_laps_is_400(organiser, event, laps):
+    """§2-0-3 « La course se déroule sur trois tours de circuit » (and §0-0-1)."""
+    response = organiser.patch(EVENT, {"laps": laps})
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "A competition race is 3 laps (§2-0-3).",
+        "errors": {"laps": ["A competition race is 3 laps (§2-0-3)."]},
+    }
+    event.refresh_from_db()
+    assert event.laps is None
+    assert organiser.patch(EVENT, {"laps": 3}).status_code == 200

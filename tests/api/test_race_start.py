@@ -14,7 +14,14 @@ from qualifying.models import DrawRoll
 from races.models import RaceTable, WeatherDraw
 from tests.api.conftest import make_event
 from tests.api.test_race_stands import GOOD
-from tests.api.test_race_tables import TABLES, allocate, build_race_event, put, table_api
+from tests.api.test_race_tables import (
+    TABLES,
+    allocate,
+    build_race_event,
+    put,
+    start_table,
+    table_api,
+)
 from tournament.models import Entry, Event
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +41,11 @@ def delete(api, path: str, data: dict) -> object:
 
 @pytest.fixture
 def allocated(championship, circuit, drivers, organiser) -> Event:
+    """gp-race allocated, its race weather drawn (variable, dry start: §3-0-1 before the
+    start)."""
     event = build_race_event(championship, circuit, drivers)
     allocate(organiser)
+    assert organiser.post("/events/gp-race/race-weather", {"roll": 6}).status_code == 200
     return event
 
 
@@ -136,11 +146,13 @@ def test_start_and_unlock_permissions(anon, outsider, referee, allocated):
     assert not started(allocated)
 
 
-def test_the_first_weather_draw_or_result_save_starts_the_table(referee1, organiser, allocated):
-    organiser.post("/events/gp-race/race-weather", {"roll": 6})  # variable
-    assert referee1.post(DRAWS_1, {"roll": 12}).status_code == 200
-    assert started(allocated, 1)  # without the start's checks: no stand was chosen
-    assert put(referee1, STANDS_1, {"stands": {"5": 1}}).status_code == 409
+def test_a_weather_draw_never_starts_the_table_the_first_result_save_does(
+    referee1, organiser, allocated
+):
+    """§3-2-4: a table's draw belongs to the race; a result saved means the race was run."""
+    assert referee1.post(DRAWS_1, {"roll": 12}).status_code == 409
+    assert not started(allocated, 1)
+    assert put(referee1, STANDS_1, {"stands": {"5": 1}}).status_code == 200  # still open
     referee2 = table_api(allocated, 2)
     response = put(referee2, f"{TABLES}/2/result", {"version": 0, "finish": [2], "submit": False})
     assert response.status_code == 200, response.content
@@ -153,12 +165,15 @@ def test_the_first_weather_draw_or_result_save_starts_the_table(referee1, organi
 
 
 def test_race_control_undoes_the_last_table_draw_with_a_reason(referee1, organiser, allocated):
-    organiser.post("/events/gp-race/race-weather", {"roll": 6})  # variable, dry start
+    start_table(referee1, allocated, 1)  # variable, dry start
     referee1.post(DRAWS_1, {"roll": 12})  # sun
     referee1.post(DRAWS_1, {"roll": 15})  # sun again: fixed
     assert organiser.get(TABLES).json()[0]["weather_fixed"] is True
     assert delete(referee1, UNDO_1, {"reason": "mistake"}).status_code == 403
-    assert delete(organiser, UNDO_1, {"reason": " "}).status_code == 400
+    for blank in ("", " ", "\t"):  # DOMAIN.md: every undo needs a reason
+        refused = delete(organiser, UNDO_1, {"reason": blank})
+        assert refused.status_code == 400
+        assert refused.json()["errors"] == {"reason": ["A reason is required."]}
     response = delete(organiser, UNDO_1, {"reason": "Nobody rolled 20 in 5th"})
     assert response.status_code == 200, response.content
     body = response.json()
@@ -265,3 +280,50 @@ def test_mode_draw_allocation_waits_for_the_re_roll_of_a_tie(
     assert tables.status_code == 200, tables.content
     assert [line["driver"]["number"] for line in tables.json()[0]["grid"]][:2] == [2, 1]
     assert DrawRoll.objects.get(event=event, driver__number=2).rolls == [5, 3]
+
+
+# ---------------------------------------------------------------------------
+# The quick rules at a table: no stands, 22 points on the car
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def quick_table(championship, circuit, drivers, organiser):
+    """A quick race (mode ``draw``) recording configurations, allocated from the d20."""
+    event = make_event(championship, circuit, slug="quick", qualifying_mode="draw", laps=2,
+                       separate_teams=False, use_configurations=True)  # fmt: skip
+    for driver in drivers.values():
+        Entry.objects.create(event=event, driver=driver)
+    rolls = {"1": 5, "2": 7, "3": 9, "4": 1, "5": 20, "6": 12}
+    assert organiser.post("/events/quick/draw", {"rolls": rolls}).status_code == 200
+    assert organiser.post("/events/quick/allocation", {"table_size": 6}).status_code == 200
+    return event
+
+
+ON_THE_CAR = {"tyres": 7, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 3}
+
+
+def test_a_quick_car_has_22_points_on_the_car_and_none_at_a_stand(quick_table, organiser):
+    """Quick rules point 1 (« 22 points au total »; the stand is an optional rule left out)."""
+    url = "/events/quick/tables/1/configurations"
+    standard = {**ON_THE_CAR, "tyres": 5, "stand_points": 2}  # the full game's 20 + 2
+    refused = put(organiser, url, {"configurations": {"4": standard}})
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {
+        "configurations.4.stand_points": [
+            "stand points: the quick rules have no stand, all 22 points go on the car "
+            "(quick rules, point 1)."
+        ]
+    }
+    for body in (ON_THE_CAR, {**ON_THE_CAR, "stand_points": 0}):
+        saved = put(organiser, url, {"configurations": {"4": body}})
+        assert saved.status_code == 200, saved.content
+
+
+def test_an_explicit_start_at_a_quick_table_does_not_demand_stands(quick_table, organiser):
+    url = "/events/quick/tables/1/configurations"
+    configurations = {str(n): ON_THE_CAR for n in (1, 2, 3, 4, 5, 6)}
+    assert put(organiser, url, {"configurations": configurations}).status_code == 200
+    response = table_api(quick_table, 1).post("/events/quick/tables/1/start")
+    assert response.status_code == 200, response.content
+    assert response.json()["started_at"] is not None

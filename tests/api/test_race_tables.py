@@ -81,6 +81,16 @@ def table_api(event: Event, number: int) -> Api:
     return Api(RaceTable.objects.get(event=event, number=number).token)
 
 
+def start_table(api: Api, event: Event, number: int) -> None:
+    """Stands in grid order (§4-0-1), then the referee's start (§5-0-2): the race is on at
+    table ``number`` (the race weather drawn first, §3-0-1)."""
+    grid = RaceTable.objects.get(event=event, number=number).slots.order_by("position")
+    stands = {str(slot.driver.number): stand for stand, slot in enumerate(grid, start=1)}
+    assert put(api, f"{TABLES}/{number}/stands", {"stands": stands}).status_code == 200
+    response = api.post(f"{TABLES}/{number}/start")
+    assert response.status_code == 200, response.content
+
+
 def grid_numbers(tables: list[dict]) -> list[list[int]]:
     return [[line["driver"]["number"] for line in table["grid"]] for table in tables]
 

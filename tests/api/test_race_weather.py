@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from qualifying.models import Run
 from races.models import RaceTable, RaceWeather, RaceWeatherDraw, WeatherDraw
+from tests.api.conftest import make_event
 from tests.api.test_race_tables import (
     ALLOCATION,
     TABLES,
@@ -15,9 +17,10 @@ from tests.api.test_race_tables import (
     build_race_event,
     open_session,
     set_result_status,
+    start_table,
     table_api,
 )
-from tournament.models import Event
+from tournament.models import Entry, Event
 
 pytestmark = pytest.mark.django_db
 
@@ -37,6 +40,14 @@ def variable(allocated, organiser) -> Event:
     response = organiser.post(RACE_WEATHER, {"roll": 6})
     assert response.status_code == 200, response.content
     return allocated
+
+
+@pytest.fixture
+def started(variable, organiser) -> Event:
+    """The variable race under way at both tables (stands chosen, the referees' start)."""
+    start_table(organiser, variable, 1)
+    start_table(organiser, variable, 2)
+    return variable
 
 
 @pytest.fixture
@@ -160,7 +171,7 @@ def test_race_weather_permissions(anon, outsider, allocated):
     assert not RaceWeather.objects.exists()
 
 
-def test_race_weather_after_a_table_draw_is_409(organiser, variable):
+def test_race_weather_after_a_table_draw_is_409(organiser, started):
     assert organiser.post(DRAWS, {"roll": 6}).status_code == 200
     assert organiser.post(RACE_WEATHER, {"roll": 20}).status_code == 409
     assert organiser.post(RACE_WEATHER, {"roll": 20, "reason": "wrong"}).status_code == 409
@@ -171,8 +182,8 @@ def test_race_weather_after_a_table_draw_is_409(organiser, variable):
 # ---------------------------------------------------------------------------
 
 
-def test_sun_twice_in_a_row_fixes_the_table(organiser, variable):
-    referee = table_api(variable, 1)
+def test_sun_twice_in_a_row_fixes_the_table(organiser, started):
+    referee = table_api(started, 1)
     first = referee.post(DRAWS, {"roll": 12})
     assert first.status_code == 200, first.content
     assert first.json() == {
@@ -208,7 +219,7 @@ def test_sun_twice_in_a_row_fixes_the_table(organiser, variable):
     assert WeatherDraw.objects.count() == 4
 
 
-def test_organiser_may_draw_and_the_system_rolls(organiser, variable):
+def test_organiser_may_draw_and_the_system_rolls(organiser, started):
     response = organiser.post(f"{TABLES}/2/weather-draws", raw=b"")
     assert response.status_code == 200, response.content
     body = response.json()
@@ -253,19 +264,86 @@ def test_draw_at_an_unknown_table_is_404(organiser, variable):
     assert organiser.post("/events/nope/tables/1/weather-draws", {}).status_code == 404
 
 
-def test_a_new_allocation_clears_the_draws_once_the_table_is_unlocked(organiser, variable):
-    table_api(variable, 1).post(DRAWS, {"roll": 12})  # the first draw starts the table
+def test_a_new_allocation_clears_the_draws_once_the_table_is_unlocked(organiser, started):
+    assert table_api(started, 1).post(DRAWS, {"roll": 12}).status_code == 200
     refused = organiser.post(ALLOCATION, {})
     assert refused.status_code == 409
-    assert "table(s) 1" in refused.json()["detail"]
-    assert organiser.post(f"{TABLES}/1/unlock", {"reason": "Grids rebuilt"}).status_code == 200
+    assert "table(s) 1, 2" in refused.json()["detail"]
+    for number in (1, 2):
+        unlocked = organiser.post(f"{TABLES}/{number}/unlock", {"reason": "Grids rebuilt"})
+        assert unlocked.status_code == 200
     allocate(organiser)
     assert not WeatherDraw.objects.exists()
     assert table_weather(organiser, 1) == ("variable", "dry", False)
 
 
-def test_draws_stay_possible_while_results_are_entered(organiser, variable):
+def test_draws_stay_possible_while_results_are_entered(organiser, started):
     # Weather evolves during the race, so a draft result does not stop the draws.
-    set_result_status(variable, 1, "draft")
+    set_result_status(started, 1, "draft")
+    assert table_api(started, 1).post(DRAWS, {"roll": 12}).status_code == 200
+    assert RaceTable.objects.get(event=started, number=1).weather == "sun"
+
+
+# ---------------------------------------------------------------------------
+# The race's order (§2-0-1, §3-0-1, §3-2-4; DOMAIN.md "What the day enforces, continued")
+# ---------------------------------------------------------------------------
+
+
+def test_a_table_draw_before_the_start_is_409_saying_to_start_first(organiser, variable):
+    """§3-2-4: a table's draw comes « à la fin d'un tour de jeu », so the race must be on."""
+    for caller in (table_api(variable, 1), organiser):
+        refused = caller.post(DRAWS, {"roll": 12})
+        assert refused.status_code == 409
+        assert refused.json() == {
+            "detail": "The race has not started at Table 1: start it first (stands and "
+            "configurations), then draw the weather at the end of a game turn (§3-2-4).",
+            "errors": {"start": ["Start the race at this table first."]},
+        }
+    table = RaceTable.objects.get(event=variable, number=1)
+    assert (table.started_at, WeatherDraw.objects.count()) == (None, 0)  # nothing locked
+    start_table(organiser, variable, 1)
     assert table_api(variable, 1).post(DRAWS, {"roll": 12}).status_code == 200
-    assert RaceTable.objects.get(event=variable, number=1).weather == "sun"
+
+
+def test_race_weather_before_any_qualifying_run_is_409(organiser, championship, circuit, drivers):
+    """§2-0-1: « dès que les essais sont finis, le poleman absolu lance le dé 20 »."""
+    event = build_race_event(championship, circuit, drivers)
+    Run.objects.filter(session__event=event).delete()
+    refused = organiser.post(RACE_WEATHER, {"roll": 6})
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": "No qualifying run is recorded yet: the overall pole draws the race "
+        "weather once qualifying is over (§2-0-1).",
+        "errors": {"qualifying": ["Record the qualifying runs first."]},
+    }
+    assert not RaceWeather.objects.exists()
+
+
+def test_race_weather_before_the_d20_draw_is_409(organiser, championship, circuit, drivers):
+    """§2-0-1 in mode ``draw``: the overall pole is known once the d20 draw is made."""
+    event = make_event(championship, circuit, slug="gp-race", qualifying_mode="draw", laps=2)
+    for driver in drivers.values():
+        Entry.objects.create(event=event, driver=driver)
+    refused = organiser.post(RACE_WEATHER, {"roll": 6})
+    assert refused.status_code == 409
+    assert refused.json()["errors"] == {"draw": ["Make the d20 draw first."]}
+    assert organiser.post("/events/gp-race/draw", {}).status_code == 200
+    assert organiser.post(RACE_WEATHER, {"roll": 6}).status_code == 200
+
+
+def test_a_start_before_the_race_weather_is_409(organiser, allocated):
+    """§3-0-1: the weather decides the car's configuration, so it comes before the start."""
+    grid = RaceTable.objects.get(event=allocated, number=1).slots.order_by("position")
+    stands = {str(slot.driver.number): stand for stand, slot in enumerate(grid, start=1)}
+    referee = table_api(allocated, 1)
+    assert referee._send("put", f"{TABLES}/1/stands", {"stands": stands}).status_code == 200
+    refused = referee.post(f"{TABLES}/1/start")
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": "The race weather is not drawn yet: the overall pole draws it (§2-0-1) "
+        "before the race starts at Table 1.",
+        "errors": {"race_weather": ["Race control draws the race weather first."]},
+    }
+    assert RaceTable.objects.get(event=allocated, number=1).started_at is None
+    assert organiser.post(RACE_WEATHER, {"roll": 6}).status_code == 200
+    assert referee.post(f"{TABLES}/1/start").status_code == 200

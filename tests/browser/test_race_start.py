@@ -13,6 +13,7 @@ from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
 from races.grid.services import allocation_run
+from races.grid.start import stands_set, table_start
 from races.models import GridSlot, RaceTable, WeatherDraw
 from races.weather.services import race_weather_draw, table_weather_draw
 from tournament.access import Actor
@@ -28,7 +29,9 @@ def test_a_referee_chooses_the_stands_in_grid_order_and_starts_the_race_on_a_pho
 ):
     event = classified
     allocation_run(actor=Actor(user=organiser), event=event, table_size=3)
+    race_weather_draw(actor=Actor(user=organiser), event=event, roll=6)  # §3-0-1: first
     table = RaceTable.objects.get(event=event, number=1)  # grid 4, 2, 5
+    taps = 0  # the referee's thumb: stands, then the start
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
     )
@@ -47,6 +50,7 @@ def test_a_referee_chooses_the_stands_in_grid_order_and_starts_the_race_on_a_pho
             box = button.bounding_box()
             assert box is not None and box["height"] >= 44 and box["width"] >= 44
             button.tap()
+            taps += 1
             expect(phone.locator(f"tr[data-number='{number}']")).to_contain_text(str(stand))
             if number != 5:  # taken stands are greyed, not offered
                 taken = phone.locator(f"#chooser button.stand.taken:has-text('{stand}')")
@@ -60,9 +64,16 @@ def test_a_referee_chooses_the_stands_in_grid_order_and_starts_the_race_on_a_pho
         fix.locator("button").tap()
         expect(phone.locator("tr[data-number='4']")).to_contain_text("9")
 
+        assert phone.locator("#weather-system").count() == 0  # no "roll for me" before it
         expect(start).to_be_enabled()
-        start.tap()
+        start.tap()  # asks first: one tap never starts a race
+        expect(phone.locator(".confirm-step")).to_be_visible()
+        assert RaceTable.objects.get(pk=table.pk).started_at is None
+        phone.locator("#confirm-action").tap()
+        taps += 2
         expect(phone.locator("#started")).to_be_visible()
+        assert taps == 5  # one tap per driver's stand, two for the confirmed start
+        print(f"stands of 3 drivers and the start: {taps} taps")
         expect(phone.locator("form.stand-fix")).to_have_count(0)  # in ink now
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
@@ -77,6 +88,9 @@ def test_race_control_undoes_a_table_weather_draw(page: Page, live_server, class
     allocation_run(actor=actor, event=event, table_size=3)
     race_weather_draw(actor=actor, event=event, roll=6)  # Monza 5-8: variable
     table = RaceTable.objects.get(event=event, number=2)
+    grid = table.slots.order_by("position").values_list("driver__number", flat=True)
+    stands_set(actor=actor, table=table, stands={n: stand for stand, n in enumerate(grid, 1)})
+    table_start(actor=actor, table=table)  # §3-2-4: the draws come during the race
     table_weather_draw(actor=Actor(table=table), table=table, roll=2)  # rain: wet track
     assert RaceTable.objects.get(pk=table.pk).track == "wet"
 

@@ -40,7 +40,7 @@ def test_quick_rules_event_two_laps_standard_car_printed(demo):
     event = Event.objects.get(slug="demo-course-rapide")
     assert (event.qualifying_mode, event.race_laps) == ("draw", 2)
     sheet = race_sheets(event=event, language="en")[0]
-    assert sheet.standard_configuration and sheet.grid[0].configuration.tyres == 6
+    assert sheet.standard_configuration and sheet.grid[0].configuration.tyres == 7
     with pdfplumber.open(io.BytesIO(RaceSheetRenderer().render(sheet))) as pdf:
         text = pdf.pages[0].extract_text()
     assert "Standard car" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from qualifying.services import draw_record
 from races.games.rallyman.services import stage_times_set
 from races.games.table_sheet.services import game_result_save
 from races.grid.services import allocation_run
@@ -35,6 +36,7 @@ def test_restoring_a_complete_game_sheet_makes_it_submitted_again(make_event, or
 def test_a_formula_de_event_refuses_a_game_sheet(make_event, organiser):
     actor = Actor(user=organiser)
     event = make_event(3, qualifying_mode="draw", separate_teams=False)
+    draw_record(actor=actor, event=event, rolls={1: [5], 2: [12], 3: [9]})
     allocation_run(actor=actor, event=event, table_size=6)
     with pytest.raises(InvalidInput):
         game_result_save(
@@ -82,17 +84,22 @@ def test_quick_rules_settings_laps_and_standard_car(client, organiser, make_even
     event = make_event(2, qualifying_mode="draw")
     client.force_login(organiser)
     url = reverse("event-settings", args=[event.slug])
-    car = {"standard_tyres": "6", "standard_brakes": "3", "standard_gearbox": "3",
-           "standard_body": "3", "standard_engine": "3", "standard_road_holding": "2",
-           "standard_stand_points": "2"}  # fmt: skip
+    car = {"standard_tyres": "7", "standard_brakes": "3", "standard_gearbox": "3",
+           "standard_body": "3", "standard_engine": "3", "standard_road_holding": "3",
+           "standard_stand_points": "0"}  # fmt: skip
     too_long = client.post(url, settings_form(circuit, laps="4", **car))
     assert too_long.status_code == 200 and "1, 2 or 3 laps" in too_long.content.decode()
     bad_car = client.post(url, settings_form(circuit, **{**car, "standard_tyres": "9"}))
     assert bad_car.status_code == 200 and "22" in bad_car.content.decode()
+    # Point 1: a standard car of 20 + 2 at the stand is refused (no stands in the quick rules).
+    standard = {**car, "standard_tyres": "5", "standard_stand_points": "2"}
+    refused = client.post(url, settings_form(circuit, **standard))
+    assert refused.status_code == 200
+    assert "the quick rules have no stand, all 22 points go on the car" in refused.content.decode()
     assert client.post(url, settings_form(circuit, **car)).status_code == 302
     event.refresh_from_db()
     assert event.laps == 2
     assert event.standard_configuration == {
-        "tyres": 6, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 2,
-        "stand_points": 2,
+        "tyres": 7, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 3,
+        "stand_points": 0,
     }  # fmt: skip

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from races.games import TABLE_GAMES, table_game
 from races.games.cannes_monaco import rules as cannes_monaco
 from races.games.quick import rules as quick
@@ -16,18 +19,40 @@ def test_point_10_a_quick_race_is_1_2_or_3_laps():
 
 def test_point_1_standard_cars_follow_the_configuration_rule():
     good = {
-        "tyres": 6,
+        "tyres": 7,
         "brakes": 3,
         "gearbox": 3,
         "body": 3,
         "engine": 3,
-        "road_holding": 2,
-        "stand_points": 2,
+        "road_holding": 3,
+        "stand_points": 0,
     }
     assert quick.standard_configuration_problems(good) == []
     assert [p.kind for p in quick.standard_configuration_problems({**good, "tyres": 9})] == [
         "total"
     ]
+
+
+def test_point_1_a_quick_car_has_its_22_points_on_the_car_and_no_stand():
+    """Point 1: « 22 points au total » over the six parts; « l'arrêt au stand » is one of the
+    optional rules the text leaves out, so a standard car of 20 + 2 at the stand is refused."""
+    on_the_car = {"tyres": 7, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 3}
+    assert quick.configuration_problems(on_the_car) == []  # stand points left out: 0
+    assert quick.parse_configuration(on_the_car).stand_points == 0
+    standard_20_2 = {**on_the_car, "tyres": 5, "stand_points": 2}
+    assert [(p.field, p.kind, p.rule) for p in quick.configuration_problems(standard_20_2)] == [
+        ("stand_points", "no_stands", "quick rules 1")
+    ]
+    short = {**on_the_car, "tyres": 5}
+    assert [(p.kind, p.value) for p in quick.configuration_problems(short)] == [("total", 20)]
+
+
+@given(st.lists(st.integers(min_value=1, max_value=17), min_size=6, max_size=6))
+def test_a_quick_car_is_valid_exactly_when_its_six_parts_make_22(parts):
+    values = dict(
+        zip(("tyres", "brakes", "gearbox", "body", "engine", "road_holding"), parts, strict=True)
+    )
+    assert (quick.configuration_problems(values) == []) == (sum(parts) == 22)
 
 
 def test_dispatch_maps_table_games_to_their_modules():

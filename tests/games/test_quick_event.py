@@ -8,6 +8,7 @@ import io
 import pdfplumber
 import pytest
 
+from qualifying.services import draw_record
 from races.grid.services import allocation_run
 from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_sheets
@@ -15,8 +16,9 @@ from tournament.access import Actor
 
 pytestmark = pytest.mark.django_db
 
-CAR = {"tyres": 4, "brakes": 4, "gearbox": 4, "body": 3, "engine": 3, "road_holding": 2,
-       "stand_points": 2}  # fmt: skip
+# Point 1: 22 points on the car, none at a stand (the quick rules have no stands).
+CAR = {"tyres": 4, "brakes": 4, "gearbox": 4, "body": 3, "engine": 3, "road_holding": 4,
+       "stand_points": 0}  # fmt: skip
 
 
 def body(circuit, **fields):
@@ -35,6 +37,7 @@ def test_point_10_a_quick_race_of_4_laps_is_refused(org_api, championship, circu
 def test_point_1_the_standard_car_is_printed_on_every_grid_line(make_event, organiser):
     event = make_event(3, qualifying_mode="draw", laps=1, separate_teams=False,
                        standard_configuration=CAR)  # fmt: skip
+    draw_record(actor=Actor(user=organiser), event=event, rolls={1: [5], 2: [12], 3: [9]})
     allocation_run(actor=Actor(user=organiser), event=event, table_size=6)
     (sheet,) = race_sheets(event=event, language="en")
     assert sheet.laps == 1 and sheet.standard_configuration

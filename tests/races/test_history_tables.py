@@ -18,6 +18,7 @@ from django.urls import reverse
 from qualifying.models import QualifyingSeat, QualifyingTable
 from races.grid.services import referee_link_regenerate
 from races.grid.start import configurations_set, table_unlock
+from races.grid.state import mark_started
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -89,6 +90,7 @@ def test_a_weather_draw_made_by_the_service_records_who_drew(world: World) -> No
     variable_race(world)
     table = RaceTable.objects.get(event=world.event, number=1)
 
+    mark_started(Actor(table=table), table)  # the draws come during the race (§3-2-4)
     draw = table_weather_draw(actor=Actor(table=table), table=table, roll=3)
 
     record = WeatherDraw.history.get(id=draw.pk)
@@ -110,6 +112,7 @@ def test_an_allocation_run_again_through_the_api_records_every_deletion(world: W
     one, two = (RaceTable.objects.get(event=world.event, number=n) for n in (1, 2))
     first = one.slots.order_by("position").first().driver.number
     configurations_set(actor=Actor(table=one), table=one, configurations={first: CONFIG})
+    mark_started(Actor(table=one), one)  # the draws come during the race (§3-2-4)
     draw = table_weather_draw(actor=Actor(table=one), table=one, roll=3)
     table_unlock(actor=Actor(user=world.users["organiser"]), table=one, reason="New grids")
     old_slots = {

@@ -143,8 +143,17 @@ def test_the_race_weather_is_drawn_once_and_every_draw_is_listed(as_organiser, a
 # --- At the table: the die typed, stands in grid order, the start --------------------------------
 
 
+def start(actor, event, number: int) -> None:
+    """Stands in grid order (§4-0-1), then the referee's start (§5-0-2)."""
+    t = table(event, number)
+    grid = t.slots.order_by("position").values_list("driver__number", flat=True)
+    stands_set(actor=actor, table=t, stands={n: stand for stand, n in enumerate(grid, 1)})
+    table_start(actor=actor, table=t)
+
+
 def test_the_referee_types_the_die_the_system_rolls_only_when_asked(phone, allocated, actor):
     race_weather_draw(actor=actor, event=allocated, roll=6)  # variable
+    start(actor, allocated, 1)
     token = table(allocated, 1).token
     url = reverse("rtable-weather", args=[token])
     empty = phone.post(url, {"roll": ""}, follow=True)
@@ -162,6 +171,7 @@ def test_the_referee_types_the_die_the_system_rolls_only_when_asked(phone, alloc
 
 
 def test_stands_are_corrected_before_the_start_and_locked_after(phone, allocated, actor):
+    race_weather_draw(actor=actor, event=allocated, roll=6)  # §3-0-1: before the start
     token = table(allocated, 1).token
     page = reverse("rtable", args=[token])
     phone.post(reverse("rtable-stand", args=[token, 4]), {"stand": "3"}, follow=True)
@@ -178,7 +188,13 @@ def test_stands_are_corrected_before_the_start_and_locked_after(phone, allocated
     assert flashes(corrected) == ["Stand 7 taken by driver 4."]
     phone.post(reverse("rtable-stand", args=[token, 2]), {"stand": "1"}, follow=True)
     phone.post(reverse("rtable-stand", args=[token, 5]), {"stand": "2"}, follow=True)
-    started = phone.post(reverse("rtable-start", args=[token]), follow=True)
+    asked = phone.post(reverse("rtable-start", args=[token]), follow=True)
+    assert confirm_page(asked) == [
+        "the stands and configurations can no longer change: they are written in ink "
+        "(§5-0-2); only race control can unlock the table"
+    ]
+    assert table(allocated, 1).started_at is None  # one tap never starts a race
+    started = phone.post(reverse("rtable-start", args=[token]), {"confirmed": "1"}, follow=True)
     assert flashes(started) == [
         "The race has started at Table 1: stands and configurations are locked."
     ]
@@ -194,6 +210,7 @@ def test_race_control_unlocks_and_undoes_a_draw_from_the_allocation_page(
     as_organiser, allocated, actor
 ):
     race_weather_draw(actor=actor, event=allocated, roll=6)
+    start(actor, allocated, 2)
     table_weather_draw(actor=actor, table=table(allocated, 2), roll=2)
     page = as_organiser.get(reverse("allocation", args=[allocated.slug])).content.decode()
     assert "Race started at" in page
@@ -215,6 +232,7 @@ def test_race_control_unlocks_and_undoes_a_draw_from_the_allocation_page(
 
 
 def test_the_unlock_and_undo_are_for_race_control_only(phone, allocated, actor):
+    race_weather_draw(actor=actor, event=allocated, roll=6)
     stands_set(actor=actor, table=table(allocated, 1), stands={4: 1, 2: 2, 5: 3})
     table_start(actor=actor, table=table(allocated, 1))
     unlock = phone.post(reverse("race-table-unlock", args=[allocated.slug, 1]), {"reason": "x"})

@@ -18,7 +18,7 @@ from pypdf import PdfReader
 
 from qualifying.services import qualifying_tables_auto
 from races.grid.services import allocation_run
-from races.grid.start import stands_set
+from races.grid.start import stands_set, table_start
 from races.models import CarConfiguration, GridSlot, RaceTable, SheetBatch, WeatherDraw
 from races.weather.services import race_weather_draw
 from tests.races.conftest import NAMES, VALID
@@ -368,12 +368,25 @@ def test_weather_draw_form_only_in_a_variable_race(phone, allocated, actor):
     assert not weather_form(phone.get(url).content.decode(), token)
 
     race_weather_draw(actor=actor, event=allocated, roll=6, reason="wrong scale")  # variable
+    html = phone.get(url).content.decode()
+    assert not weather_form(html, token)  # §3-2-4: the draws come during the race
+    assert "Weather draws come during the race, after the start (§3-2-4)." in html
+    stands_set(actor=actor, table=table(allocated, 1), stands={4: 1, 2: 2, 5: 3})
+    table_start(actor=actor, table=table(allocated, 1))
     assert weather_form(phone.get(url).content.decode(), token)
 
 
 def test_weather_draw_from_the_table_page(phone, allocated, actor):
     race_weather_draw(actor=actor, event=allocated, roll=6)
     token = table(allocated, 1).token
+    early = phone.post(reverse("rtable-weather", args=[token]), {"roll": "2"}, follow=True)
+    assert flashes(early) == [
+        "The race has not started at Table 1: start it first (stands and configurations), "
+        "then draw the weather at the end of a game turn (§3-2-4)."
+    ]
+    assert (table(allocated, 1).started_at, WeatherDraw.objects.count()) == (None, 0)
+    stands_set(actor=actor, table=table(allocated, 1), stands={4: 1, 2: 2, 5: 3})
+    table_start(actor=actor, table=table(allocated, 1))
 
     response = phone.post(reverse("rtable-weather", args=[token]), {"roll": "2"}, follow=True)
     assert flashes(response) == ["d20 = 2: Rain, track wet."]

@@ -242,6 +242,7 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "rtable-weather": (rtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
     "rtable-history": (rtable, {"GET": TABLE_PAGE, "POST": GET_ONLY}),
     "rtable-start": (rtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
+    "rtable-name": (rtable, {"GET": POST_ONLY, "POST": "302 302 302 302 404 404"}),
     "race-weather-undo": (
         event_and(number=lambda w: 1),
         {"GET": POST_ONLY, "POST": ORGANISER_POST},

@@ -11,10 +11,11 @@ from django.utils.translation import gettext_lazy as _
 
 from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, parse_stopwatch
 from races.games.quick import rules as quick
+from races.grid import configuration as configuration_rules
 from races.grid.configuration import FIELDS
 from tournament.errors import ServiceError
 from tournament.models import Event
-from tournament.wording import PART_NAMES, configuration_messages
+from tournament.wording import PART_NAMES, configuration_messages, laps_errors
 
 MAX_UPLOAD = 2 * 1024 * 1024
 
@@ -207,10 +208,17 @@ class EventForm(forms.ModelForm):
         if "standard_tyres" not in self.fields:  # a game without a standard car
             return data
         values = {name: data.get(f"standard_{name}") for name in FIELDS}
-        if all(v is None for v in values.values()):
+        quick_rules = data.get("qualifying_mode", self.instance.qualifying_mode) == "draw"
+        if quick_rules and values["stand_points"] is None:
+            values["stand_points"] = 0  # the quick rules have no stand (point 1)
+        if all(v in (None, 0) for v in values.values()):
             data["standard_configuration"] = None
         else:
-            problems = quick.standard_configuration_problems(values)
+            problems = (
+                quick.standard_configuration_problems(values)
+                if quick_rules
+                else configuration_rules.configuration_problems(values)
+            )
             if problems:
                 self.add_error(
                     None,
@@ -223,11 +231,17 @@ class EventForm(forms.ModelForm):
                 )
             data["standard_configuration"] = values
         game = data.get("game") or self.instance.game
-        if game == Event.Game.FORMULA_DE and data.get("qualifying_mode") == "draw":
-            circuit = data.get("circuit")
-            laps = data.get("laps") or (circuit.laps if circuit else None)
-            if laps is not None and not quick.laps_ok(laps):
-                self.add_error("laps", _("Quick rules: a race of 1, 2 or 3 laps."))
+        if game == Event.Game.FORMULA_DE and "laps" in self.fields:
+            # §2-0-3: a competition race is 3 laps; quick rules point 10: 1 to 3.
+            mode = data.get("qualifying_mode") or self.instance.qualifying_mode
+            circuit = data.get("circuit") or getattr(self.instance, "circuit", None)
+            for error in laps_errors(
+                quick_rules=mode == "draw",
+                competition=mode != "draw",
+                laps=data.get("laps"),
+                circuit_laps=circuit.laps if circuit else None,
+            ):
+                self.add_error("laps", error)
         return data
 
     def clean_min_stopwatch(self) -> str:

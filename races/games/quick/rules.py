@@ -39,8 +39,47 @@ def race_laps_problem(
     return "circuit_laps"
 
 
+#: Point 1 of the quick rules: « 22 points au total » over the six parts; « l'arrêt au
+#: stand » is one of the optional rules the text leaves out, so nothing waits at a stand.
+RULE = "quick rules 1"
+
+
+def configuration_problems(
+    values: Mapping[str, object],
+) -> list[configuration_rules.ConfigurationProblem]:
+    """The problems of a quick-rules car (point 1): six parts of at least one point each,
+    22 points in all on the car and none at a stand (the quick rules have no stands).
+
+    ``stand_points`` may be left out (it is 0); any other number of stand points is
+    refused, a standard car of 20 + 2 at the stand included. Empty when valid.
+    """
+    given = dict(values)
+    stand = given.get("stand_points")
+    given["stand_points"] = 0 if stand is None else stand
+    problems = configuration_rules.configuration_problems(given)
+    if is_int(stand) and stand != 0:
+        problems = [p for p in problems if p.field not in ("stand_points", "total")]
+        problems.append(
+            configuration_rules.ConfigurationProblem("stand_points", "no_stands", stand, RULE)
+        )
+    return [
+        configuration_rules.ConfigurationProblem(p.field, p.kind, p.value, RULE)
+        if p.kind == "total"
+        else p
+        for p in problems
+    ]
+
+
+def parse_configuration(values: Mapping[str, object]) -> configuration_rules.Configuration:
+    """A valid quick-rules car (stand points 0), or ``ConfigurationError`` listing why not."""
+    problems = configuration_problems(values)
+    if problems:
+        raise configuration_rules.ConfigurationError(problems)
+    return configuration_rules.parse_configuration({**values, "stand_points": 0})
+
+
 def standard_configuration_problems(
     values: Mapping[str, object],
 ) -> list[configuration_rules.ConfigurationProblem]:
-    """The problems of a standard configuration: the full game's rule (§5) applies."""
-    return configuration_rules.configuration_problems(values)
+    """The problems of the quick rules' standard car: 22 points on the car (point 1)."""
+    return configuration_problems(values)

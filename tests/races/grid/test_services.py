@@ -13,10 +13,10 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
-from qualifying.models import QualifyingTable, Run
+from qualifying.models import DrawRoll, QualifyingTable, Run
 from qualifying.services import draw_record, qualifying_table_set, session_create
 from races.grid.services import allocation_run, referee_link_regenerate, swap_drivers
-from races.grid.start import configurations_set, stands_set, table_unlock
+from races.grid.start import configurations_set, stands_set, table_start, table_unlock
 from races.models import (
     AllocationRecord,
     CarConfiguration,
@@ -470,6 +470,67 @@ def test_draw_mode_grid_comes_from_the_d20_and_a_variable_race_starts_dry(make_e
     assert starts(event) == {("variable", "dry", False, "")}
 
 
+# --- The quick rules' grid from the d20 (point 2; DOMAIN.md "What the day enforces") -------
+
+
+def test_allocation_waits_for_a_pending_physical_d20_tie(make_event, actor):
+    """Quick rules point 2 (« le plus petit nombre est en pôle position »): two physical
+    3s are a tie the re-roll breaks; no grid is built while it waits, and the re-roll
+    orders only the tied drivers among themselves."""
+    event = make_event(n_drivers=4, qualifying_mode="draw", laps=2)
+    set_teams(event, {})
+    draw_record(actor=actor, event=event, rolls={1: [3], 2: [3], 3: [11], 4: [8]})
+
+    with pytest.raises(Conflict) as refused:
+        allocation_run(actor=actor, event=event, table_size=2)
+
+    assert refused.value.errors == {
+        "draw": [f"1 {driver(event, 1).name}, 2 {driver(event, 2).name}"]
+    }
+    assert not RaceTable.objects.filter(event=event).exists()
+    draw_record(actor=actor, event=event, rolls={1: [3, 9], 2: [3, 4]})
+    allocation_run(actor=actor, event=event, table_size=2)
+    assert grids(event) == [[2, 1], [4, 3]]
+
+
+def test_allocation_refuses_a_quick_race_with_no_d20_rolled(make_event, actor):
+    """Quick rules point 2: the grid comes « selon le lancer d'un dé 20 », never in
+    number order when nobody has rolled."""
+    event = make_event(n_drivers=4, qualifying_mode="draw", laps=2)
+
+    with pytest.raises(Conflict) as refused:
+        allocation_run(actor=actor, event=event, table_size=2)
+
+    assert refused.value.status == 409
+    assert refused.value.errors == {"draw": ["Make the d20 draw first."]}
+    assert not RaceTable.objects.filter(event=event).exists()
+
+
+def test_a_roll_after_the_allocation_needs_race_controls_reason(make_event, actor):
+    """DOMAIN.md (quick rules): the allocation closes the rolls; race control may rewrite
+    one with a reason, recorded; a table's link may not."""
+    event = make_event(n_drivers=4, qualifying_mode="draw", laps=2)
+    draw_record(actor=actor, event=event, rolls={1: [17], 2: [3], 3: [11], 4: [8]})
+    allocation_run(actor=actor, event=event, table_size=2)
+
+    with pytest.raises(Conflict) as link:
+        draw_record(actor=Actor(table=table(event, 1)), event=event, rolls={1: [1]})
+    assert link.value.errors == {"rolls": ["Closed by the allocation."]}
+    with pytest.raises(Conflict) as no_reason:
+        draw_record(actor=actor, event=event, rolls={1: [1]})
+    assert list(no_reason.value.errors) == ["reason"]
+    assert DrawRoll.objects.get(event=event, driver__number=1).rolls == [17]
+
+    draw_record(actor=actor, event=event, rolls={1: [1]}, reason="die read upside down")
+
+    record = DrawRoll.history.filter(driver__number=1).first()
+    assert (record.rolls, record.history_change_reason) == ([1], "die read upside down")
+
+
+def driver(event, number: int) -> Driver:
+    return Driver.objects.get(championship=event.championship, number=number)
+
+
 def test_allocating_after_the_race_weather_starts_the_new_tables(event6, actor):
     race_weather_draw(actor=actor, event=event6, roll=RAIN)
 
@@ -486,6 +547,7 @@ def test_race_weather_is_drawn_again_only_with_a_reason_until_the_first_table_dr
         race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
     race_weather_draw(actor=actor, event=allocated, roll=VARIABLE, reason="die off the table")
     assert RaceWeather.objects.get(event=allocated).weather == "variable"
+    start_race(actor, allocated, 1)
     table_weather_draw(actor=actor, table=table(allocated, 1), roll=SUN)
 
     with pytest.raises(Conflict, match="has started"):
@@ -527,9 +589,22 @@ def test_race_weather_leaves_table_history_with_the_actor(allocated, actor, orga
 # --- Weather draws at a table (§3-2-4 … §3-2-6) ---------------------------------------------
 
 
+def start_race(actor, event, number: int) -> None:
+    """Stands in grid order (§4-0-1), then the referee's start (§5-0-2)."""
+    t = table(event, number)
+    grid = t.slots.order_by("position").values_list("driver__number", flat=True)
+    stands_set(actor=actor, table=t, stands={n: stand for stand, n in enumerate(grid, 1)})
+    if event.use_configurations:
+        configurations_set(actor=actor, table=t, configurations=dict.fromkeys(grid, VALID))
+    table_start(actor=actor, table=t)
+
+
 @pytest.fixture
 def variable_race(allocated, actor):
+    """A variable race under way at both tables (§3-2-4: the draws come during the race)."""
     race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+    start_race(actor, allocated, 1)
+    start_race(actor, allocated, 2)
     return allocated
 
 
@@ -646,9 +721,10 @@ def test_table_draw_leaves_table_history_with_the_link(variable_race):
 
 def test_allocating_again_clears_the_table_draws(variable_race, actor):
     table_weather_draw(actor=actor, table=table(variable_race, 1), roll=RAIN)
-    with pytest.raises(Conflict, match="written in ink"):  # the draw started the table
+    with pytest.raises(Conflict, match="written in ink"):  # the tables started
         allocation_run(actor=actor, event=variable_race, table_size=3)
     table_unlock(actor=actor, table=table(variable_race, 1), reason="New grids")
+    table_unlock(actor=actor, table=table(variable_race, 2), reason="New grids")
 
     allocation_run(actor=actor, event=variable_race, table_size=3)
 

@@ -22,6 +22,7 @@ from races.results.rules import (
     ResultProblem,
     Retirement,
     TableResult,
+    competition_laps_problem,
     result_problems,
     table_classification,
 )
@@ -316,3 +317,18 @@ def test_a_lap_order_problem_exactly_where_a_lap_goes_down(laps: list[int]):
         if laps[i] < max(laps[:i])
     ]
     assert found == expected
+
+
+def test_2_0_3_a_competition_race_is_three_laps():
+    """§2-0-3 « La course se déroule sur trois tours de circuit » (and §0-0-1)."""
+    assert competition_laps_problem(3, 7) is None  # the event's own 3 laps win
+    assert competition_laps_problem(7, 3) == "laps"
+    assert competition_laps_problem(None, 3) is None  # the circuit's 3 laps
+    assert competition_laps_problem(None, 2) == "circuit_laps"
+
+
+@_settings
+@given(st.none() | st.integers(1, 20), st.none() | st.integers(1, 20))
+def test_a_competition_race_is_accepted_exactly_when_it_runs_3_laps(laps, circuit_laps):
+    race = laps if laps is not None else circuit_laps
+    assert (competition_laps_problem(laps, circuit_laps) is None) == (race in (None, 3))

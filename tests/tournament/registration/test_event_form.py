@@ -114,3 +114,19 @@ def test_derived_slug_counts_past_the_taken_ones():
     taken = {"gp", "gp-2", "gp-3"}
     assert derived_slug("GP", taken=taken.__contains__) == "gp-4"
     assert len(derived_slug("y" * 60, taken={"y" * 50}.__contains__)) == 50
+
+
+def test_a_competition_race_of_7_laps_is_refused_next_to_the_field(
+    organiser_client, championship, circuit
+):
+    """§2-0-3 « La course se déroule sur trois tours de circuit »: the form says so next to
+    the laps and keeps what was typed."""
+    url = reverse("event-new", args=[championship.slug])
+    typed = base(circuit, game="formula_de", qualifying_mode="best", laps="7", slug="gp-7")
+    refused = organiser_client.post(url, typed)
+    assert refused.status_code == 200
+    html = refused.content.decode()
+    assert "A competition race is 3 laps (§2-0-3)." in html
+    assert re.search(r'name="laps" value="7"', html)
+    assert not Event.objects.filter(slug="gp-7").exists()
+    assert organiser_client.post(url, {**typed, "laps": "3"}).status_code == 302

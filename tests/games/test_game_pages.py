@@ -77,6 +77,24 @@ def test_racetrack_typing_error_names_the_driver(en, make_event, organiser):
     assert RaceResult.objects.get(table=table).game_data["runs"]["3"]["eliminated"] is True
 
 
+def test_racetrack_page_refuses_two_cars_still_running_at_the_default_end(
+    en, make_event, organiser
+):
+    """ "jusqu'à ce que l'avant dernier la franchisse": submitting with two cars still
+    running is refused in the page, naming them, and what was typed stays."""
+    _event, table = allocated(make_event, organiser, game="racetrack")
+    url = reverse("game-table-entry", args=[table.token])
+    data = {"version": "0", "action": "submit", "turns-1": "30", "finished-1": "1",
+            "turns-2": "31", "finished-2": "1", "turns-3": "29", "turns-4": "28"}  # fmt: skip
+    refused = en.post(url, data)
+    page = refused.content.decode()
+    assert refused.status_code == 400
+    assert "3 Pilote3 Lefèvre is still running" in page
+    assert "4 Pilote4 Lefèvre is still running" in page
+    assert 'value="28"' in page
+    assert not RaceResult.objects.filter(table=table).exists()
+
+
 def test_table_game_sheet_pdf(client, make_event, organiser):
     _event, table = allocated(make_event, organiser, game="racetrack", crash_limit=2)
     response = client.get(reverse("game-table-sheet", args=[table.token]))

@@ -260,18 +260,27 @@ def test_rally_snow_drawn_on_the_rally_page_and_shown_to_every_table(en, rally, 
     en.force_login(organiser)
     url = reverse("rally-desk", args=["rally"])
     assert 'id="snow-form-1"' in en.get(url).content.decode()
+    assert "Die 2: zone J" in en.get(url).content.decode()  # one die per zone, not per label
     done = en.post(url, {"action": "snow", "stage": "1", "zone-1": "1"}, follow=True)
-    assert "Snow of stage 1: C3." in done.content.decode()
-    assert Stage.objects.get(number=1).snow == [False, True, False]
+    assert "Snow of stage 1: J." in done.content.decode()
+    assert Stage.objects.get(number=1).snow == [False, True]
+    # A second draw needs a reason: refused in the page, the dice ticked kept.
+    again = en.post(url, {"action": "snow", "stage": "1", "zone-0": "1"})
+    assert again.status_code == 409
+    assert "already drawn (J)" in again.content.decode()
+    assert 'name="zone-0" value="1" checked' in again.content.decode()
+    assert Stage.objects.get(number=1).snow == [False, True]
+    fixed = en.post(url, {"action": "snow", "stage": "1", "zone-1": "1", "reason": "wrong tick"})
+    assert fixed.status_code == 302
     en.post(url, {"action": "snow-system", "stage": "2"})
-    assert len(Stage.objects.get(number=2).snow) == 2
+    assert len(Stage.objects.get(number=2).snow) == 1
     assert Stage.objects.get(number=2).snow_source == "system"
     times = en.get(reverse("rally-stage-times", args=["rally", 1])).content.decode()
-    assert "Snowy zones: <strong>C3</strong>" in times
+    assert "Snowy zones: <strong>J</strong>" in times
     allocation_run(actor=Actor(user=organiser), event=rally, table_size=4)
     table = RaceTable.objects.get(event=rally, number=1)
     page = en.get(reverse("rtable", args=[table.token])).content.decode()
-    assert "ES1 · C8 C3-J6: ❄ <strong>C3</strong>" in page
+    assert "ES1 · C8 C3-J6: ❄ <strong>J</strong>" in page
     sheet = en.get(reverse("rally-sheet", args=["rally"]))
     assert sheet.status_code == 200 and sheet["Content-Type"] == "application/pdf"
 

@@ -327,6 +327,18 @@ class StandingsTable(tables.Table):
             extra.append(
                 (f"e{event.pk}", EventPointsColumn(f"e{event.pk}", verbose_name=event.name))
             )
+        if any(line.points_removed for line in standings.lines):
+            # §1-2-3: points sanctions, off the total after best-K (DOMAIN.md): their column.
+            extra.append(
+                (
+                    "removed",
+                    tables.Column(
+                        verbose_name=gettext("Points removed"),
+                        default="",
+                        attrs={"td": {"class": "num sanction-mark"}, "th": {"class": "num"}},
+                    ),
+                )
+            )
         for event in standings.events:
             extra.append(
                 (
@@ -349,6 +361,7 @@ class StandingsTable(tables.Table):
                 "name": driver.name,
                 "team": driver.team.name if driver.team else None,
                 "total": line.points,
+                "removed": -line.points_removed if line.points_removed else None,
                 "url": driver_url(driver),
             }
             for event in standings.events:

@@ -40,7 +40,10 @@ def place_mark(position: int | None, status: str) -> tuple[str, str]:
 
 
 def retirement_words(status: str, cause_display: str, lap: int | None, note: str) -> str:
-    """ "Engine, lap 2", "Other, lap 1: disqualified": the cause in words."""
+    """ "Engine, lap 2", "Other, lap 1: disqualified": the cause in words; a finisher's
+    note as it is ("engine broken on the last lap", §16-0-6)."""
+    if status == "finished":
+        return note
     if status != "retired":
         return ""
     words = cause_display

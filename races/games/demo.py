@@ -63,12 +63,9 @@ RALLY_TIMES = {  # chrono, seconds held per driver and stage; None = retired
     3: {1: ("04:10", 0), 2: ("04:20", 0), 3: ("04:00", 0),
         5: ("04:30", 2), 6: ("04:10", 0), 7: ("04:20", 0), 8: ("05:00", 0)},
 }  # fmt: skip
-# Règlement+: one die per zone before each stage; ES2's C7 and C6 came out snowy.
-RALLY_SNOW = {
-    1: [False] * 6,
-    2: [False, False, True, True, False, False, False, False, False, False],
-    3: [False, False],
-}
+# Règlement+: one die per zone before each stage (ES1 C J, ES2 L C V, ES3 J); ES2's
+# zone C came out snowy.
+RALLY_SNOW = {1: [False, False], 2: [False, True, False], 3: [False]}
 RALLY_TYRES = {1: {3: "snow"}, 2: {3: "snow", 7: "snow"}}  # the others: not recorded
 
 

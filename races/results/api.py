@@ -28,6 +28,7 @@ from tournament.apikit import (
     DriverNumber,
     DriverOut,
     actor_of,
+    driver_keys,
     driver_out,
     get_event,
     reads_as_anonymous,
@@ -80,6 +81,11 @@ class ResultIn(Schema):
     submit: StrictBool = Field(
         False, description="true: hand the result to race control (every grid driver once)."
     )
+    notes: dict[str, Annotated[str, Field(max_length=200)]] | None = Field(
+        None,
+        description="Finishers' notes by driver number (e.g. an engine broken on the last "
+        "lap, kept as a finisher under §16-0-6).",
+    )
     # Other games (API.md "Other games"), read by the game's variant (races.games).
     squares: dict[str, Any] | None = Field(
         None, description="Cannes–Monaco: each car's square, 0 to 36."
@@ -113,6 +119,7 @@ class ResultOut(Schema):
     finish: list[int]
     retired: list[RetirementOut]
     dns: list[int]
+    notes: dict[str, str] = Field(default_factory=dict, description="Finishers' notes.")
 
 
 class CannesMonacoResultOut(ResultOut):
@@ -151,6 +158,7 @@ def result_out(table: RaceTable, result: RaceResult | None) -> dict[str, Any]:
             "finish": [],
             "retired": [],
             "dns": [],
+            "notes": {},
             **game_fields(table, None),
         }
     return {
@@ -168,6 +176,7 @@ def result_out(table: RaceTable, result: RaceResult | None) -> dict[str, Any]:
             for r in result.retired
         ],
         "dns": list(result.dns),
+        "notes": {str(n): note for n, note in result_services.finisher_notes(result).items()},
     }
 
 
@@ -255,6 +264,7 @@ def result_save(request: HttpRequest, event: str, t: int, payload: ResultIn) -> 
             retired=[r.as_service_input() for r in payload.retired],
             dns=payload.dns,
             submit=payload.submit,
+            notes=driver_keys(payload.notes or {}, "notes"),
         )
     except Conflict as exc:
         raise _with_current(table, exc) from exc
@@ -309,6 +319,7 @@ class DayLineOut(Schema):
     lap: int | None
     points: int = Field(description="After any points a sanction removed.")
     points_removed: int = Field(0, description="Championship points a sanction removed.")
+    note: str = Field("", description="The referee's note: a retirement's, or a finisher's.")
 
 
 def day_line_out(line: ResultLine) -> dict[str, Any]:
@@ -322,6 +333,7 @@ def day_line_out(line: ResultLine) -> dict[str, Any]:
         "lap": line.lap,
         "points": line.points,
         "points_removed": line.points_removed,
+        "note": line.note,
     }
 
 

@@ -1,5 +1,6 @@
 """Forms of the race result pages: the referee's sheet (one row per grid driver) and race
-control's confirm / reopen buttons.
+control's confirm / reopen buttons. A finisher's row keeps its note (§16-0-6: an engine
+broken on the last lap, the car kept as a finisher).
 
 The sheet form only turns what was typed into the service's three lists (finish, retired,
 dns); every rule about a result (everyone once, a cause, a lap in range, a note for
@@ -18,6 +19,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from races.models import GridSlot, RaceResult, RetirementCause
+from races.results.services import finisher_notes
 
 RETIRED = "retired"
 DNS = "dns"
@@ -51,6 +53,8 @@ class Sheet:
     retired: list[dict[str, Any]] = field(default_factory=list)
     dns: list[int] = field(default_factory=list)
     unwritten: list[int] = field(default_factory=list)
+    #: Finishers' notes by driver (e.g. an engine broken on the last lap, §16-0-6).
+    notes: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, result: RaceResult | None, grid: Sequence[GridSlot]) -> Sheet:
@@ -62,6 +66,7 @@ class Sheet:
             retired=[dict(r) for r in result.retired],
             dns=list(result.dns),
             unwritten=[s.driver.number for s in grid if s.driver.number not in written],
+            notes=finisher_notes(result),
         )
 
     @property
@@ -87,13 +92,15 @@ class Sheet:
             there = here + step
             if 0 <= there < len(finish):
                 finish[here], finish[there] = finish[there], finish[here]
-        return Sheet(finish, self.retired, self.dns, self.unwritten)
+        return Sheet(finish, self.retired, self.dns, self.unwritten, self.notes)
 
     def initial(self) -> dict[str, str]:
         """Form values that show this sheet again."""
         values: dict[str, str] = {}
         for place, number in enumerate(self.finish, start=1):
             values[f"d{number}-outcome"] = str(place)
+            if self.notes.get(number):
+                values[f"d{number}-note"] = self.notes[number]
         for order, retirement in enumerate(self.retired, start=1):
             prefix = f"d{retirement['driver']}-"
             values[prefix + "outcome"] = RETIRED
@@ -111,7 +118,8 @@ def outcome_text(sheet: Sheet, number: int) -> str:
     """One driver's line of a sheet in words, to say what changed between two sheets."""
     kind, value = sheet.outcome_of(number)
     if kind == "finished":
-        return ordinal(value)
+        note = sheet.notes.get(number)
+        return f"{ordinal(value)} « {note} »" if note else ordinal(value)
     if kind == RETIRED:
         return retirement_text(value)
     if kind == DNS:
@@ -266,6 +274,9 @@ class ResultForm(forms.Form):
             outcome = str(values["outcome"] or "")
             if outcome.isdigit():
                 finishers.append((int(outcome), slot.position, number))
+                note = (values["note"] or "").strip()
+                if note:
+                    sheet.notes[number] = note
             elif outcome == RETIRED:
                 lap, order = values["lap"], values["order"]
                 retirement = {

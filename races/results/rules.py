@@ -15,8 +15,8 @@ plain English on purpose: callers translate them.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 # §20-1 off track, §20-2 blocked, §20-3 body, §20-4 engine, §20-5 road holding;
@@ -33,6 +33,7 @@ ProblemKind = Literal[
     "note_too_long",
     "bad_lap",
     "lap_order",
+    "note_not_finisher",
 ]
 Section = Literal["finish", "retired", "dns"]
 
@@ -62,6 +63,11 @@ class TableResult:
     retired: tuple[Retirement, ...]
     # Did not start, in the order given.
     dns: tuple[Hashable, ...]
+    # A finisher's note, by driver: §16-0-6 lets a car whose engine broke "après
+    # l'avant dernier virage" reach the line, §20-4-1 eliminates it if the break comes
+    # "avant la fin du dernier virage"; the two disagree on the last corner, so the
+    # referee decides (DOMAIN.md) and the sheet records why a finisher was kept.
+    notes: Mapping[Hashable, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -108,8 +114,13 @@ def result_problems(
     Retirements are written in the order they happened, so their laps never go down
     along the list (``lap_order``, naming the later retirement of an earlier lap).
 
+    A finisher may carry a note (``notes``: e.g. an engine broken on the last lap and
+    kept as a finisher under §16-0-6); a note for a driver who is not a finisher is
+    ``note_not_finisher`` (a retirement's note goes with the retirement).
+
     Problems come in the order the sheet is written (finish, retired, dns), each
-    driver's problems together; ``missing`` drivers follow, in grid order.
+    driver's problems together; then the finishers' notes; ``missing`` drivers follow,
+    in grid order.
     """
     if not _is_int(laps) or laps < 1:
         raise ValueError(f"laps must be a positive integer, got {laps!r}")
@@ -139,6 +150,12 @@ def result_problems(
                 if lap < latest_lap:  # type: ignore[operator]
                     problems.append(ResultProblem("lap_order", driver, str(latest_lap)))
                 latest_lap = max(latest_lap, lap)  # type: ignore[call-overload]
+    finishers = set(result.finish)
+    for driver, note in result.notes.items():
+        if driver not in finishers:
+            problems.append(ResultProblem("note_not_finisher", driver))
+        elif len(note or "") > NOTE_MAX:
+            problems.append(ResultProblem("note_too_long", driver))
     if complete:
         problems.extend(
             ResultProblem("missing", driver) for driver in grid if driver not in sections

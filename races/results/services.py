@@ -53,6 +53,10 @@ def _result_problem_messages(problems: list[Any], names: Mapping[int, str]) -> d
             "%(driver)s: retirements are listed in the order they happened, so their laps "
             "never go down; an earlier retirement is on lap %(detail)s."
         ),
+        "note_not_finisher": _(
+            "%(driver)s: a note on its own is for a finisher (e.g. an engine broken on the "
+            "last lap, §16-0-6); a retirement's note goes with the retirement."
+        ),
     }
     errors: dict[str, list[str]] = {}
     for problem in problems:
@@ -62,7 +66,18 @@ def _result_problem_messages(problems: list[Any], names: Mapping[int, str]) -> d
     return errors
 
 
-def _table_result(finish: list[int], retired: list[Mapping[str, Any]], dns: list[int]) -> Any:
+def finisher_notes(result: RaceResult | None) -> dict[int, str]:
+    """The finishers' notes of a Formula Dé sheet (§16-0-6), by driver number."""
+    stored = ((result.game_data or {}).get("notes") if result else None) or {}
+    return {int(n): str(note) for n, note in stored.items() if str(n).isdigit() and note}
+
+
+def _table_result(
+    finish: list[int],
+    retired: list[Mapping[str, Any]],
+    dns: list[int],
+    notes: Mapping[int, str] | None = None,
+) -> Any:
     return TableResult(
         finish=tuple(finish),
         retired=tuple(
@@ -75,6 +90,7 @@ def _table_result(finish: list[int], retired: list[Mapping[str, Any]], dns: list
             for r in retired
         ),
         dns=tuple(dns),
+        notes=dict(notes or {}),
     )
 
 
@@ -87,8 +103,12 @@ def result_save(
     retired: list[Mapping[str, Any]],
     dns: list[int],
     submit: bool,
+    notes: Mapping[int, str] | None = None,
 ) -> RaceResult:
     """Save what the referee wrote; ``submit`` asks race control to confirm it.
+
+    ``notes`` are finishers' notes by driver number (e.g. an engine broken on the last
+    lap, kept as a finisher under §16-0-6), stored with the sheet and in its history.
 
     A draft may be incomplete; a submitted result has every grid driver exactly once.
     Refused once confirmed, or when ``version`` is not the stored one (nothing is lost:
@@ -99,8 +119,9 @@ def result_save(
     with transaction.atomic():
         table, result = result_locked_for_save(table=table, version=version)
         grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}
+        notes = {n: str(note).strip() for n, note in (notes or {}).items() if str(note).strip()}
         problems = result_problems(
-            _table_result(finish, retired, dns),
+            _table_result(finish, retired, dns, notes),
             grid=list(grid),
             laps=table.event.race_laps,
             complete=submit,
@@ -121,6 +142,8 @@ def result_save(
             for r in retired
         ]
         result.dns = list(dns)
+        # Formula Dé keeps its finishers' notes here (the other games their own sheet).
+        result.game_data = {"notes": {str(n): note for n, note in notes.items()}} if notes else {}
         result.version += 1
         result.submitted_at = timezone.now() if submit else None
         actor.stamp(result).save()
@@ -232,6 +255,7 @@ def _store_lines(table: RaceTable, result: RaceResult, lines: list[DayLine]) -> 
     """Inside the caller's transaction: the table's confirmed lines, replaced."""
     drivers = {s.driver.number: s.driver for s in table.slots.select_related("driver")}
     notes = {r["driver"]: r.get("note", "") for r in result.retired}
+    notes.update(finisher_notes(result))
     ResultLine.objects.filter(table=table).delete()
     ResultLine.objects.bulk_create(
         ResultLine(

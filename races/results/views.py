@@ -267,6 +267,7 @@ def result_entry(request: HttpRequest, token: str) -> HttpResponse:
                 retired=sheet.retired,
                 dns=sheet.dns,
                 submit=request.POST.get("action") == "submit",
+                notes=sheet.notes,
             )
         except ServiceError as exc:
             return _refused(request, table, grid, form, sent, exc)

@@ -8,8 +8,11 @@ text leaves the consequences to the organisers; DOMAIN.md lists the ones Paddock
 - ``warning``: written down, nothing else changes;
 - ``throws``: ``value`` throws added to the driver's run of one qualifying ``session``
   (its absolute time grows by as many throws, §1-1-10);
-- ``points``: ``value`` championship points removed for the event (never below 0 for
-  that event: :func:`tournament.standings.points.points_after_sanction`);
+- ``points``: ``value`` championship points removed (DOMAIN.md, "What the day
+  enforces"): the event's line shows what it kept (never below 0 for the event:
+  :func:`tournament.standings.points.points_after_sanction`), while the championship
+  total loses the whole value after best-K (:func:`championship_total`), even where the
+  event scored fewer points or none; the total may go below zero;
 - ``disqualified``: classed last of the event, 0 points, shown as such.
 
 Each has a reason. A withdrawn sanction no longer applies (and stays in the history).
@@ -109,3 +112,17 @@ def points_removed(sanctions: Iterable[Sanction]) -> dict[Hashable, int]:
 def disqualified(sanctions: Iterable[Sanction]) -> set[Hashable]:
     """The drivers disqualified from the event."""
     return {s.driver for s in sanctions if s.kind == "disqualified"}
+
+
+def championship_total(counted: Iterable[int], removed: int) -> int:
+    """A driver's championship total once points sanctions apply (§1-2-3; DOMAIN.md, "What
+    the day enforces": "Points removed come off the championship total after best-K").
+
+    ``counted`` are the points the counted results scored (best-K chosen on those, so a
+    penalty cannot be dropped as a worst result); ``removed`` is every point removed by a
+    sanction in force, taken off in full even where the event scored fewer points (a
+    sanction on a 0-point result still costs its points). The total may go below zero.
+    """
+    if not _is_int(removed) or removed < 0:
+        raise ValueError(f"points removed must be a whole number from 0, got {removed!r}")
+    return sum(counted) - removed

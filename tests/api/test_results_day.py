@@ -29,7 +29,7 @@ def allocated(championship, circuit, drivers, organiser):
     return allocated_gp_race(championship, circuit, drivers, organiser)
 
 
-def line(rank, table, position, number, name, team, status, cause, lap, points):
+def line(rank, table, position, number, name, team, status, cause, lap, points, note=""):
     return {
         "rank": rank,
         "table": table,
@@ -40,6 +40,7 @@ def line(rank, table, position, number, name, team, status, cause, lap, points):
         "lap": lap,
         "points": points,
         "points_removed": 0,
+        "note": note,
     }
 
 
@@ -48,7 +49,7 @@ DAY = [
     line(2, 1, 2, 1, "Alice Martin", "Ferrari", "finished", None, None, 6),
     # 7 retired after 3 (the latest retirement first); 3rd place scores 4, but only
     # finishers score (§21-1-2).
-    line(3, 1, 3, 7, "Gaëlle Roux", None, "retired", "other", 3, 0),
+    line(3, 1, 3, 7, "Gaëlle Roux", None, "retired", "other", 3, 0, "Disqualified"),
     line(4, 1, 4, 3, "Chloé Durand", None, "retired", "engine", 2, 0),
     line(5, 2, 1, 8, "Hugo Blanc", None, "finished", None, None, 10),
     line(6, 2, 2, 2, "Bruno Petit", "Ferrari", "finished", None, None, 6),

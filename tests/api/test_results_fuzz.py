@@ -115,5 +115,5 @@ def test_garbage_never_answers_500(organiser, allocated, body, as_referee):
     # Whatever was stored reads back in the contract's shape.
     stored = organiser.get(f"{TABLES}/1/result")
     assert stored.status_code == 200
-    assert set(stored.json()) == {"version", "status", "finish", "retired", "dns"}
+    assert set(stored.json()) == {"version", "status", "finish", "retired", "dns", "notes"}
     assert RaceResult.objects.filter(table__event=allocated).count() <= 1

@@ -75,6 +75,7 @@ def result(event: str, position: int, status: str, points: int, counted: bool = 
         "position": position,
         "status": status,
         "points": points,
+        "points_removed": 0,
         "counted": counted,
     }
 
@@ -96,6 +97,7 @@ def test_standings_sum_share_ranks_and_break_ties_by_countback(organiser, season
         "rank": 1,
         "driver": {"number": 1, "name": "Driver 1", "team": "Ferrari"},
         "points": 16,
+        "points_removed": 0,
         "results": [result("gp-a", 1, "finished", 10), result("gp-b", 2, "finished", 6)],
         "countback": [1, 1, 0, 0],
     }
@@ -112,6 +114,7 @@ def test_standings_sum_share_ranks_and_break_ties_by_countback(organiser, season
         "rank": 8,
         "driver": {"number": 9, "name": "Driver 9", "team": "Brabham"},
         "points": 0,
+        "points_removed": 0,
         "results": [],
         "countback": [0, 0, 0, 0],
     }

@@ -38,7 +38,7 @@ RESULT_2 = f"{TABLES}/2/result"
 CONFIRM_1 = f"{TABLES}/1/confirm"
 REOPEN_1 = f"{TABLES}/1/reopen"
 RESULTS = "/events/gp-race/results"
-EMPTY = {"version": 0, "status": "empty", "finish": [], "retired": [], "dns": []}
+EMPTY = {"version": 0, "status": "empty", "finish": [], "retired": [], "dns": [], "notes": {}}
 #: A complete sheet for table 1: 5 and 1 finish; 3 broke its engine on lap 2, then 7 was
 #: disqualified on lap 3.
 SHEET_1 = {
@@ -56,6 +56,7 @@ SHEET_1_OUT = {
         {"driver": 7, "cause": "other", "lap": 3, "note": "Disqualified"},
     ],
     "dns": [],
+    "notes": {},
 }
 #: Table 2: 8, 2 and 4 finish, 6 does not start.
 SHEET_2 = {"finish": [8, 2, 4], "retired": [], "dns": [6]}
@@ -173,6 +174,7 @@ def test_draft_submit_confirm_reopen_confirm(organiser, referee1, allocated):
         "finish": [5],
         "retired": [{"driver": 3, "cause": "engine", "lap": None, "note": ""}],
         "dns": [],
+        "notes": {},
     }
     assert referee1.get(RESULT_1).json() == response.json()
     assert RaceTable.objects.get(event=allocated, number=1).result_status == "draft"
@@ -234,6 +236,7 @@ def test_submitted_result_goes_back_to_draft(referee1):
         "finish": [5],
         "retired": [],
         "dns": [],
+        "notes": {},
     }
     assert RaceResult.objects.get().submitted_at is None
 
@@ -414,7 +417,14 @@ def test_stale_version_is_409_with_current(referee1, organiser):
     assert response.json() == {
         "detail": "The result changed meanwhile (version 1, you had 0): check it and save again.",
         "errors": {},
-        "current": {"version": 1, "status": "draft", "finish": [5], "retired": [], "dns": []},
+        "current": {
+            "version": 1,
+            "status": "draft",
+            "finish": [5],
+            "retired": [],
+            "dns": [],
+            "notes": {},
+        },
     }
     assert referee1.get(RESULT_1).json()["version"] == 1
 
@@ -603,3 +613,22 @@ def test_reading_once_published_needs_a_confirmed_table(organiser, referee1, ano
         assert response.json()["detail"] == "Table 2 has no published result yet."
     assert organiser.get(RESULT_2).json()["status"] == "submitted"
     assert table_api(allocated, 2).get(RESULT_2).json()["status"] == "submitted"
+
+
+def test_a_finisher_whose_engine_broke_on_the_last_lap_is_noted(referee1, organiser):
+    """§16-0-6 vs §20-4-1: the referee keeps 1 as a finisher and says why; the note is in
+    the result, the day's results and the history. A note on a retired driver is a 400
+    naming the driver (its note goes with the retirement)."""
+    note = "Engine broken after the second-to-last corner (§16-0-6)"
+    wrong = save(referee1, RESULT_1, 0, {**SHEET_1, "notes": {"3": note}}, submit=True)
+    assert wrong.status_code == 400
+    assert "a note on its own is for a finisher" in wrong.json()["errors"]["3"][0]
+    saved = save(referee1, RESULT_1, 0, {**SHEET_1, "notes": {"1": note}}, submit=True)
+    assert saved.status_code == 200, saved.content
+    assert saved.json()["notes"] == {"1": note}
+    assert referee1.get(RESULT_1).json()["notes"] == {"1": note}
+    assert organiser.post(CONFIRM_1, {}).status_code == 200
+    lines = {line["driver"]["number"]: line for line in organiser.get(RESULTS).json()}
+    assert (lines[1]["status"], lines[1]["note"]) == ("finished", note)
+    assert lines[3]["note"] == ""
+    assert RaceResult.history.filter(table__number=1).first().game_data == {"notes": {"1": note}}

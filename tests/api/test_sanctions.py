@@ -9,6 +9,8 @@ table 1 is 5, 1, 7, 3; table 2 is 2, 8, 4, 6; scale 10, 6, 4 (per table).
 from __future__ import annotations
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from tests.api.test_results_table import (
     SHEET_1,
@@ -79,11 +81,37 @@ def test_points_removed_for_the_event_show_in_results_and_standings(organiser, r
         line["driver"]["number"]: line["points"] for line in organiser.get(STANDINGS).json()
     }
     assert standings[5] == 6
-    # Never below 0 for the event: 3 retired with 0 points keeps 0.
+    # The event's line never shows below 0: 3 retired with 0 points keeps 0 there...
     organiser.post(SANCTIONS, {"driver": 3, "kind": "points", "value": 5, "reason": "Rude"})
     assert {line["driver"]["number"]: line["points"] for line in organiser.get(RESULTS).json()}[
         3
     ] == 0
+
+
+def test_a_points_sanction_on_a_0_point_result_still_comes_off_the_standings(organiser, raced):
+    """§1-2-3, as DOMAIN.md decides it ("Points removed come off the championship total
+    after best-K ... it applies in full even where the event scored fewer points ... The
+    total may go below zero"): 3 retired with 0 points and loses 5 points: -5 in the
+    standings, with the points removed in their own field, not a silent 0."""
+    response = organiser.post(
+        SANCTIONS, {"driver": 3, "kind": "points", "value": 5, "reason": "Rude to the referee"}
+    )
+    assert response.status_code == 201, response.content
+    standings = {line["driver"]["number"]: line for line in organiser.get(STANDINGS).json()}
+    assert (standings[3]["points"], standings[3]["points_removed"]) == (-5, 5)
+    assert standings[3]["results"][0]["points_removed"] == 5
+    assert standings[3]["rank"] == len(standings)  # below everyone at 0
+    # 5 won table 1 (10) and loses 4: 6, the event's points shown before the sanction.
+    organiser.post(SANCTIONS, {"driver": 5, "kind": "points", "value": 4, "reason": "Hand on die"})
+    five = {line["driver"]["number"]: line for line in organiser.get(STANDINGS).json()}[5]
+    assert (five["points"], five["points_removed"], five["results"][0]["points"]) == (6, 4, 10)
+    raced.published_results = True
+    raced.save()
+    reader = Client()
+    reader.cookies["django_language"] = "en"
+    page = reader.get(reverse("standings", args=["cfd-2025"]))
+    row = page.content.decode().split('data-number="3"')[1].split("</tr>")[0]
+    assert "Points removed" in page.content.decode() and ">-5<" in row
 
 
 def test_a_disqualified_driver_is_classed_last_of_the_event_with_no_points(organiser, raced):

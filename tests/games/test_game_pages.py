@@ -77,6 +77,24 @@ def test_racetrack_typing_error_names_the_driver(en, make_event, organiser):
     assert RaceResult.objects.get(table=table).game_data["runs"]["3"]["eliminated"] is True
 
 
+def test_racetrack_page_refuses_two_cars_still_running_at_the_default_end(
+    en, make_event, organiser
+):
+    """ "jusqu'à ce que l'avant dernier la franchisse": submitting with two cars still
+    running is refused in the page, naming them, and what was typed stays."""
+    _event, table = allocated(make_event, organiser, game="racetrack")
+    url = reverse("game-table-entry", args=[table.token])
+    data = {"version": "0", "action": "submit", "turns-1": "30", "finished-1": "1",
+            "turns-2": "31", "finished-2": "1", "turns-3": "29", "turns-4": "28"}  # fmt: skip
+    refused = en.post(url, data)
+    page = refused.content.decode()
+    assert refused.status_code == 400
+    assert "3 Pilote3 Lefèvre is still running" in page
+    assert "4 Pilote4 Lefèvre is still running" in page
+    assert 'value="28"' in page
+    assert not RaceResult.objects.filter(table=table).exists()
+
+
 def test_table_game_sheet_pdf(client, make_event, organiser):
     _event, table = allocated(make_event, organiser, game="racetrack", crash_limit=2)
     response = client.get(reverse("game-table-sheet", args=[table.token]))
@@ -242,18 +260,27 @@ def test_rally_snow_drawn_on_the_rally_page_and_shown_to_every_table(en, rally, 
     en.force_login(organiser)
     url = reverse("rally-desk", args=["rally"])
     assert 'id="snow-form-1"' in en.get(url).content.decode()
+    assert "Die 2: zone J" in en.get(url).content.decode()  # one die per zone, not per label
     done = en.post(url, {"action": "snow", "stage": "1", "zone-1": "1"}, follow=True)
-    assert "Snow of stage 1: C3." in done.content.decode()
-    assert Stage.objects.get(number=1).snow == [False, True, False]
+    assert "Snow of stage 1: J." in done.content.decode()
+    assert Stage.objects.get(number=1).snow == [False, True]
+    # A second draw needs a reason: refused in the page, the dice ticked kept.
+    again = en.post(url, {"action": "snow", "stage": "1", "zone-0": "1"})
+    assert again.status_code == 409
+    assert "already drawn (J)" in again.content.decode()
+    assert 'name="zone-0" value="1" checked' in again.content.decode()
+    assert Stage.objects.get(number=1).snow == [False, True]
+    fixed = en.post(url, {"action": "snow", "stage": "1", "zone-1": "1", "reason": "wrong tick"})
+    assert fixed.status_code == 302
     en.post(url, {"action": "snow-system", "stage": "2"})
-    assert len(Stage.objects.get(number=2).snow) == 2
+    assert len(Stage.objects.get(number=2).snow) == 1
     assert Stage.objects.get(number=2).snow_source == "system"
     times = en.get(reverse("rally-stage-times", args=["rally", 1])).content.decode()
-    assert "Snowy zones: <strong>C3</strong>" in times
+    assert "Snowy zones: <strong>J</strong>" in times
     allocation_run(actor=Actor(user=organiser), event=rally, table_size=4)
     table = RaceTable.objects.get(event=rally, number=1)
     page = en.get(reverse("rtable", args=[table.token])).content.decode()
-    assert "ES1 · C8 C3-J6: ❄ <strong>C3</strong>" in page
+    assert "ES1 · C8 C3-J6: ❄ <strong>J</strong>" in page
     sheet = en.get(reverse("rally-sheet", args=["rally"]))
     assert sheet.status_code == 200 and sheet["Content-Type"] == "application/pdf"
 

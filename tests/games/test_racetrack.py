@@ -94,7 +94,8 @@ def test_fin_du_jeu_at_the_winner_a_complete_sheet_places_every_car_still_runnin
     }
     found = problems(runs, grid=[1, 2, 3], end="winner", complete=True)
     assert [(p.kind, p.driver) for p in found] == [("place_required", 2), ("bad_number", 3)]
-    assert problems(runs, grid=[1, 2, 3], complete=True) == []  # the default variant
+    # The default variant places nobody: one car at most is left running.
+    assert problems({1: runs[1], 2: runs[2]}, grid=[1, 2], complete=True) == []
     draft = problems({2: {"turns": 29}}, grid=[1, 2, 3], end="winner", complete=False)
     assert draft == []
 
@@ -270,3 +271,71 @@ def test_a_car_with_the_limit_of_crashes_is_always_eliminated(crashes, eliminate
         assert (not kinds) == (on and limit == 1)
     else:
         assert not kinds
+
+
+def test_fin_du_jeu_default_end_leaves_at_most_one_car_running():
+    """ "elle continue jusqu'à ce que l'avant dernier la franchisse" (the default end): a
+    complete sheet with two cars still running is refused, naming both, instead of paying
+    both the second place; a draft may still have them running."""
+    sheet = {
+        1: {"turns": 30, "finished": True},
+        2: {"turns": 30},
+        3: {"turns": 30},
+    }
+    found = problems(sheet, grid=[1, 2, 3], complete=True)
+    assert [(p.kind, p.driver, p.value) for p in found] == [
+        ("too_many_running", 2, 2),
+        ("too_many_running", 3, 2),
+    ]
+    assert problems(sheet, grid=[1, 2, 3], complete=False) == []
+    # Stopped at the winner, the referee places both: accepted.
+    placed = {**sheet, 2: {"turns": 30, "place": 1}, 3: {"turns": 30, "place": 2}}
+    assert problems(placed, grid=[1, 2, 3], end="winner", complete=True) == []
+    # One left running, or the others out: accepted.
+    sheet[3] = {"crashes": 1, "eliminated": True}
+    assert problems(sheet, grid=[1, 2, 3], complete=True) == []
+
+
+@given(st.lists(st.sampled_from(["finished", "running", "eliminated"]), min_size=1, max_size=8))
+def test_a_complete_default_sheet_is_refused_exactly_when_two_cars_still_run(states):
+    sheet = {
+        n: {
+            "turns": 20,
+            "finished": state == "finished",
+            "eliminated": state == "eliminated",
+            "crashes": int(state == "eliminated"),
+        }
+        for n, state in enumerate(states, start=1)
+    }
+    found = problems(sheet, grid=list(sheet), complete=True)
+    running = [n for n, state in enumerate(states, start=1) if state == "running"]
+    assert [p.driver for p in found if p.kind == "too_many_running"] == (
+        running if len(running) > 1 else []
+    )
+
+
+def test_points_follow_the_day_rank_in_the_championship_overall_mode():
+    """DOMAIN.md, "Points mode applies to every game": in mode ``overall`` the table's
+    places become day ranks from ``first_rank``; a shared place still shares the points."""
+    runs = [
+        Run(1, turns=30, margin=1, finished=True),
+        Run(2, turns=30, margin=1, finished=True),
+        Run(3, turns=31, finished=True),
+        Run(4, crashes=1, eliminated=True),
+    ]
+    scale = (25, 18, 15, 12, 10, 8, 6, 4, 2, 1)
+    per_table = classification(runs, scale=scale, first_rank=7)
+    assert [line.points for line in per_table] == [25, 25, 15, 0]
+    overall = classification(runs, scale=scale, mode="overall", first_rank=7)
+    # Ranks 7, 7, 9 and 10 of the day: 6, 6, 2 points; eliminated 0.
+    assert [(line.place, line.points) for line in overall] == [(1, 6), (1, 6), (3, 2), (4, 0)]
+    assert classification(runs, scale=scale, mode="overall") == classification(runs, scale=scale)
+
+
+@given(runs, st.integers(1, 30))
+def test_overall_points_are_the_scale_at_the_day_rank(race, first_rank):
+    scale = tuple(range(40, 0, -1))
+    lines = classification(race, scale=scale, mode="overall", first_rank=first_rank)
+    for line in lines:
+        expected = 0 if line.status == "eliminated" else scale[first_rank + line.place - 2]
+        assert line.points == expected

@@ -25,10 +25,12 @@ from races.games.rallyman.rules import (
     parse_chrono,
     parse_splits,
     rally_classification,
+    route_labels,
     route_problems,
     route_zones,
     snow_draw,
     snow_invalid,
+    snow_redraw_refusal,
     stage_scratch,
     tyre_choice_open,
 )
@@ -46,7 +48,7 @@ def test_art_11_chrono_mm_ss_minutes_may_exceed_59():
 
 def test_art_2_routes_of_the_example_sheet():
     # The "Rallye des Groseilles" sheet: ES1 C8 C3-J6-J5-C4 C5, ES3 J1 J4.
-    assert route_zones("C8 C3-J6-J5-C4 C5") == ["C8", "C3", "J6", "J5", "C4", "C5"]
+    assert route_labels("C8 C3-J6-J5-C4 C5") == ["C8", "C3", "J6", "J5", "C4", "C5"]
     assert route_problems("L0 L1-C7-C6-L2-L3-V2-V3-C5 C4") == []
     assert route_problems("C8 X9") == ["X9"]
 
@@ -120,12 +122,42 @@ def test_reglement_plus_snow_one_die_per_zone_of_the_route():
     """ "le directeur de course lance autant de dés que de ZONES constituant la spéciale":
     one answer per zone, yes or no; the system's draw gives as many."""
     zones = route_zones("C8 C3-J6-J5-C4 C5")
-    assert not snow_invalid(len(zones), [False, True, False, False, True, False])
-    assert snow_invalid(len(zones), [True, False])  # not one per zone
+    assert not snow_invalid(len(zones), [False, True])
+    assert snow_invalid(len(zones), [False, True, False, False, True, False])  # per label
     assert snow_invalid(2, [True, "yes"])  # not yes/no
     assert snow_invalid(2, "TT")
     drawn = snow_draw(len(zones), rng=random.Random(7))
     assert len(drawn) == len(zones) and all(isinstance(z, bool) for z in drawn)
+
+
+def test_art_2_a_stage_combines_1_to_4_zones_not_one_per_junction_label():
+    """ART.2: "On définit les spéciales en combinant 1, 2, 3 ou 4 ZONES (C, J, L, V)"; the
+    "Rallye des Groseilles" routes write junctions (C8, C3…): ES1 "C8 C3-J6-J5-C4 C5"
+    crosses zones C and J, ES2 "L0 L1-C7-C6-L2-L3-V2-V3-C5 C4" (10 labels) zones L, C and
+    V, ES3 "J1 J4" zone J. Règlement+: "le DÉ 1 pour la 1ère ZONE" — the zone first
+    entered — and a snowy zone is turned over whole ("Le dos des ZONES est enneigé")."""
+    assert route_zones("C8 C3-J6-J5-C4 C5") == ["C", "J"]
+    assert route_zones("L0 L1-C7-C6-L2-L3-V2-V3-C5 C4") == ["L", "C", "V"]
+    assert route_zones("J1 J4") == ["J"]
+    assert len(snow_draw(len(route_zones("L0 L1-C7-C6-L2-L3-V2-V3-C5 C4")))) == 3
+
+
+@given(st.lists(st.sampled_from("CJLV"), min_size=1, max_size=12), st.integers(0, 20))
+def test_a_route_has_one_to_four_zones_whatever_its_length(letters, number):
+    route = "-".join(f"{letter}{(number + i) % 10}" for i, letter in enumerate(letters))
+    zones = route_zones(route)
+    assert 1 <= len(zones) <= 4
+    assert zones == list(dict.fromkeys(letters))  # each once, in the order entered
+
+
+def test_snow_is_drawn_once_a_second_draw_needs_a_reason_and_none_once_timed():
+    """Règlement+: the snow is drawn "avant que ne s'élançe le premier pilote"; DOMAIN.md:
+    a second draw for a stage needs a reason, like the race weather."""
+    assert snow_redraw_refusal(drawn=False, timed=False, reason="") is None
+    assert snow_redraw_refusal(drawn=True, timed=False, reason="  ") == "reason_required"
+    assert snow_redraw_refusal(drawn=True, timed=False, reason="die off the table") is None
+    assert snow_redraw_refusal(drawn=True, timed=True, reason="die off the table") == "timed"
+    assert snow_redraw_refusal(drawn=False, timed=True, reason="") == "timed"
 
 
 def test_reglement_plus_snow_draw_gives_snow_on_about_one_die_in_six():

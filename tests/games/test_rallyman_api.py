@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from races.models import ResultLine, StageTime
+from races.models import ResultLine, Stage, StageTime
 from tests.games.conftest import allocate, put, table_api
 
 pytestmark = pytest.mark.django_db
@@ -185,31 +185,51 @@ def test_intermediate_times_round_trip(rally, org_api):
 
 
 def test_snow_drawn_per_stage_by_the_race_director(rally, org_api, anon_api):
-    """Règlement+: before each stage, one die per zone of its route; a zone whose die shows
-    the snow symbol is snowy for every game. Typed (the dice rolled) or by the system."""
-    stage1 = put(
-        org_api, "/events/rally/stages/1/snow", {"snow": [False, True, False, False, True, False]}
-    )
+    """Règlement+: before each stage, one die per ZONE of its route (ART.2: the boards C,
+    J, L, V, not each junction label); a zone whose die shows the snow symbol is snowy for
+    every game. Typed (the dice rolled) or by the system."""
+    stage1 = put(org_api, "/events/rally/stages/1/snow", {"snow": [False, True]})
     assert stage1.status_code == 200, stage1.content
     body = stage1.json()
-    assert (body["snowy_zones"], body["snow_source"]) == (["C3", "C4"], "physical")
-    wrong = put(org_api, "/events/rally/stages/2/snow", {"snow": [True]})
-    assert wrong.status_code == 400
-    assert wrong.json()["detail"] == (
-        "Give one answer per zone of the route (10 zones: L0 L1 C7 C6 L2 L3 V2 V3 C5 C4): "
-        "snowy or not."
+    assert (body["snowy_zones"], body["snow_source"]) == (["J"], "physical")
+    per_label = put(org_api, "/events/rally/stages/2/snow", {"snow": [True] * 10})
+    assert per_label.status_code == 400
+    assert per_label.json()["detail"] == (
+        "Give one answer per zone of the route (3 zones: L C V): snowy or not."
     )
     system = put(org_api, "/events/rally/stages/2/snow", {})
     assert system.status_code == 200
-    assert system.json()["snow_source"] == "system" and len(system.json()["snow"]) == 10
+    assert system.json()["snow_source"] == "system" and len(system.json()["snow"]) == 3
     assert put(anon_api, "/events/rally/stages/3/snow", {}).status_code == 401
     listed = org_api.get("/events/rally/stages").json()
-    assert listed[0]["snowy_zones"] == ["C3", "C4"] and listed[2]["snow"] is None
+    assert listed[0]["snowy_zones"] == ["J"] and listed[2]["snow"] is None
     # Once the stage has times, its snow stays.
     assert times(org_api, 1, {"6": {"chrono": "05:00"}}).status_code == 200
-    late = put(org_api, "/events/rally/stages/1/snow", {"snow": [False] * 6})
+    late = put(org_api, "/events/rally/stages/1/snow", {"snow": [False] * 2, "reason": "typo"})
     assert late.status_code == 409
     assert late.json()["detail"] == "Times are entered for stage 1: its snow can no longer change."
+
+
+def test_a_second_snow_draw_needs_a_reason_and_is_recorded(rally, org_api):
+    """DOMAIN.md "Rallyman snow": a second draw for a stage needs a reason, like the race
+    weather; the draws stay listed in the stage's history with the reason."""
+    path = "/events/rally/stages/2/snow"
+    assert put(org_api, path, {"snow": [True, False, False]}).status_code == 200
+    again = put(org_api, path, {})
+    assert again.status_code == 409
+    assert "reason" in again.json()["errors"]
+    assert "already drawn (L)" in again.json()["detail"]
+    assert Stage.objects.get(event=rally, number=2).snow == [True, False, False]
+    long = put(org_api, path, {"snow": [False] * 3, "reason": "x" * 101})
+    assert long.status_code == 400 and "reason" in long.json()["errors"]
+    redrawn = put(org_api, path, {"snow": [False, False, True], "reason": "die off the table"})
+    assert redrawn.status_code == 200, redrawn.content
+    assert redrawn.json()["snowy_zones"] == ["V"]
+    draws = Stage.history.filter(event=rally, number=2).order_by("history_date")
+    assert [(h.snow, h.history_change_reason) for h in draws if h.snow] == [
+        ([True, False, False], None),
+        ([False, False, True], "die off the table"),
+    ]
 
 
 def test_tyres_chosen_at_the_first_stage_and_kept_without_a_service_park(make_event, org_api):

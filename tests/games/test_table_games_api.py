@@ -322,3 +322,71 @@ def test_racetrack_stopping_at_the_winner_the_referee_places_the_running_cars(ra
         (d, 3, 6),
         (b, 4, 0),
     ]
+
+
+def test_racetrack_default_end_two_cars_still_running_is_400(racetrack):
+    """ "jusqu'à ce que l'avant dernier la franchisse" (the default end): a submitted sheet
+    with two cars still running is a 400 naming both, not a shared 2nd place; a draft keeps
+    them."""
+    event, (a, b, c, d) = racetrack
+    runs = {
+        str(a): run(30, 1, finished=True),
+        str(b): run(30),
+        str(c): run(30),
+        str(d): run(9, crashes=1, eliminated=True),
+    }
+    path = "/events/rt/tables/1/result"
+    refused = put(table_api(event, 1), path, {"version": 0, "runs": runs, "submit": True})
+    assert refused.status_code == 400
+    body = refused.json()
+    assert sorted(body["errors"]) == sorted([f"runs.{b}", f"runs.{c}"])
+    assert "second-to-last" in body["detail"]
+    assert not RaceResult.objects.filter(table__event=event).exists()
+    draft = put(table_api(event, 1), path, {"version": 0, "runs": runs, "submit": False})
+    assert draft.status_code == 200, draft.content
+    runs[str(c)] = run(31, 0, finished=True)
+    done = put(table_api(event, 1), path, {"version": 1, "runs": runs, "submit": True})
+    assert done.status_code == 200, done.content
+
+
+@pytest.fixture
+def racetrack_two_tables(make_event, org_api):
+    event = make_event(6, slug="rt", game="racetrack", qualifying_mode="draw", separate_teams=False)
+    tables = allocate(org_api, "rt", 3)
+    return event, grid(tables, 0), grid(tables, 1)
+
+
+def test_racetrack_honours_the_overall_mode_and_shares_a_tie_in_the_standings(
+    racetrack_two_tables, org_api
+):
+    """DOMAIN.md "Points mode applies to every game": in mode ``overall`` table 2's winner
+    behind a 3-driver table 1 is rank 4 and takes the 4th points. "Fin du jeu": a tie
+    ("égalité") shares the place, its points and its countback in the standings."""
+    event, first, second = racetrack_two_tables
+    championship = event.championship
+    championship.points_scale = [10, 8, 6, 5, 4, 3]
+    championship.points_mode = "overall"
+    championship.save()
+    sheets = {
+        1: {str(first[0]): run(30, 1, finished=True), str(first[1]): run(30, 1, finished=True),
+            str(first[2]): run(33, finished=True)},
+        2: {str(second[0]): run(29, 2, finished=True), str(second[1]): run(35, finished=True),
+            str(second[2]): run(36)},
+    }  # fmt: skip
+    for number, runs in sheets.items():
+        path = f"/events/rt/tables/{number}/result"
+        saved = put(table_api(event, number), path, {"version": 0, "runs": runs, "submit": True})
+        assert saved.status_code == 200, saved.content
+        assert org_api.post(f"/events/rt/tables/{number}/confirm").status_code == 200
+    results = org_api.get("/events/rt/results").json()
+    assert [(r["driver"]["number"], r["rank"], r["points"]) for r in results] == [
+        (first[0], 1, 10),
+        (first[1], 1, 10),
+        (first[2], 3, 6),
+        (second[0], 4, 5),  # not the 10 of a table's winner
+        (second[1], 5, 4),
+        (second[2], 6, 3),
+    ]
+    standings = org_api.get(f"/championships/{championship.slug}/standings").json()
+    ranks = {line["driver"]["number"]: (line["rank"], line["points"]) for line in standings}
+    assert ranks[first[0]] == ranks[first[1]] == (1, 10)

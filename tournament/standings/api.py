@@ -31,14 +31,19 @@ class StandingResultOut(Schema):
     event: str = Field(description="The event's slug.")
     position: int = Field(description="Place in the table classification.")
     status: Literal["finished", "retired", "dns", "running", "eliminated", "dsq"]
-    points: int
+    points: int = Field(description="What the event scored, before any points sanction.")
+    points_removed: int = Field(0, description="Points a sanction removed at this event.")
     counted: bool = Field(description="False for a result left out by “best K results”.")
 
 
 class StandingOut(Schema):
     rank: int = Field(description="Shared on equal points and countback: 1, 2, 2, 4.")
     driver: DriverOut
-    points: int
+    points: int = Field(
+        description="The counted results' points less every point removed by a sanction "
+        "(§1-2-3), in full; may go below zero."
+    )
+    points_removed: int = Field(0, description="Points removed by sanctions, all events.")
     results: list[StandingResultOut] = Field(description="One per counted event, by date.")
     countback: list[int] = Field(description="How many 1st, 2nd, 3rd… places at their table.")
 
@@ -71,12 +76,14 @@ def standings(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
             "rank": line.rank,
             "driver": driver_out(line.driver),
             "points": line.points,
+            "points_removed": line.points_removed,
             "results": [
                 {
                     "event": slugs[event.pk],
                     "position": result.position,
                     "status": result.status,
                     "points": result.points,
+                    "points_removed": line.removed.get(event.pk, 0),
                     "counted": event.pk in line.counted,
                 }
                 for event in table.events

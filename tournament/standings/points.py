@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from races.results.rules import Placed
+from races.sanctions.rules import championship_total
 
 # Points by place, 1st first; places beyond the scale score nothing.
 PRESETS: dict[str, tuple[int, ...]] = {
@@ -216,8 +217,9 @@ def countback_place(*, mode: Mode, status: str, place: int, rank: int) -> int | 
 
 
 def points_after_sanction(points: int, removed: int) -> int:
-    """An event's points once a sanction removed ``removed`` of them (§1-2-3): the
-    organisers take points *for the event*, so the event never scores below 0."""
+    """An event's line once a sanction removed ``removed`` points (§1-2-3): the line of
+    the event never shows less than 0. The championship total takes the whole of
+    ``removed`` off all the same (:func:`races.sanctions.rules.championship_total`)."""
     _check_int("points", points, minimum=0)
     _check_int("points removed", removed, minimum=0)
     return max(0, points - removed)
@@ -240,6 +242,8 @@ class StandingLine:
     counted: tuple[Hashable, ...]
     results: tuple[EventResult, ...]
     countback: tuple[int, ...]
+    #: Championship points removed by sanctions (§1-2-3), already off ``points``.
+    removed: int = 0
 
 
 def standings(
@@ -247,6 +251,7 @@ def standings(
     results: Iterable[EventResult],
     *,
     best: int | None = None,
+    removed: Mapping[Hashable, int] | None = None,
 ) -> list[StandingLine]:
     """The championship standings of ``drivers`` over ``results``.
 
@@ -256,7 +261,9 @@ def standings(
     (equal points: the earlier result counts). Equal points are separated by
     countback over all results: more 1st places (each result's ``counted_place``),
     then more 2nd places, and so on. Lines still equal share a rank (1, 2, 2, 4) and keep the order
-    of ``drivers``.
+    of ``drivers``. ``removed`` (points sanctions, by driver) comes off each total after
+    best-K, in full (:func:`races.sanctions.rules.championship_total`); a total may go below
+    zero. Results' ``points`` are then what the events scored before any sanction.
     """
     if best is not None:
         _check_int("best results", best, minimum=1)
@@ -291,11 +298,13 @@ def standings(
         for result in driver_results:
             if result.counted_place is not None:
                 countback[result.counted_place - 1] += 1
+        taken = (removed or {}).get(driver, 0)
         unranked.append(
             StandingLine(
                 rank=0,
                 driver=driver,
-                points=sum(result.points for result in kept),
+                points=championship_total((result.points for result in kept), taken),
+                removed=taken,
                 counted=tuple(result.event for result in kept),
                 results=tuple(driver_results),
                 countback=tuple(countback),

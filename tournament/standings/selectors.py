@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import IntegerField, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from races.models import ResultLine
-from tournament.models import Championship, Driver, Entry, Event, Team
+from tournament.models import Championship, Driver, Entry, Event, Sanction, Team
 from tournament.standings import points
 
 
@@ -23,8 +24,13 @@ class Standing:
     results: dict[int, points.EventResult]  # by event id
     counted: frozenset[int]  # event ids whose points count (best-K)
     countback: tuple[int, ...]
-    # Points a sanction removed (§1-2-3), by event id, where any were.
+    # Points sanctions removed (§1-2-3), by event id, where any were: the whole value,
+    # off the total after best-K even where the event scored fewer points.
     removed: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def points_removed(self) -> int:
+        return sum(self.removed.values())
 
 
 @dataclass(frozen=True)
@@ -55,19 +61,32 @@ def standings_for(*, championship: Championship, published_only: bool = True) ->
         .select_related("team")
         .order_by("number")
     )
+    # Every point a sanction in force removed from the driver at the event (§1-2-3).
+    sanctioned = (
+        Sanction.objects.filter(
+            event=OuterRef("event_id"),
+            driver=OuterRef("driver_id"),
+            kind=Sanction.Kind.POINTS,
+            withdrawn_at__isnull=True,
+        )
+        .values("event")
+        .annotate(total=Sum("value"))
+        .values("total")
+    )
     # In event order: on equal points, best-K keeps the earlier result.
     rows = (
         ResultLine.objects.filter(event__in=events)
+        .annotate(sanctioned=Coalesce(Subquery(sanctioned, output_field=IntegerField()), 0))
         .order_by("event__date", "event_id", "pk")
         .values_list(
             "event_id", "driver_id", "position", "place", "rank", "status", "points",
-            "points_removed",
+            "points_removed", "sanctioned",
         )
     )  # fmt: skip
     removed: dict[int, dict[int, int]] = {}
-    for e, d, *_rest, taken in rows:
-        if taken:
-            removed.setdefault(d, {})[e] = taken
+    for e, d, *_rest, whole in rows:
+        if whole:
+            removed.setdefault(d, {})[e] = whole
     mode = championship.points_mode
     results = [
         points.EventResult(
@@ -75,7 +94,9 @@ def standings_for(*, championship: Championship, published_only: bool = True) ->
             driver=d,
             position=p,
             status=s,
-            points=pts,
+            # What the event scored before any sanction: best-K chooses on it (a penalty
+            # is not a result that could be dropped).
+            points=pts + taken,
             counted_place=points.countback_place(
                 mode=mode,  # type: ignore[arg-type]
                 status=s,
@@ -83,10 +104,15 @@ def standings_for(*, championship: Championship, published_only: bool = True) ->
                 rank=rank,
             ),
         )
-        for e, d, p, place, rank, s, pts, _taken in rows
+        for e, d, p, place, rank, s, pts, taken, _whole in rows
     ]
     by_id = {d.pk: d for d in drivers}
-    lines = points.standings([d.pk for d in drivers], results, best=championship.best_results)
+    lines = points.standings(
+        [d.pk for d in drivers],
+        results,
+        best=championship.best_results,
+        removed={d: sum(by_event.values()) for d, by_event in removed.items()},
+    )
     return Standings(
         events=events,
         lines=[
@@ -126,6 +152,7 @@ def team_standings_for(
             counted=tuple(s.counted),
             results=tuple(s.results.values()),
             countback=s.countback,
+            removed=s.points_removed,
         )
         for s in standings.lines
     ]

@@ -40,7 +40,10 @@ def place_mark(position: int | None, status: str) -> tuple[str, str]:
 
 
 def retirement_words(status: str, cause_display: str, lap: int | None, note: str) -> str:
-    """ "Engine, lap 2", "Other, lap 1: disqualified": the cause in words."""
+    """ "Engine, lap 2", "Other, lap 1: disqualified": the cause in words; a finisher's
+    note as it is ("engine broken on the last lap", §16-0-6)."""
+    if status == "finished":
+        return note
     if status != "retired":
         return ""
     words = cause_display
@@ -327,6 +330,18 @@ class StandingsTable(tables.Table):
             extra.append(
                 (f"e{event.pk}", EventPointsColumn(f"e{event.pk}", verbose_name=event.name))
             )
+        if any(line.points_removed for line in standings.lines):
+            # §1-2-3: points sanctions, off the total after best-K (DOMAIN.md): their column.
+            extra.append(
+                (
+                    "removed",
+                    tables.Column(
+                        verbose_name=gettext("Points removed"),
+                        default="",
+                        attrs={"td": {"class": "num sanction-mark"}, "th": {"class": "num"}},
+                    ),
+                )
+            )
         for event in standings.events:
             extra.append(
                 (
@@ -349,6 +364,7 @@ class StandingsTable(tables.Table):
                 "name": driver.name,
                 "team": driver.team.name if driver.team else None,
                 "total": line.points,
+                "removed": -line.points_removed if line.points_removed else None,
                 "url": driver_url(driver),
             }
             for event in standings.events:

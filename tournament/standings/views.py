@@ -187,8 +187,13 @@ def progression_chart(
             for event_id, result in line.results.items()
             if event_id in so_far
         ]
-        for line in points.standings(ids, results, best=best):
-            totals[line.driver].append(line.points)
+        removed = {
+            line.driver.pk: sum(n for e, n in line.removed.items() if e in so_far) for line in lines
+        }
+        for line in points.standings(ids, results, best=best, removed=removed):
+            # The chart starts at 0: a total a sanction took below zero is drawn at 0 (the
+            # table beside it gives the total).
+            totals[line.driver].append(max(0, line.points))
 
     width, height, left, right, top_margin, bottom = 400, 240, 34, 10, 10, 26
     plot_w, plot_h = width - left - right, height - top_margin - bottom

@@ -21,10 +21,14 @@ past the line in squares, the crashes, and whether the car finished or was elimi
   it stops at the winner (``winner``), the referee places the cars still running (by their
   distance to the line): 1 for the closest; they share a place only when the referee
   writes the same place.
+- "jusqu'à ce que l'avant dernier la franchisse": the race goes on until the
+  second-to-last car crosses, so a complete sheet of that default end has at most one car
+  still running (DOMAIN.md, "What the day enforces, continued"); two or more is refused.
 - Product choice (DOMAIN.md): then drivers still running when the race stopped (all
   equal when it ran to the second-to-last), then the eliminated (all equal). Points come
-  from the championship's scale by place; a shared place takes the better points;
-  eliminated drivers score 0.
+  from the championship's scale by place (mode ``per_table``) or by the day rank (mode
+  ``overall``: the table's first place is ``first_rank``); a shared place takes the better
+  points; eliminated drivers score 0.
 
 Problems are structured values; callers translate them.
 """
@@ -51,7 +55,9 @@ ProblemKind = Literal[
     "eliminated_without_collision",
     "collision_alone",
     "place_required",
+    "too_many_running",
 ]
+Mode = Literal["per_table", "overall"]
 FIELDS = ("turns", "margin", "crashes")
 
 
@@ -119,12 +125,15 @@ def problems(
     on a complete sheet another eliminated car, the collision eliminating both. A complete
     sheet has a line for every driver of the grid. When the race stops at the winner
     (``end="winner"``) the referee places each car still running (``place`` 1, 2, …);
-    a complete sheet has a place for each.
+    a complete sheet has a place for each. When it runs until the second-to-last crosses
+    (``end="second_to_last"``), a complete sheet has at most one car still running: each
+    of two or more is a ``too_many_running`` problem.
     """
     on_grid = set(grid)
     found: list[Problem] = []
     by_collision: list[Hashable] = []
     eliminated_cars = 0
+    running_cars: list[Hashable] = []
     for driver, run in runs.items():
         if driver not in on_grid:
             found.append(Problem("unknown_driver", driver))
@@ -141,6 +150,8 @@ def problems(
             found.append(Problem("finished_and_eliminated", driver))
         place = run.get("place")
         running = not finished and not eliminated
+        if running:
+            running_cars.append(driver)
         if end == "winner" and running:
             if place is not None and (not is_int(place) or place < 1):  # type: ignore[operator]
                 found.append(Problem("bad_number", driver, "place", place))
@@ -165,6 +176,12 @@ def problems(
         # "en plus d'éliminer le joueur que l'on accidente": the other car is out as well.
         if eliminated_cars < 2:
             found.extend(Problem("collision_alone", driver) for driver in by_collision)
+        # "jusqu'à ce que l'avant dernier la franchisse": one car at most is left running.
+        if end == "second_to_last" and len(running_cars) > 1:
+            found.extend(
+                Problem("too_many_running", driver, value=len(running_cars))
+                for driver in running_cars
+            )
     return found
 
 
@@ -181,12 +198,19 @@ def run_of(driver: Hashable, values: Mapping[str, object]) -> Run:
 
 
 def classification(
-    runs: Sequence[Run], *, scale: Sequence[int], end: End = "second_to_last"
+    runs: Sequence[Run],
+    *,
+    scale: Sequence[int],
+    end: End = "second_to_last",
+    mode: Mode = "per_table",
+    first_rank: int = 1,
 ) -> list[Classified]:
     """Finishers, then drivers still running, then the eliminated; scale points by place.
 
     When the race stopped at the winner, the cars still running follow the referee's
-    places; when it ran to the second-to-last, they share their place.
+    places; when it ran to the second-to-last, they share their place. Mode ``overall``
+    (the championship's) scores the day rank instead, ``first_rank - 1 + place``: the
+    winner of a table behind an 8-driver table 1 is rank 9 and takes the 9th points.
     """
 
     def key(run: Run) -> tuple[int, int, int]:
@@ -203,7 +227,9 @@ def classification(
             place=place,
             position=index,
             status=run.status,
-            points=0 if run.eliminated else scale_points(scale, place),
+            points=0
+            if run.eliminated
+            else scale_points(scale, place if mode == "per_table" else first_rank - 1 + place),
         )
         for index, (place, run) in enumerate(ranked, start=1)
     ]

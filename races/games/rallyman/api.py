@@ -115,6 +115,11 @@ class SnowIn(Schema):
         description="The dice rolled: one entry per zone of the route, true when the die "
         "shows the snow symbol. Missing: the system rolls.",
     )
+    reason: str = Field(
+        "",
+        max_length=100,
+        description="Why the snow is drawn again (a second draw needs one; 409 without).",
+    )
 
 
 @router.put("/events/{event}/stages/{n}/snow", response={200: StageOut, **ERRORS})
@@ -122,13 +127,17 @@ def stage_snow(
     request: HttpRequest, event: str, n: int, payload: SnowIn | None = None
 ) -> dict[str, Any]:
     """The race director's snow draw before the stage (Règlement+): one die per zone, each
-    zone snowy for every game when its die shows the symbol. 409 once the stage has times.
+    zone snowy for every game when its die shows the symbol. A second draw needs a
+    ``reason`` (409 without); 409 whatever the reason once the stage has times.
     Organisers only."""
     actor = actor_of(request)
     require_token(actor)
     stage = _stage(_rally(event), n)
     stage = game_services.stage_snow_set(
-        actor=actor, stage=stage, snow=payload.snow if payload else None
+        actor=actor,
+        stage=stage,
+        snow=payload.snow if payload else None,
+        reason=payload.reason if payload else "",
     )
     return stage_out(stage)
 

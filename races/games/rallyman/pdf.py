@@ -20,6 +20,7 @@ from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
 from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from races.games.rallyman.rules import SNOW_FACES
 from tournament.documents.printing import (
     FONT_BOLD,
     markup,
@@ -131,6 +132,19 @@ class RallySheet:
                     self.snow_width_mm * mm,
                     self.service_width_mm * mm,
                 ],
+            )
+        )
+        story.append(
+            Paragraph(
+                markup(
+                    gettext(
+                        "Snow: one die per zone of the stage (die 1 for its first zone, C, J, "
+                        "L or V). The rule text does not show the snow face: a draw by Paddock "
+                        "gives snow on 1 face in %(faces)s."
+                    )
+                    % {"faces": SNOW_FACES}
+                ),
+                body,
             )
         )
 

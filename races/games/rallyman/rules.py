@@ -21,6 +21,13 @@ dans l'ES", Règlement+ ART.14–15); or that the driver retired.
 - Snow (Règlement+, "Définition des conditions climatiques"): before each stage the race
   director "lance autant de dés que de ZONES constituant la spéciale"; each zone whose
   die shows the snow symbol is snowy, for every game (the rally runs the same stages).
+  A zone is one of the four boards C, J, L, V (ART.2: "en combinant 1, 2, 3 ou 4 ZONES
+  (C, J, L, V)"; "Le dos des ZONES est enneigé": a snowy zone is turned over whole); a
+  route writes the junctions it passes (C8, C3…), so a stage's zones are the letters of
+  its junctions, each once, in the order the route first enters them: "C8 C3-J6-J5-C4
+  C5" is zones C and J, "L0 L1-C7-C6-L2-L3-V2-V3-C5 C4" zones L, C and V (never more
+  than four). DOMAIN.md: a second draw for a stage needs a reason, and none once its
+  times are entered.
   Tyres ("Choix des pneus"): each driver chooses asphalt or snow tyres "au départ de la
   première ES et au départ des ES précédées d'une assistance"; otherwise "les pilotes
   conservent les pneus de la spéciale précédente".
@@ -88,17 +95,29 @@ def format_chrono(seconds: int | None) -> str:
     return f"{sign}{minutes:02d}:{rest:02d}"
 
 
-def route_zones(route: str) -> list[str]:
-    """The zones of a route as written on the sheet ("C8 C3-J6-J5-C4 C5" → 6 zones)."""
+def route_labels(route: str) -> list[str]:
+    """The junctions of a route as written on the sheet ("C8 C3-J6-J5-C4 C5" → 6 labels)."""
     return [part for part in re.split(r"[\s\-/]+", route.strip()) if part]
+
+
+def route_zones(route: str) -> list[str]:
+    """The ZONES a route crosses (ART.2: boards C, J, L, V), each once, in the order the
+    route first enters them: "C8 C3-J6-J5-C4 C5" → ["C", "J"]. A junction label is a point
+    of its zone, not a zone; labels that are not a zone's (see :func:`route_problems`)
+    count for none."""
+    zones: list[str] = []
+    for label in route_labels(route):
+        if _ROUTE_ZONE.match(label) and label[0].upper() not in zones:
+            zones.append(label[0].upper())
+    return zones
 
 
 def route_problems(route: str) -> list[str]:
     """The parts of a route that are not zones C, J, L or V with a number (ART.2)."""
-    zones = route_zones(route)
-    if not zones:
+    labels = route_labels(route)
+    if not labels:
         return [""]
-    return [zone for zone in zones if not _ROUTE_ZONE.match(zone)]
+    return [label for label in labels if not _ROUTE_ZONE.match(label)]
 
 
 def parse_splits(values: object) -> list[int]:
@@ -322,6 +341,24 @@ def snow_invalid(zones: int, snow: object) -> bool:
         or len(snow) != zones
         or any(not isinstance(value, bool) for value in snow)
     )
+
+
+SnowRedrawRefusal = Literal["timed", "reason_required"]
+
+
+def snow_redraw_refusal(*, drawn: bool, timed: bool, reason: str) -> SnowRedrawRefusal | None:
+    """Why a stage's snow may not be drawn now, None when it may (DOMAIN.md: "A second draw
+    for a stage needs a reason, like the race weather").
+
+    The race director draws the snow once, "avant que ne s'élançe le premier pilote": once
+    a time of the stage is entered the stage was run on it and it never changes; before,
+    a second draw (a die off the table, a wrong tick) needs a reason.
+    """
+    if timed:
+        return "timed"
+    if drawn and not (reason or "").strip():
+        return "reason_required"
+    return None
 
 
 def snow_draw(zones: int, *, rng: random.Random | None = None) -> tuple[bool, ...]:

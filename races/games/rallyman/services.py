@@ -15,6 +15,7 @@ from races.games._ranking import scale_points
 from races.games.rallyman import rules as rallyman
 from races.games.rallyman.pdf import PrintedRank, PrintedStage, PrintedTime, RallySheetData
 from races.grid.allocation import Allocation, RankedDriver
+from races.grid.state import checked_reason
 from races.models import (
     GridSlot,
     ResultLine,
@@ -222,14 +223,24 @@ def tyre_choice(stage: Stage) -> tuple[bool, dict[int, str]]:
     return rallyman.tyre_choice_open(stage.number, service_before=before.service_after), kept
 
 
-def stage_snow_set(*, actor: Actor, stage: Stage, snow: Sequence[bool] | None = None) -> Stage:
+REASON_KEPT = 100
+
+
+def stage_snow_set(
+    *, actor: Actor, stage: Stage, snow: Sequence[bool] | None = None, reason: str = ""
+) -> Stage:
     """The race director's snow draw before a stage (Règlement+): one die per zone of its
     route, a zone snowy for every game when its die shows the symbol. ``snow`` records
-    the dice rolled at the table (one yes/no per zone); None lets the system roll. Drawn
-    again only until the stage's first time is entered."""
+    the dice rolled at the table (one yes/no per zone); None lets the system roll. A second
+    draw needs a ``reason`` (recorded in the stage's history, every draw listed there);
+    none once the stage's first time is entered."""
     event = stage.event
     require_organiser(actor, event.championship)
     _require_rallyman(event)
+    reason = checked_reason(reason)
+    if len(reason) > REASON_KEPT:  # the history keeps the reason of a change in 100
+        text = _("The reason is too long (%(count)s characters at most).") % {"count": REASON_KEPT}
+        raise InvalidInput(text, {"reason": [text]})
     zones = rallyman.route_zones(stage.route)
     if snow is None:
         drawn, source = list(rallyman.snow_draw(len(zones))), RollSource.SYSTEM
@@ -242,12 +253,29 @@ def stage_snow_set(*, actor: Actor, stage: Stage, snow: Sequence[bool] | None = 
         drawn, source = list(snow), RollSource.PHYSICAL
     with transaction.atomic():
         stage = Stage.objects.select_for_update().get(pk=stage.pk)
-        if StageTime.objects.filter(stage=stage).exists():
+        refusal = rallyman.snow_redraw_refusal(
+            drawn=bool(stage.snow_source),
+            timed=StageTime.objects.filter(stage=stage).exists(),
+            reason=reason,
+        )
+        if refusal == "timed":
             raise Conflict(
                 _("Times are entered for stage %(number)s: its snow can no longer change.")
                 % {"number": stage.number}
             )
+        if refusal == "reason_required":
+            raise Conflict(
+                _(
+                    "The snow of stage %(number)s is already drawn (%(zones)s): the race "
+                    "director draws it once. To draw again, say why (a die off the table, "
+                    "a wrong tick)."
+                )
+                % {"number": stage.number, "zones": " ".join(snowy_zones(stage)) or _("no snow")},
+                {"reason": [_("A reason is required to draw the snow again.")]},
+            )
         stage.snow, stage.snow_source = drawn, source
+        if reason:
+            stage._change_reason = reason  # type: ignore[attr-defined]
         actor.stamp(stage).save(update_fields=["snow", "snow_source"])
     return stage
 

@@ -114,7 +114,9 @@ def rally_desk(request: HttpRequest, slug: str) -> HttpResponse:
                 snow = None
                 if action == "snow":  # the dice rolled at the table, one per zone
                     snow = [bool(request.POST.get(f"zone-{i}")) for i in range(len(zones))]
-                stage = game_services.stage_snow_set(actor=actor, stage=stage, snow=snow)
+                stage = game_services.stage_snow_set(
+                    actor=actor, stage=stage, snow=snow, reason=request.POST.get("reason", "")
+                )
                 snowy = game_services.snowy_zones(stage)
                 messages.success(
                     request,
@@ -145,6 +147,14 @@ def rally_desk(request: HttpRequest, slug: str) -> HttpResponse:
             ]
             status = exc.status
     context = rally_context(event)
+    if errors and request.POST.get("action") == "snow":
+        # A refused snow form keeps the dice ticked.
+        for item in context["stages"]:
+            if str(item["stage"].number) == request.POST.get("stage"):
+                item["snow_zones"] = [
+                    (zone, bool(request.POST.get(f"zone-{i}")))
+                    for i, zone in enumerate(item["zones"])
+                ]
     first = Stage.objects.filter(event=event, number=1).first()
     context.update(
         {

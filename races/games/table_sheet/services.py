@@ -68,6 +68,11 @@ def _problem_messages(
             "place (1 = the closest to the line)."
         ),
         "crossed_twice": _("%(driver)s is written twice in the crossing order."),
+        "too_many_running": _(
+            "%(driver)s is still running, with %(value)s cars in all: the race runs until "
+            "the second-to-last car crosses the line, so at most one car is still running. "
+            "Mark the others finished or eliminated."
+        ),
     }
     fields = {
         "turns": _("turns"),
@@ -194,8 +199,9 @@ def game_sheet_complete(table: RaceTable, stored: Mapping[str, Any]) -> bool:
     return not _game_problems(table.event, data, list(_grid(table)), True)
 
 
-def game_classification(table: RaceTable, result: RaceResult) -> list[Any]:
-    """The table classification of a complete sheet, by the game's own module."""
+def game_classification(table: RaceTable, result: RaceResult, *, first_rank: int = 1) -> list[Any]:
+    """The table classification of a complete sheet, by the game's own module; Racetrack
+    scores by the day rank (from ``first_rank``) in the championship's ``overall`` mode."""
     event = table.event
     grid = list(_grid(table))
     data = _as_numbers(event, result.game_data or {})
@@ -207,6 +213,8 @@ def game_classification(table: RaceTable, result: RaceResult) -> list[Any]:
         runs,
         scale=event.championship.points_scale,
         end=event.race_end,  # type: ignore[arg-type]
+        mode=event.championship.points_mode,  # type: ignore[arg-type]
+        first_rank=first_rank,
     )
 
 
@@ -228,7 +236,7 @@ def game_table_lines(table: RaceTable, result: RaceResult, *, first_rank: int) -
             points=line.points,
             place=line.place,
         )
-        for line in game_classification(table, result)
+        for line in game_classification(table, result, first_rank=first_rank)
     ]
 
 

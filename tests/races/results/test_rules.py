@@ -73,6 +73,36 @@ def test_engine_failure_after_second_to_last_corner_may_still_finish():
     assert all(placed.status == "finished" for placed in table_classification(res))
 
 
+def test_16_0_6_a_finisher_whose_engine_broke_on_the_last_lap_carries_the_referees_note():
+    """§16-0-6 ("Si la casse intervient après l'avant dernier virage ... le pilote pourra
+    rallier l'arrivée") and §20-4-1 ("éliminée si la casse intervient avant la fin du
+    dernier virage") disagree on the last corner; the referee decides (DOMAIN.md) and the
+    sheet records it: a finisher may carry a note; a retirement keeps its own note."""
+    note = "Engine broken in the last corner: finisher under §16-0-6"
+    res = TableResult(
+        finish=(1, 2, 3, 4, 5),
+        retired=(Retirement(6, "engine", 3),),
+        dns=(),
+        notes={2: note},
+    )
+    assert problems(res) == []
+    assert [p.status for p in table_classification(res)][:2] == ["finished", "finished"]
+    on_retired = TableResult(finish=(1, 2, 3, 4, 5), retired=res.retired, dns=(), notes={6: "x"})
+    assert problems(on_retired) == [ResultProblem("note_not_finisher", 6)]
+    too_long = TableResult(finish=(1, 2, 3, 4, 5, 6), retired=(), dns=(), notes={1: "x" * 201})
+    assert problems(too_long) == [ResultProblem("note_too_long", 1)]
+
+
+@given(st.sets(st.sampled_from(GRID)), st.sets(st.sampled_from(GRID)))
+def test_a_note_is_accepted_exactly_on_a_finisher(finishers, noted):
+    order = tuple(sorted(finishers))
+    res = TableResult(
+        finish=order, retired=(), dns=tuple(d for d in GRID if d not in finishers),
+        notes={driver: "engine" for driver in noted},
+    )  # fmt: skip
+    assert {p.driver for p in problems(res)} == noted - finishers
+
+
 def test_driver_not_on_the_grid_is_reported_with_its_section():
     res = result(finish=(1, 9), retired=(Retirement(8, "engine", 2),), dns=(7,))
     found = problems(res, complete=False)

@@ -269,6 +269,23 @@ def test_a_complete_submit_goes_to_race_control(phone, event):
     assert "Did not start: 4 Pilote4 Lefèvre" in html
 
 
+def test_a_finisher_whose_engine_broke_on_the_last_lap_is_noted_on_the_sheet(
+    phone, event, as_organiser
+):
+    """§16-0-6 vs §20-4-1 (the referee decides, DOMAIN.md): 1 crossed the line on inertia
+    and stays a finisher; the note typed on its row is saved, comes back in the form, and
+    is printed on the confirmed results."""
+    note = "Engine broken in the last corner (§16-0-6)"
+    rows = {**T1, 1: {"outcome": "2", "note": note}}
+    assert post(phone, event, rows, action="submit").status_code == 302
+    assert stored(event).game_data == {"notes": {"1": note}}
+    assert typed(phone.get(entry_url(event)).content.decode(), "d1-note") == note
+    result_confirm(actor=Actor(user=event.championship.organisers.get()), table=table(event))
+    line = ResultLine.objects.get(table=table(event), driver__number=1)
+    assert (line.status, line.note) == ("finished", note)
+    assert note in phone.get(entry_url(event)).content.decode()
+
+
 def test_a_complete_draft_puts_the_keyboard_on_submit(phone, event):
     post(phone, event, T1)
     html = phone.get(entry_url(event)).content.decode()

@@ -16,6 +16,7 @@ from races.sanctions.rules import (
     KINDS,
     Sanction,
     SanctionProblem,
+    championship_total,
     disqualified,
     points_removed,
     sanction_problems,
@@ -94,3 +95,21 @@ def test_every_sanction_counts_once_in_what_it_changes(sanctions):
         s.value for s in sanctions if s.kind == "points"
     )
     assert disqualified(sanctions) == {s.driver for s in sanctions if s.kind == "disqualified"}
+
+
+def test_1_2_3_points_removed_come_off_the_total_in_full_even_from_a_0_point_result():
+    """§1-2-3 ("l'organisateur décidera des conséquences"), as DOMAIN.md decides it: points
+    removed come off the championship total after best-K, in full even where the event
+    scored fewer points; the total may go below zero. A driver who retired (0 points) and
+    lost 5 points ends at -5, not 0: the sanction does not vanish."""
+    assert championship_total([0], 5) == -5
+    assert championship_total([10, 2], 4) == 8
+    assert championship_total([], 3) == -3
+    assert championship_total([7], 0) == 7
+    with pytest.raises(ValueError):
+        championship_total([7], -1)
+
+
+@given(st.lists(st.integers(0, 25), max_size=8), st.integers(0, 50))
+def test_a_points_sanction_always_costs_its_whole_value(counted, removed):
+    assert championship_total(counted, removed) == championship_total(counted, 0) - removed

@@ -441,6 +441,16 @@ def test_countback_in_overall_mode_counts_day_ranks():
     assert [line.driver for line in lines] == ["b", "a"]
 
 
+def test_points_removed_come_off_the_total_after_best_k_and_may_go_below_zero():
+    """DOMAIN.md (§1-2-3 sanctions): best-K chooses on what the events scored, so the
+    penalised 25 stays counted (not dropped as a worst result); the whole 30 comes off."""
+    results = [res(1, "a", 1, 25), res(2, "a", 4, 12), res(3, "a", 2, 18)]
+    (line,) = standings(["a"], results, best=2, removed={"a": 30})
+    assert (line.points, line.removed, line.counted) == (13, 30, (1, 3))
+    lines = standings(["a", "b"], [res(1, "b", 5, 0)], removed={"b": 5})
+    assert [(line.driver, line.rank, line.points) for line in lines] == [("a", 1, 0), ("b", 2, -5)]
+
+
 def test_points_removed_by_a_sanction_never_go_below_zero_for_the_event():
     assert points_after_sanction(10, 3) == 7
     assert points_after_sanction(2, 5) == 0

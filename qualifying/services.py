@@ -201,14 +201,12 @@ def qualifying_table_set(
     return table
 
 
-@transaction.atomic
-def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> list[QualifyingTable]:
-    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order;
-    the drivers flagged as running under a minute sit at the tables marked for them (§1-0-4).
+def _spread_problem(problem: seating.SeatingProblem) -> InvalidInput:
+    return InvalidInput(_seating_message(problem), {"fast": [_seating_message(problem)]})
 
-    Existing tables keep their referee, link and mark; runs already entered are untouched.
-    """
-    require_organiser(actor, event.championship)
+
+def _full_spread(event: Event, table_size: int) -> dict[int, list[Driver]]:
+    """Every driver to seat, table by table, as a fresh spread would seat them."""
     entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
     if not entries:
         raise InvalidInput(_("Register drivers for the event first."))
@@ -223,20 +221,100 @@ def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> li
             fast_tables=marked,
         )
     except seating.SeatingProblem as problem:
-        raise InvalidInput(
-            _seating_message(problem), {"fast": [_seating_message(problem)]}
-        ) from None
+        raise _spread_problem(problem) from None
     drivers = {e.driver.number: e.driver for e in entries}
+    return {number: [drivers[n] for n in numbers] for number, numbers in spread.items()}
+
+
+def qualifying_spread_moves(*, event: Event, table_size: int) -> list[tuple[Driver, int, int]]:
+    """What a fresh spread would do to the drivers who already have a run: ``(driver,
+    table now, table after)`` for each of them it would move (0: no table after)."""
+    after = {
+        driver.pk: number
+        for number, drivers in _full_spread(event, table_size).items()
+        for driver in drivers
+    }
+    ran = set(Run.objects.filter(session__event=event).values_list("driver", flat=True))
+    seats = QualifyingSeat.objects.filter(event=event, driver__in=ran).select_related(
+        "driver", "table"
+    )
+    return [
+        (seat.driver, seat.table.number, after.get(seat.driver_id, 0))
+        for seat in seats.order_by("driver__number")
+        if after.get(seat.driver_id, 0) != seat.table.number
+    ]
+
+
+@transaction.atomic
+def qualifying_tables_auto(
+    *, actor: Actor, event: Event, table_size: int, move_runs: bool = False
+) -> list[QualifyingTable]:
+    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order;
+    the drivers flagged as running under a minute sit at the tables marked for them (§1-0-4).
+
+    Existing tables keep their referee, link and mark; runs already entered are untouched.
+    A spread that would move a driver who already has a run is a ``Conflict`` unless
+    ``move_runs`` (race control confirmed, knowing the sheets handed out change).
+    """
+    require_organiser(actor, event.championship)
+    if not move_runs and qualifying_spread_moves(event=event, table_size=table_size):
+        raise Conflict(
+            _(
+                "This spread would move drivers who already ran to other tables: seat the "
+                "late arrivals instead, or confirm the new spread."
+            )
+        )
+    spread = _full_spread(event, table_size)
     seating_by_table: dict[QualifyingTable, list[Driver]] = {}
-    for number, numbers in spread.items():
-        table = _table_get_or_create(actor, event, number)
-        seating_by_table[table] = [drivers[n] for n in numbers]
+    for number, drivers in spread.items():
+        seating_by_table[_table_get_or_create(actor, event, number)] = drivers
     # Every seat of the event is reconsidered: the tables beyond the spread are emptied.
     extra_tables = list(QualifyingTable.objects.filter(event=event, number__gt=len(spread)))
     _seat(actor, event, {**seating_by_table, **{table: [] for table in extra_tables}})
     for table in extra_tables:
         actor.stamp(table).delete()
     return list(seating_by_table)
+
+
+@transaction.atomic
+def qualifying_tables_join(
+    *, actor: Actor, event: Event, table_size: int
+) -> list[tuple[Driver, QualifyingTable]]:
+    """Seat the late arrivals (drivers to seat who have no seat yet) at the emptiest tables
+    with room, moving nobody already seated (``seating.join``). Answers ``(driver, table)``
+    for each driver seated, in number order; an empty list when everyone had a seat."""
+    require_organiser(actor, event.championship)
+    entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
+    seats = QualifyingSeat.objects.select_for_update().filter(event=event)
+    current: dict[int, list[Driver]] = {
+        number: [] for number in event.qualifying_tables.values_list("number", flat=True)
+    }
+    for seat in seats.select_related("driver", "table").order_by("table__number", "order"):
+        current.setdefault(seat.table.number, []).append(seat.driver)
+    seated = {driver.number for drivers in current.values() for driver in drivers}
+    newcomers = {e.driver.number: e.driver for e in entries if e.driver.number not in seated}
+    if not newcomers:
+        return []
+    try:
+        joined = seating.join(
+            {number: [d.number for d in drivers] for number, drivers in current.items()},
+            list(newcomers),
+            capacity=table_size,
+            fast_drivers={e.driver.number for e in entries if e.fast},
+            fast_tables=set(
+                event.qualifying_tables.filter(fast=True).values_list("number", flat=True)
+            ),
+        )
+    except seating.SeatingProblem as problem:
+        raise _spread_problem(problem) from None
+    placed = []
+    for number, numbers in joined.items():
+        new = [newcomers[n] for n in numbers if n in newcomers]
+        if new:
+            table = _table_get_or_create(actor, event, number)
+            _seat(actor, event, {table: current.get(number, []) + new})
+            placed += [(driver, table) for driver in new]
+    return sorted(placed, key=lambda pair: pair[0].number)
 
 
 def _seating_message(problem: seating.SeatingProblem) -> str:

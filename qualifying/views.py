@@ -86,7 +86,7 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "entries": entries,
             "checked_in": sum(1 for e in entries if e.checked_in),
             "not_registered_count": not_registered.count(),
-            "register_form": RegisterForm(),
+            "register_form": RegisterForm.for_desk(request.session),
             "sessions": sessions,
             "session_form": SessionForm(initial={"number": next_session}),
             "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),

@@ -107,7 +107,7 @@ def test_after_an_action_the_message_is_in_view(desk, make_event):
     )  # fmt: skip
     html = response.content.decode()
     assert '<div class="messages" id="messages">' in html
-    assert "2 driver(s) checked in." in html
+    assert "2 drivers checked in." in html
     assert "2 checked in of 3" in html
 
 

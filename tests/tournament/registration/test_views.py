@@ -6,6 +6,8 @@ another championship and an anonymous visitor.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -123,11 +125,36 @@ def test_desk_register_bad_input_registers_nobody(as_organiser, event, champions
     url = reverse("desk-register", args=[event.slug])
 
     response = as_organiser.post(url, {"numbers": "7 sept"}, follow=True)
-    assert "“sept” is not a driver number." in response.content.decode()
-    response = as_organiser.post(url, {"numbers": "7 99"}, follow=True)
-    assert "Unknown driver number(s) in this championship: 99." in response.content.decode()
-
+    html = response.content.decode()
+    assert "“sept” is not a driver number." in html
+    # What was typed stays in the box, the reason beside it.
+    assert re.search(r'name="numbers" value="7 sept"[^>]*aria-invalid="true"', html), html
     assert registered(event) == [1, 2, 3, 4]
+
+
+@pytest.mark.django_db
+def test_desk_checkin_batch_checks_in_the_known_and_keeps_the_unknown(
+    as_organiser, event, championship
+):
+    """One unknown number (99, 1000) no longer loses the batch: 7 and 2 are checked in, the
+    unknown numbers stay in the box, named."""
+    as_organiser.cookies["django_language"] = "en"
+    Driver.objects.create(championship=championship, number=7, first_name="N", last_name="X")
+    url = reverse("desk-register", args=[event.slug])
+
+    response = as_organiser.post(url, {"numbers": "7 99, 2 1000", "action": "checkin"}, follow=True)
+
+    html = response.content.decode()
+    assert registered(event) == [1, 2, 3, 4, 7]
+    assert sorted(
+        Entry.objects.filter(event=event, checked_in=True).values_list("driver__number", flat=True)
+    ) == [2, 7]
+    assert "2 drivers checked in." in html
+    assert "No drivers 99, 1000 in this championship: kept in the box" in html
+    assert re.search(r'name="numbers" value="99 1000"[^>]*aria-invalid="true"', html), html
+    # Kept once: the next visit shows an empty box.
+    again = as_organiser.get(reverse("event-desk", args=[event.slug])).content.decode()
+    assert 'value="99 1000"' not in again
 
 
 @pytest.mark.django_db

@@ -26,10 +26,12 @@ from qualifying.models import (
     Run,
     Tyres,
 )
+from qualifying.referee.words import run_values
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
 from tournament.registration.services import require_organiser
+from tournament.wording import last_saved
 
 MAX_SESSIONS = 20
 MAX_TABLES = 200
@@ -491,10 +493,13 @@ def run_update(
         if locked.version != version:
             raise Conflict(
                 _(
-                    "Someone changed this run meanwhile (version %(stored)s, you had "
-                    "%(sent)s): reload it and apply your correction again."
+                    "%(who)s saved this run meanwhile, at %(time)s: %(values)s. What you "
+                    "typed is not saved: check it against theirs, then save again."
                 )
-                % {"stored": locked.version, "sent": version},
+                % {
+                    **last_saved(locked, QualifyingTable.objects.filter(seats__driver=run.driver)),
+                    "values": run_values(locked),
+                },
                 current=locked,
             )
         _apply(locked, data)

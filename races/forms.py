@@ -28,7 +28,15 @@ class AllocationForm(forms.Form):
 class SwapForm(forms.Form):
     a = forms.IntegerField(label=_("Driver number"), min_value=1, max_value=99999)
     b = forms.IntegerField(label=_("with driver number"), min_value=1, max_value=99999)
-    reason = forms.CharField(label=_("Reason"), max_length=200, required=False)
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=200,
+        error_messages={
+            "required": _(
+                "Say why these two drivers swap tables: the reason is kept with the swap."
+            )
+        },
+    )
 
 
 class RollForm(forms.Form):

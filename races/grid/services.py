@@ -206,7 +206,12 @@ def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = ""
     require_organiser(actor, event.championship)
     if a == b:
         raise InvalidInput(_("Choose two different drivers."))
-    reason = checked_reason(reason)
+    # DOMAIN.md: swaps need a reason (recorded with who and when).
+    reason = checked_reason(
+        reason,
+        required=True,
+        message=_("Say why these two drivers swap tables: the reason is kept with the swap."),
+    )
     with transaction.atomic():
         require_tables_not_started(event)
         slots = {

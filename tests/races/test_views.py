@@ -143,9 +143,24 @@ def test_post_swap_exchanges_the_drivers_on_the_page(as_organiser, allocated):
 
 def test_post_swap_of_two_drivers_at_one_table_says_why(as_organiser, allocated):
     response = as_organiser.post(
-        reverse("allocation-swap", args=[allocated.slug]), {"a": "4", "b": "5"}, follow=True
+        reverse("allocation-swap", args=[allocated.slug]),
+        {"a": "4", "b": "5", "reason": "amis"},
+        follow=True,
     )
     assert flashes(response) == ["These two drivers already sit at the same table."]
+    assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
+
+
+def test_post_swap_without_a_reason_is_refused_and_moves_nobody(as_organiser, allocated):
+    """DOMAIN.md: "Swaps need a reason"."""
+    response = as_organiser.post(
+        reverse("allocation-swap", args=[allocated.slug]),
+        {"a": "2", "b": "6", "reason": "  "},
+        follow=True,
+    )
+    assert flashes(response) == [
+        "Say why these two drivers swap tables: the reason is kept with the swap."
+    ]
     assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
 
 

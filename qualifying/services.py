@@ -145,8 +145,9 @@ def _seat(actor: Actor, event: Event, seating: Mapping[QualifyingTable, Sequence
 
 
 def _entries_to_seat(event: Event) -> list[Entry]:
-    """Checked-in entries when the event uses check-in, else every entry (DOMAIN.md)."""
-    entries = list(Entry.objects.filter(event=event).select_related("driver"))
+    """Checked-in entries when the event uses check-in, else every entry not marked
+    absent (DOMAIN.md)."""
+    entries = list(Entry.objects.filter(event=event, absent=False).select_related("driver"))
     checked = [e for e in entries if e.checked_in]
     return checked or entries
 

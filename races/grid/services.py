@@ -66,6 +66,8 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     checked = set(event.entries.filter(checked_in=True).values_list("driver_id", flat=True))
     if checked:  # only the drivers present when the event uses check-in
         lines = [line for line in lines if line.driver.pk in checked]
+    absent = set(event.entries.filter(absent=True).values_list("driver_id", flat=True))
+    lines = [line for line in lines if line.driver.pk not in absent]
     if not lines:
         raise InvalidInput(_("Register drivers for the event first."))
     ranked = [

@@ -27,6 +27,7 @@ from tournament.registration.services import (
     drivers_import,
     entries_checkin,
     entries_register,
+    entry_absent_set,
     event_publish,
 )
 from tournament.registration.tables import DriverTable, sorted_or_exported
@@ -256,12 +257,25 @@ def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """One driver at the desk: ``state`` ``present`` (checked in), ``absent`` (did not
+    come), or ``none`` (undo either: a button of its own, never the "✓ Present" mark)."""
     event = organised_event(request, slug)
-    checked_in = request.POST.get("checked_in") == "1"
+    actor = actor_for(request)
+    state = request.POST.get("state") or {"1": "present", "0": "none"}.get(
+        request.POST.get("checked_in", ""), ""
+    )
+    if state not in ("present", "absent", "none"):
+        messages.error(request, _("Choose: present, absent, or undo."))
+        return redirect(reverse("event-desk", args=[slug]) + "#entries")
     try:
-        (entry,) = entries_checkin(
-            actor=actor_for(request), event=event, numbers=[number], checked_in=checked_in
-        )
+        if state == "absent":
+            entry = entry_absent_set(actor=actor, event=event, number=number)
+        else:
+            (entry,) = entries_checkin(
+                actor=actor, event=event, numbers=[number], checked_in=state == "present"
+            )
+            if state == "none" and entry.absent:
+                entry = entry_absent_set(actor=actor, event=event, number=number, absent=False)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("event-desk", slug=slug)
@@ -283,10 +297,12 @@ def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     # Without JavaScript the whole desk comes back: say what changed.
     if entry.checked_in:
         message = _("%(number)s %(name)s is checked in.")
+    elif entry.absent:
+        message = _("%(number)s %(name)s is marked absent.")
     else:
         message = _("%(number)s %(name)s is no longer checked in.")
     messages.success(request, message % {"number": entry.driver.number, "name": entry.driver.name})
-    return redirect("event-desk", slug=slug)
+    return redirect(reverse("event-desk", args=[slug]) + "#entries")
 
 
 @require_POST

@@ -280,6 +280,14 @@ class FastDriversForm(forms.Form):
             "tables marked for them. Empty: none."
         ),
     )
+    tables = NumberListField(
+        label=_("Tables reserved for them"),
+        required=False,
+        help_text=_(
+            "Table numbers, e.g. 1: the table is made if it does not exist yet, with "
+            "experienced referees. Empty: none."
+        ),
+    )
 
 
 class AutoTablesForm(forms.Form):

@@ -31,7 +31,7 @@ from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
 from tournament.registration.services import require_organiser
-from tournament.wording import last_saved
+from tournament.wording import last_saved, seating_message
 
 MAX_SESSIONS = 20
 MAX_TABLES = 200
@@ -205,7 +205,7 @@ def qualifying_table_set(
 
 
 def _spread_problem(problem: seating.SeatingProblem) -> InvalidInput:
-    return InvalidInput(_seating_message(problem), {"fast": [_seating_message(problem)]})
+    return InvalidInput(seating_message(problem), {"fast": [seating_message(problem)]})
 
 
 def _full_spread(event: Event, table_size: int) -> dict[int, list[Driver]]:
@@ -230,8 +230,7 @@ def _full_spread(event: Event, table_size: int) -> dict[int, list[Driver]]:
 
 
 def qualifying_spread_moves(*, event: Event, table_size: int) -> list[tuple[Driver, int, int]]:
-    """What a fresh spread would do to the drivers who already have a run: ``(driver,
-    table now, table after)`` for each of them it would move (0: no table after)."""
+    """``(driver, table now, table after or 0)`` for each driver with a run a spread moves."""
     after = {
         driver.pk: number
         for number, drivers in _full_spread(event, table_size).items()
@@ -283,9 +282,8 @@ def qualifying_tables_auto(
 def qualifying_tables_join(
     *, actor: Actor, event: Event, table_size: int
 ) -> list[tuple[Driver, QualifyingTable]]:
-    """Seat the late arrivals (drivers to seat who have no seat yet) at the emptiest tables
-    with room, moving nobody already seated (``seating.join``). Answers ``(driver, table)``
-    for each driver seated, in number order; an empty list when everyone had a seat."""
+    """Seat the late arrivals at the emptiest tables with room, moving nobody seated
+    (``seating.join``): ``(driver, table)`` for each, in number order (none: empty)."""
     require_organiser(actor, event.championship)
     entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
     seats = QualifyingSeat.objects.select_for_update().filter(event=event)
@@ -320,16 +318,22 @@ def qualifying_tables_join(
     return sorted(placed, key=lambda pair: pair[0].number)
 
 
-def _seating_message(problem: seating.SeatingProblem) -> str:
-    if problem.kind == "no_fast_table":
-        return _(
-            "%(flagged)s driver(s) run under a minute but none of tables 1 to %(tables)s is "
-            "marked for them (§1-0-4): mark one, or unflag them."
-        ) % {"flagged": problem.flagged, "tables": problem.tables}
-    return _(
-        "%(flagged)s driver(s) run under a minute and the tables marked for them seat "
-        "%(seats)s: mark another table."
-    ) % {"flagged": problem.flagged, "seats": problem.seats}
+@transaction.atomic
+def fast_tables_set(*, actor: Actor, event: Event, numbers: Iterable[int]) -> list[int]:
+    """Reserve tables ``numbers`` for the drivers under a minute (§1-0-4), made empty if
+    need be (the spread fills them); the others lose the mark."""
+    require_organiser(actor, event.championship)
+    wanted = sorted(set(numbers))
+    if any(not 1 <= n <= MAX_TABLES for n in wanted):
+        message = _("Tables are numbered from 1 to %(max)s.") % {"max": MAX_TABLES}
+        raise InvalidInput(message, {"tables": [message]})
+    for table in [_table_get_or_create(actor, event, n) for n in wanted] + list(
+        event.qualifying_tables.filter(fast=True).exclude(number__in=wanted)
+    ):
+        if table.fast != (table.number in wanted):
+            table.fast = table.number in wanted
+            actor.stamp(table).save(update_fields=["fast"])
+    return wanted
 
 
 @transaction.atomic

@@ -32,6 +32,7 @@ from qualifying.selectors import (
 )
 from qualifying.services import (
     fast_drivers_set,
+    fast_tables_set,
     qualifying_spread_moves,
     qualifying_table_set,
     qualifying_tables_auto,
@@ -79,7 +80,17 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "tournament/desk.html",
         {
-            "fast_form": FastDriversForm(initial={"numbers": " ".join(str(n) for n in fast)}),
+            "fast_form": FastDriversForm(
+                initial={
+                    "numbers": " ".join(str(n) for n in fast),
+                    "tables": " ".join(
+                        str(n)
+                        for n in event.qualifying_tables.filter(fast=True).values_list(
+                            "number", flat=True
+                        )
+                    ),
+                }
+            ),
             "event": event,
             "steps": steps,
             "steps_done": sum(1 for step in steps if step.done),
@@ -251,12 +262,16 @@ def desk_fast_drivers(request: HttpRequest, slug: str) -> HttpResponse:
     form = FastDriversForm(request.POST)
     if form.is_valid():
         try:
-            flagged = fast_drivers_set(
-                actor=actor_for(request),
-                event=event,
-                numbers=form.cleaned_data["numbers"],
-                only=True,
-            )
+            with transaction.atomic():  # the drivers and their tables, or nothing
+                flagged = fast_drivers_set(
+                    actor=actor_for(request),
+                    event=event,
+                    numbers=form.cleaned_data["numbers"],
+                    only=True,
+                )
+                tables = fast_tables_set(
+                    actor=actor_for(request), event=event, numbers=form.cleaned_data["tables"]
+                )
         except ServiceError as exc:
             messages.error(request, exc.message)
         else:
@@ -267,7 +282,18 @@ def desk_fast_drivers(request: HttpRequest, slug: str) -> HttpResponse:
                     "%(count)s drivers run under a minute.",
                     len(flagged),
                 )
-                % {"count": len(flagged)},
+                % {"count": len(flagged)}
+                + " "
+                + (
+                    ngettext(
+                        "Table reserved for them: %(tables)s.",
+                        "Tables reserved for them: %(tables)s.",
+                        len(tables),
+                    )
+                    % {"tables": ", ".join(str(n) for n in tables)}
+                    if tables
+                    else _("No table is reserved for them.")
+                ),
             )
     else:
         for errors in form.errors.values():

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from tournament.access import label_in_language
 
@@ -62,3 +62,23 @@ def last_saved(record: Any, tables: Iterable[Any] = ()) -> dict[str, str]:
         who = latest.history_user.get_username()
     when = formats.time_format(timezone.localtime(latest.history_date), "H:i")
     return {"who": who or _("someone"), "time": when}
+
+
+def seating_message(problem: Any) -> str:
+    """Why the drivers under a minute cannot all sit at the tables reserved for them
+    (``qualifying.seating.SeatingProblem``, §1-0-4), in the user's language."""
+    if problem.kind == "no_fast_table":
+        return ngettext(
+            "%(flagged)s driver runs under a minute but none of tables 1 to %(tables)s is "
+            "reserved for them (§1-0-4): reserve one, or unflag them.",
+            "%(flagged)s drivers run under a minute but none of tables 1 to %(tables)s is "
+            "reserved for them (§1-0-4): reserve one, or unflag them.",
+            problem.flagged,
+        ) % {"flagged": problem.flagged, "tables": problem.tables}
+    return ngettext(
+        "%(flagged)s driver runs under a minute and the tables reserved for them seat "
+        "%(seats)s: reserve another table.",
+        "%(flagged)s drivers run under a minute and the tables reserved for them seat "
+        "%(seats)s: reserve another table.",
+        problem.flagged,
+    ) % {"flagged": problem.flagged, "seats": problem.seats}

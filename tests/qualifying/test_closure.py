@@ -223,7 +223,7 @@ def test_the_spread_refuses_fast_drivers_without_a_marked_table(actor, make_even
     fast_drivers_set(actor=actor, event=event, numbers=[4])
     with pytest.raises(InvalidInput) as refused:
         qualifying_tables_auto(actor=actor, event=event, table_size=10)
-    assert "none of tables 1 to 1 is marked for them" in refused.value.message
+    assert "none of tables 1 to 1 is reserved for them" in refused.value.message
     assert not QualifyingSeat.objects.filter(event=event).exists()
 
 

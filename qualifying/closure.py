@@ -78,7 +78,8 @@ def rank_moves(before: dict[int, tuple[int, Driver]], event: Event) -> list[Rank
 
 
 def check_stopwatch(event: Event, data: Mapping[str, Any], stored_cs: int | None) -> None:
-    """Below the event's plausible floor, a stopwatch needs ``confirm_short`` (RunForm words
+    """Below the event's plausible floor or above the ceiling (5:00), a stopwatch needs
+    ``confirm_short`` (RunForm words
     it with the text typed; this is the same rule for any other caller)."""
     stopwatch = data.get("stopwatch")
     if (
@@ -86,8 +87,18 @@ def check_stopwatch(event: Event, data: Mapping[str, Any], stored_cs: int | None
         or stopwatch is None
         or stopwatch == stored_cs
         or data.get("confirm_short")
-        or stopwatch >= event.min_stopwatch_cs
     ):
+        return
+    if stopwatch > scoring.DEFAULT_MAX_STOPWATCH_CS:
+        message = _(
+            "%(read)s is above the plausible ceiling (%(ceiling)s): each full minute adds a "
+            "throw. Correct it, or confirm the long time."
+        ) % {
+            "read": scoring.format_stopwatch(stopwatch),
+            "ceiling": scoring.format_stopwatch(scoring.DEFAULT_MAX_STOPWATCH_CS),
+        }
+        raise InvalidInput(message, {"stopwatch": [message]})
+    if stopwatch >= event.min_stopwatch_cs:
         return
     message = _(
         "%(read)s is under this event's plausible floor (%(floor)s): correct it, or confirm "

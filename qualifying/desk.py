@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from qualifying.selectors import TableProgress
 from tournament.models import Entry, Event
@@ -32,6 +33,7 @@ def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgres
     allocation = reverse("allocation", args=[event.slug])
     registered = len(entries)
     checked_in = sum(1 for entry in entries if entry.checked_in)
+    absent = sum(1 for entry in entries if entry.absent)
     steps = [
         Step(
             "registered",
@@ -43,8 +45,14 @@ def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgres
         Step(
             "checked_in",
             _("Drivers checked in"),
-            registered > 0 and checked_in == registered,
-            f"{checked_in} / {registered}",
+            # Done when every registered driver is either here or marked absent.
+            registered > 0 and checked_in + absent == registered,
+            f"{checked_in} / {registered}"
+            + (
+                " · " + ngettext("%(count)s absent", "%(count)s absent", absent) % {"count": absent}
+                if absent
+                else ""
+            ),
             desk + "#entries",
         ),
     ]

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from qualifying import scoring
 from qualifying.models import Tyres
@@ -63,6 +64,23 @@ def seconds_words(centiseconds: int) -> str:
     if centiseconds < 6000:
         return _("%(seconds)s s") % {"seconds": number_format(centiseconds / 100, 2)}
     return scoring.format_stopwatch(centiseconds)
+
+
+def long_message(typed: str, read_cs: int) -> str:
+    """A stopwatch above the plausible ceiling, and what it costs, in the page's language."""
+    minutes = read_cs // 6000
+    return ngettext(
+        "“%(typed)s” = %(read)s, above the plausible %(ceiling)s: %(minutes)s full minute, "
+        "%(minutes)s throw added. Correct it, or confirm %(read)s.",
+        "“%(typed)s” = %(read)s, above the plausible %(ceiling)s: %(minutes)s full minutes, "
+        "%(minutes)s throws added. Correct it, or confirm %(read)s.",
+        minutes,
+    ) % {
+        "typed": typed,
+        "read": scoring.format_stopwatch(read_cs).removesuffix(".00"),
+        "ceiling": scoring.format_stopwatch(scoring.DEFAULT_MAX_STOPWATCH_CS).removesuffix(".00"),
+        "minutes": minutes,
+    }
 
 
 def short_message(typed: str, reading: scoring.ShortReading, floor_cs: int) -> str:
@@ -124,8 +142,10 @@ class RunForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.min_stopwatch_cs = min_stopwatch_cs
         self.stored_cs = stored_cs
-        #: Both readings of a short stopwatch, when it was refused for that.
+        #: Both readings of a short stopwatch, when it was refused for that (or the
+        #: reading above the ceiling, ``long``).
         self.short: scoring.ShortReading | None = None
+        self.long = False
 
     def clean_performed_at(self) -> Any:
         value = self.cleaned_data.get("performed_at")
@@ -155,6 +175,17 @@ class RunForm(forms.Form):
         elif stopwatch < self.min_stopwatch_cs:  # a caller's integer: no other reading
             self.short = scoring.ShortReading(stopwatch, None)
             typed = scoring.format_stopwatch(stopwatch)
+        if self.short is None and stopwatch > scoring.DEFAULT_MAX_STOPWATCH_CS:
+            # Above the ceiling: "10:00" adds ten throws; confirmed with the same tick.
+            self.long = True
+            self.short = scoring.ShortReading(stopwatch, None)
+            typed = typed if isinstance(typed, str) else scoring.format_stopwatch(stopwatch)
+            if not data.get("confirm_short"):
+                self.add_error(
+                    "stopwatch",
+                    forms.ValidationError(long_message(typed.strip(), stopwatch), code="long"),
+                )
+            return
         # Kept when confirmed too: the page goes on showing both readings beside the tick.
         if self.short is not None and not data.get("confirm_short"):
             self.add_error(
@@ -178,7 +209,10 @@ class RunForm(forms.Form):
             except ValueError:
                 read = None
         words: dict[str, Any] = {"read": read, "typed": typed, "short": self.short}
-        if self.short is not None:
+        if self.long and self.short is not None:
+            words["short_message"] = long_message(typed, self.short.read_cs)
+            words["short_read"] = scoring.format_stopwatch(self.short.read_cs).removesuffix(".00")
+        elif self.short is not None:
             words["short_message"] = short_message(typed, self.short, self.min_stopwatch_cs)
             words["short_read"] = seconds_words(self.short.read_cs)
             if self.short.meant_cs is not None:
@@ -244,6 +278,14 @@ class FastDriversForm(forms.Form):
         help_text=_(
             "Their numbers, separated by spaces: the automatic spread seats them at the "
             "tables marked for them. Empty: none."
+        ),
+    )
+    tables = NumberListField(
+        label=_("Tables reserved for them"),
+        required=False,
+        help_text=_(
+            "Table numbers, e.g. 1: the table is made if it does not exist yet, with "
+            "experienced referees. Empty: none."
         ),
     )
 

@@ -114,6 +114,8 @@ def _parse_groups(text: str, cleaned: str) -> int:
 
 #: The event's plausible floor when it sets none (DOMAIN.md, "What the day enforces").
 DEFAULT_MIN_STOPWATCH_CS = 20 * 100
+#: The plausible ceiling (DOMAIN.md: default 5:00): above it each full minute adds a throw.
+DEFAULT_MAX_STOPWATCH_CS = 5 * 60 * 100
 
 # "1,48" or "1.48": seconds and hundredths by the letter, minutes and seconds by habit.
 _MINUTES_HABIT_RE = re.compile(r"(?P<minutes>[0-9]{1,2})[.,](?P<seconds>[0-5][0-9])")

@@ -12,7 +12,7 @@ Exception messages are plain English on purpose: callers translate them.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import islice
 
 
@@ -77,3 +77,41 @@ def spread(
         fast = list(islice(queue_fast, fast_seats.get(number, 0)))
         tables[number] = fast + list(islice(queue_other, sizes[number - 1] - len(fast)))
     return tables
+
+
+def join(
+    tables: Mapping[int, Sequence[int]],
+    newcomers: Sequence[int],
+    *,
+    capacity: int,
+    fast_drivers: Collection[int] = (),
+    fast_tables: Collection[int] = (),
+) -> dict[int, list[int]]:
+    """Seat late arrivals at the existing ``tables`` (number → drivers) without moving
+    anyone already seated: each newcomer, in order, takes a seat at the emptiest table with
+    room (the lower number on a tie); a flagged driver at a marked table (§1-0-4), the
+    others at an unmarked one when there is one. A newcomer who finds no room opens the
+    next table. Raises :class:`SeatingProblem` when a flagged newcomer finds no marked
+    table, or no room at one.
+    """
+    seated = {driver for drivers in tables.values() for driver in drivers}
+    if len(set(newcomers)) != len(newcomers) or seated & set(newcomers):
+        raise ValueError("a driver is listed twice")
+    result = {number: list(drivers) for number, drivers in sorted(tables.items())}
+    marked = [number for number in result if number in fast_tables]
+    flagged = [driver for driver in newcomers if driver in fast_drivers]
+    if flagged and not marked:
+        raise SeatingProblem("no_fast_table", len(flagged), 0, len(result))
+    for driver in newcomers:
+        fast = driver in fast_drivers
+        unmarked = [number for number in result if number not in fast_tables]
+        choices = marked if fast else (unmarked or list(result))
+        room = [number for number in choices if len(result[number]) < capacity]
+        if room:
+            result[min(room, key=lambda number: (len(result[number]), number))].append(driver)
+        elif fast:
+            seats = sum(len(result[number]) for number in marked)
+            raise SeatingProblem("too_many_fast", len(flagged), seats, len(result))
+        else:
+            result[max(result, default=0) + 1] = [driver]
+    return result

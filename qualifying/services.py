@@ -32,10 +32,12 @@ from qualifying.models import (
     Run,
     Tyres,
 )
+from qualifying.referee.words import run_values
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
 from tournament.registration.services import require_organiser
+from tournament.wording import last_saved, seating_message
 
 MAX_SESSIONS = 20
 MAX_TABLES = 200
@@ -149,8 +151,9 @@ def _seat(actor: Actor, event: Event, seating: Mapping[QualifyingTable, Sequence
 
 
 def _entries_to_seat(event: Event) -> list[Entry]:
-    """Checked-in entries when the event uses check-in, else every entry (DOMAIN.md)."""
-    entries = list(Entry.objects.filter(event=event).select_related("driver"))
+    """Checked-in entries when the event uses check-in, else every entry not marked
+    absent (DOMAIN.md)."""
+    entries = list(Entry.objects.filter(event=event, absent=False).select_related("driver"))
     checked = [e for e in entries if e.checked_in]
     return checked or entries
 
@@ -207,14 +210,12 @@ def qualifying_table_set(
     return table
 
 
-@transaction.atomic
-def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> list[QualifyingTable]:
-    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order;
-    the drivers flagged as running under a minute sit at the tables marked for them (§1-0-4).
+def _spread_problem(problem: seating.SeatingProblem) -> InvalidInput:
+    return InvalidInput(seating_message(problem), {"fast": [seating_message(problem)]})
 
-    Existing tables keep their referee, link and mark; runs already entered are untouched.
-    """
-    require_organiser(actor, event.championship)
+
+def _full_spread(event: Event, table_size: int) -> dict[int, list[Driver]]:
+    """Every driver to seat, table by table, as a fresh spread would seat them."""
     entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
     if not entries:
         raise InvalidInput(_("Register drivers for the event first."))
@@ -229,14 +230,52 @@ def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> li
             fast_tables=marked,
         )
     except seating.SeatingProblem as problem:
-        raise InvalidInput(
-            _seating_message(problem), {"fast": [_seating_message(problem)]}
-        ) from None
+        raise _spread_problem(problem) from None
     drivers = {e.driver.number: e.driver for e in entries}
+    return {number: [drivers[n] for n in numbers] for number, numbers in spread.items()}
+
+
+def qualifying_spread_moves(*, event: Event, table_size: int) -> list[tuple[Driver, int, int]]:
+    """``(driver, table now, table after or 0)`` for each driver with a run a spread moves."""
+    after = {
+        driver.pk: number
+        for number, drivers in _full_spread(event, table_size).items()
+        for driver in drivers
+    }
+    ran = set(Run.objects.filter(session__event=event).values_list("driver", flat=True))
+    seats = QualifyingSeat.objects.filter(event=event, driver__in=ran).select_related(
+        "driver", "table"
+    )
+    return [
+        (seat.driver, seat.table.number, after.get(seat.driver_id, 0))
+        for seat in seats.order_by("driver__number")
+        if after.get(seat.driver_id, 0) != seat.table.number
+    ]
+
+
+@transaction.atomic
+def qualifying_tables_auto(
+    *, actor: Actor, event: Event, table_size: int, move_runs: bool = False
+) -> list[QualifyingTable]:
+    """Spread the entries over ``ceil(N / size)`` tables of balanced sizes, in number order;
+    the drivers flagged as running under a minute sit at the tables marked for them (§1-0-4).
+
+    Existing tables keep their referee, link and mark; runs already entered are untouched.
+    A spread that would move a driver who already has a run is a ``Conflict`` unless
+    ``move_runs`` (race control confirmed, knowing the sheets handed out change).
+    """
+    require_organiser(actor, event.championship)
+    if not move_runs and qualifying_spread_moves(event=event, table_size=table_size):
+        raise Conflict(
+            _(
+                "This spread would move drivers who already ran to other tables: seat the "
+                "late arrivals instead, or confirm the new spread."
+            )
+        )
+    spread = _full_spread(event, table_size)
     seating_by_table: dict[QualifyingTable, list[Driver]] = {}
-    for number, numbers in spread.items():
-        table = _table_get_or_create(actor, event, number)
-        seating_by_table[table] = [drivers[n] for n in numbers]
+    for number, drivers in spread.items():
+        seating_by_table[_table_get_or_create(actor, event, number)] = drivers
     # Every seat of the event is reconsidered: the tables beyond the spread are emptied.
     extra_tables = list(QualifyingTable.objects.filter(event=event, number__gt=len(spread)))
     _seat(actor, event, {**seating_by_table, **{table: [] for table in extra_tables}})
@@ -245,16 +284,62 @@ def qualifying_tables_auto(*, actor: Actor, event: Event, table_size: int) -> li
     return list(seating_by_table)
 
 
-def _seating_message(problem: seating.SeatingProblem) -> str:
-    if problem.kind == "no_fast_table":
-        return _(
-            "%(flagged)s driver(s) run under a minute but none of tables 1 to %(tables)s is "
-            "marked for them (§1-0-4): mark one, or unflag them."
-        ) % {"flagged": problem.flagged, "tables": problem.tables}
-    return _(
-        "%(flagged)s driver(s) run under a minute and the tables marked for them seat "
-        "%(seats)s: mark another table."
-    ) % {"flagged": problem.flagged, "seats": problem.seats}
+@transaction.atomic
+def qualifying_tables_join(
+    *, actor: Actor, event: Event, table_size: int
+) -> list[tuple[Driver, QualifyingTable]]:
+    """Seat the late arrivals at the emptiest tables with room, moving nobody seated
+    (``seating.join``): ``(driver, table)`` for each, in number order (none: empty)."""
+    require_organiser(actor, event.championship)
+    entries = sorted(_entries_to_seat(event), key=lambda e: e.driver.number)
+    seats = QualifyingSeat.objects.select_for_update().filter(event=event)
+    current: dict[int, list[Driver]] = {
+        number: [] for number in event.qualifying_tables.values_list("number", flat=True)
+    }
+    for seat in seats.select_related("driver", "table").order_by("table__number", "order"):
+        current.setdefault(seat.table.number, []).append(seat.driver)
+    seated = {driver.number for drivers in current.values() for driver in drivers}
+    newcomers = {e.driver.number: e.driver for e in entries if e.driver.number not in seated}
+    if not newcomers:
+        return []
+    try:
+        joined = seating.join(
+            {number: [d.number for d in drivers] for number, drivers in current.items()},
+            list(newcomers),
+            capacity=table_size,
+            fast_drivers={e.driver.number for e in entries if e.fast},
+            fast_tables=set(
+                event.qualifying_tables.filter(fast=True).values_list("number", flat=True)
+            ),
+        )
+    except seating.SeatingProblem as problem:
+        raise _spread_problem(problem) from None
+    placed = []
+    for number, numbers in joined.items():
+        new = [newcomers[n] for n in numbers if n in newcomers]
+        if new:
+            table = _table_get_or_create(actor, event, number)
+            _seat(actor, event, {table: current.get(number, []) + new})
+            placed += [(driver, table) for driver in new]
+    return sorted(placed, key=lambda pair: pair[0].number)
+
+
+@transaction.atomic
+def fast_tables_set(*, actor: Actor, event: Event, numbers: Iterable[int]) -> list[int]:
+    """Reserve tables ``numbers`` for the drivers under a minute (§1-0-4), made empty if
+    need be (the spread fills them); the others lose the mark."""
+    require_organiser(actor, event.championship)
+    wanted = sorted(set(numbers))
+    if any(not 1 <= n <= MAX_TABLES for n in wanted):
+        message = _("Tables are numbered from 1 to %(max)s.") % {"max": MAX_TABLES}
+        raise InvalidInput(message, {"tables": [message]})
+    for table in [_table_get_or_create(actor, event, n) for n in wanted] + list(
+        event.qualifying_tables.filter(fast=True).exclude(number__in=wanted)
+    ):
+        if table.fast != (table.number in wanted):
+            table.fast = table.number in wanted
+            actor.stamp(table).save(update_fields=["fast"])
+    return wanted
 
 
 @transaction.atomic
@@ -419,10 +504,13 @@ def run_update(
         if locked.version != version:
             raise Conflict(
                 _(
-                    "Someone changed this run meanwhile (version %(stored)s, you had "
-                    "%(sent)s): reload it and apply your correction again."
+                    "%(who)s saved this run meanwhile, at %(time)s: %(values)s. What you "
+                    "typed is not saved: check it against theirs, then save again."
                 )
-                % {"stored": locked.version, "sent": version},
+                % {
+                    **last_saved(locked, QualifyingTable.objects.filter(seats__driver=run.driver)),
+                    "values": run_values(locked),
+                },
                 current=locked,
             )
         _apply(locked, data)

@@ -23,7 +23,7 @@ from qualifying.forms import (
     SessionForm,
 )
 from qualifying.links import referee_link
-from qualifying.models import QualifyingSession, QualifyingTable
+from qualifying.models import QualifyingSession, QualifyingTable, Run
 from qualifying.selectors import (
     general_classification,
     qualifying_progress,
@@ -32,8 +32,11 @@ from qualifying.selectors import (
 )
 from qualifying.services import (
     fast_drivers_set,
+    fast_tables_set,
+    qualifying_spread_moves,
     qualifying_table_set,
     qualifying_tables_auto,
+    qualifying_tables_join,
     session_create,
 )
 from qualifying.tables import ClassificationTable
@@ -72,22 +75,34 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
     fast = [e.driver.number for e in entries if e.fast]
     progress = qualifying_progress(event=event)
     steps = day_steps(event=event, entries=entries, progress=progress)
+    ran = Run.objects.filter(session__event=event).exists()
     return render(
         request,
         "tournament/desk.html",
         {
-            "fast_form": FastDriversForm(initial={"numbers": " ".join(str(n) for n in fast)}),
+            "fast_form": FastDriversForm(
+                initial={
+                    "numbers": " ".join(str(n) for n in fast),
+                    "tables": " ".join(
+                        str(n)
+                        for n in event.qualifying_tables.filter(fast=True).values_list(
+                            "number", flat=True
+                        )
+                    ),
+                }
+            ),
             "event": event,
             "steps": steps,
             "steps_done": sum(1 for step in steps if step.done),
             "entries": entries,
             "checked_in": sum(1 for e in entries if e.checked_in),
             "not_registered_count": not_registered.count(),
-            "register_form": RegisterForm(),
+            "register_form": RegisterForm.for_desk(request.session),
             "sessions": sessions,
             "session_form": SessionForm(initial={"number": next_session}),
             "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),
             "progress": progress,
+            "ran": ran,
         },
     )
 
@@ -159,24 +174,85 @@ def desk_session_create(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("event-desk", slug=slug)
 
 
+def _spread_confirm(
+    request: HttpRequest, event: Event, table_size: int, moves: list[tuple[Driver, int, int]]
+) -> HttpResponse:
+    """The confirmation of a spread that moves drivers who already ran: each named."""
+    undoes = [
+        (
+            _("No. %(number)s %(name)s: table %(before)s → table %(after)s")
+            if after
+            else _("No. %(number)s %(name)s: table %(before)s → no table")
+        )
+        % {"number": driver.number, "name": driver.name, "before": before, "after": after}
+        for driver, before, after in moves
+    ]
+    return confirm_page(
+        request,
+        title=_("Spread every driver again?"),
+        undoes=undoes,
+        note=ngettext(
+            "%(count)s driver who already ran would change tables: their table sheets and "
+            "cards handed out no longer match. To seat late arrivals only, go back and use "
+            "“Seat the late arrivals”.",
+            "%(count)s drivers who already ran would change tables: their table sheets and "
+            "cards handed out no longer match. To seat late arrivals only, go back and use "
+            "“Seat the late arrivals”.",
+            len(moves),
+        )
+        % {"count": len(moves)},
+        confirm_label=_("Spread again and move them"),
+        cancel=reverse("event-desk", args=[event.slug]) + "#tables",
+        fields={"table_size": table_size, "mode": "all"},
+    )
+
+
 @require_POST
 def desk_tables_auto(request: HttpRequest, slug: str) -> HttpResponse:
+    """Spread the drivers over qualifying tables. Once a run exists, the plain button
+    seats the late arrivals only (``mode=late``); a new spread that moves a driver who
+    already ran asks first, naming each move."""
     event = organised_event(request, slug)
     form = AutoTablesForm(request.POST)
-    if form.is_valid():
-        try:
-            tables = qualifying_tables_auto(
-                actor=actor_for(request), event=event, table_size=form.cleaned_data["table_size"]
-            )
-        except ServiceError as exc:
-            messages.error(request, exc.message)
-        else:
-            messages.success(
-                request, _("%(count)s qualifying table(s) set.") % {"count": len(tables)}
-            )
-    else:
+    back = redirect(reverse("event-desk", args=[slug]) + "#tables")
+    if not form.is_valid():
         messages.error(request, _("Give the number of drivers per table."))
-    return redirect("event-desk", slug=slug)
+        return back
+    size = form.cleaned_data["table_size"]
+    actor = actor_for(request)
+    try:
+        if request.POST.get("mode") == "late":
+            placed = qualifying_tables_join(actor=actor, event=event, table_size=size)
+            if not placed:
+                messages.info(request, _("Every driver already has a seat: nobody moved."))
+            else:
+                messages.success(
+                    request,
+                    _("Seated, nobody else moved: %(seats)s.")
+                    % {
+                        "seats": ", ".join(
+                            _("No. %(number)s at table %(table)s")
+                            % {"number": driver.number, "table": table.number}
+                            for driver, table in placed
+                        )
+                    },
+                )
+            return back
+        moves = qualifying_spread_moves(event=event, table_size=size)
+        if moves and not confirmed(request):
+            return _spread_confirm(request, event, size, moves)
+        tables = qualifying_tables_auto(actor=actor, event=event, table_size=size, move_runs=True)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "%(count)s qualifying table set.", "%(count)s qualifying tables set.", len(tables)
+            )
+            % {"count": len(tables)},
+        )
+    return back
 
 
 @require_POST
@@ -186,12 +262,16 @@ def desk_fast_drivers(request: HttpRequest, slug: str) -> HttpResponse:
     form = FastDriversForm(request.POST)
     if form.is_valid():
         try:
-            flagged = fast_drivers_set(
-                actor=actor_for(request),
-                event=event,
-                numbers=form.cleaned_data["numbers"],
-                only=True,
-            )
+            with transaction.atomic():  # the drivers and their tables, or nothing
+                flagged = fast_drivers_set(
+                    actor=actor_for(request),
+                    event=event,
+                    numbers=form.cleaned_data["numbers"],
+                    only=True,
+                )
+                tables = fast_tables_set(
+                    actor=actor_for(request), event=event, numbers=form.cleaned_data["tables"]
+                )
         except ServiceError as exc:
             messages.error(request, exc.message)
         else:
@@ -202,7 +282,18 @@ def desk_fast_drivers(request: HttpRequest, slug: str) -> HttpResponse:
                     "%(count)s drivers run under a minute.",
                     len(flagged),
                 )
-                % {"count": len(flagged)},
+                % {"count": len(flagged)}
+                + " "
+                + (
+                    ngettext(
+                        "Table reserved for them: %(tables)s.",
+                        "Tables reserved for them: %(tables)s.",
+                        len(tables),
+                    )
+                    % {"tables": ", ".join(str(n) for n in tables)}
+                    if tables
+                    else _("No table is reserved for them.")
+                ),
             )
     else:
         for errors in form.errors.values():

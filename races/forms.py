@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import forms
@@ -27,7 +28,15 @@ class AllocationForm(forms.Form):
 class SwapForm(forms.Form):
     a = forms.IntegerField(label=_("Driver number"), min_value=1, max_value=99999)
     b = forms.IntegerField(label=_("with driver number"), min_value=1, max_value=99999)
-    reason = forms.CharField(label=_("Reason"), max_length=200, required=False)
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=200,
+        error_messages={
+            "required": _(
+                "Say why these two drivers swap tables: the reason is kept with the swap."
+            )
+        },
+    )
 
 
 class RollForm(forms.Form):
@@ -92,6 +101,30 @@ class ConfigurationForm(forms.Form):
                 initial=values.get(name, 0 if name == "stand_points" else None),
                 widget=forms.NumberInput(attrs={"min": 0, "max": 22, "inputmode": "numeric"}),
             )
+
+    def show_refusal(self, errors: Mapping[str, list[str]]) -> None:
+        """Put a refusal of the service (keys ``"<number>.<field>"``) next to each box it
+        names; the sum's problem goes above them."""
+        self.full_clean()
+        for key, texts in errors.items():
+            field = key.rpartition(".")[2]
+            for text in texts:
+                self.add_error(field if field in self.fields else None, text)
+
+    def total(self) -> int | None:
+        """The sum of the boxes as shown (what was typed, else the saved values); None
+        when no box holds a number."""
+        numbers = []
+        for name, _label in PARTS:
+            raw = (
+                self.data.get(self.add_prefix(name))
+                if self.is_bound
+                else self.initial.get(name, self.fields[name].initial)
+            )
+            text = str(raw if raw is not None else "").strip()
+            if text.isascii() and text.isdigit():
+                numbers.append(int(text))
+        return sum(numbers) if numbers else None
 
     def raw_values(self) -> dict[str, object]:
         """What was typed, as integers where possible, for the service to judge."""

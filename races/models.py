@@ -79,6 +79,13 @@ class RaceTable(RefereeLinked):
         """True once the race started at this table: stands and configurations locked."""
         return self.started_at is not None
 
+    def status_words(self) -> str:
+        """What is true of the table's race, in words: "In the race" once it started and
+        no result is entered yet, else its result's status ("Not started", "Draft", ...)."""
+        if self.result_status == ResultStatus.EMPTY and self.started_at is not None:
+            return str(_("In the race"))
+        return str(self.get_result_status_display())  # type: ignore[attr-defined]
+
 
 class GridSlot(models.Model):
     """A driver's place on a table's grid, with the stand they chose (§4-0-1)."""

@@ -101,22 +101,40 @@ def rtable(request: HttpRequest, token: str) -> HttpResponse:
             "missing": missing_words(missing) if missing else "",
             "has_stands": event.has_stands,
             "is_organiser": actor.can_organise(event.championship),
-            "config_forms": [
-                (
-                    slot,
-                    ConfigurationForm(
-                        prefix=f"c{slot.driver.number}",
-                        instance_values=getattr(slot, "configuration", None),
-                    ),
-                )
-                for slot in grid
-            ]
+            "config_forms": _configuration_forms(request, table, grid)
             if event.use_configurations
             else [],
             "link": race_referee_link(table),
             "rally_snow": _rally_snow(event),
         },
     )
+
+
+#: The session key of a refused configuration: what was typed and why it was refused, shown
+#: again in the page the refusal redirects to.
+REFUSED = "refused-configuration"
+
+
+def _configuration_forms(
+    request: HttpRequest, table: Any, grid: list[Any]
+) -> list[tuple[Any, ConfigurationForm]]:
+    """One form per driver of the grid; a refused one comes back as it was typed, each
+    reason next to its box."""
+    refused = request.session.pop(REFUSED, None) or {}
+    if refused.get("table") != table.pk:
+        refused = {}
+    forms = []
+    for slot in grid:
+        prefix = f"c{slot.driver.number}"
+        if refused.get("number") == slot.driver.number:
+            form = ConfigurationForm(refused["data"], prefix=prefix)
+            form.show_refusal(refused["errors"])
+        else:
+            form = ConfigurationForm(
+                prefix=prefix, instance_values=getattr(slot, "configuration", None)
+            )
+        forms.append((slot, form))
+    return forms
 
 
 def _back(token: str, anchor: str = "") -> HttpResponse:
@@ -167,11 +185,16 @@ def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpR
     try:
         configurations_set(actor=actor, table=table, configurations={number: values})
     except ServiceError as exc:
-        if not exc.errors:
-            messages.error(request, exc.message)
-        for errors in exc.errors.values():
-            for error in errors:
-                messages.error(request, f"{number}: {error}")
+        messages.error(request, exc.message)
+        if exc.errors:
+            # What was typed comes back in the page, each reason beside its box.
+            request.session[REFUSED] = {
+                "table": table.pk,
+                "number": number,
+                "data": {k: v for k, v in request.POST.items() if k.startswith(f"c{number}-")},
+                "errors": exc.errors,
+            }
+        return _back(token, f"#config-{number}")
     else:
         messages.success(
             request, _("Configuration of driver %(number)s saved.") % {"number": number}

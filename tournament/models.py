@@ -480,6 +480,9 @@ class Entry(models.Model):
         Driver, on_delete=models.CASCADE, related_name="entries", verbose_name=_("driver")
     )
     checked_in = models.BooleanField(_("checked in"), default=False)
+    #: Registered and did not come (DOMAIN.md): never checked in, seated nowhere, and the
+    #: day's check-in counts them as done.
+    absent = models.BooleanField(_("absent"), default=False, db_default=False)
     #: §1-0-4: "pilotes courant régulièrement sous la minute", seated at the fast tables.
     fast = models.BooleanField(_("runs under a minute"), default=False, db_default=False)
     registered_at = models.DateTimeField(_("registered at"), auto_now_add=True)

@@ -1,13 +1,18 @@
 """The rules' words in the user's language, shared by every floor: the car's parts, the
-sentences naming a configuration problem found by the pure rules (§5-0-2), and an event's
-race length and standard car refused by its rules."""
+sentences naming a configuration problem found by the pure rules (§5-0-2), an event's race
+length and standard car refused by its rules, and who saved a record last (a stale save says
+so, never an internal version number)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
+
+from tournament.access import label_in_language
 
 from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
@@ -99,3 +104,41 @@ def standard_car_errors(*, quick_rules: bool, standard: Any) -> list[str]:
             )
         ]
     return [_("The standard car must have six parts of at least 1 and 22 points in all.")]
+
+
+def last_saved(record: Any, tables: Iterable[Any] = ()) -> dict[str, str]:
+    """Who saved ``record`` last and at what time (``{"who": ..., "time": "14:05"}``), read
+    from its history; a referee link's label is said in the page's language."""
+    history = record.history if record is not None else None
+    latest = (
+        history.order_by("-history_date").select_related("history_user").first()
+        if history
+        else None
+    )
+    if latest is None:
+        return {"who": _("someone"), "time": "—"}
+    who = label_in_language(latest.history_actor, tables) if latest.history_actor else ""
+    if not who and latest.history_user is not None:
+        who = latest.history_user.get_username()
+    when = formats.time_format(timezone.localtime(latest.history_date), "H:i")
+    return {"who": who or _("someone"), "time": when}
+
+
+def seating_message(problem: Any) -> str:
+    """Why the drivers under a minute cannot all sit at the tables reserved for them
+    (``qualifying.seating.SeatingProblem``, §1-0-4), in the user's language."""
+    if problem.kind == "no_fast_table":
+        return ngettext(
+            "%(flagged)s driver runs under a minute but none of tables 1 to %(tables)s is "
+            "reserved for them (§1-0-4): reserve one, or unflag them.",
+            "%(flagged)s drivers run under a minute but none of tables 1 to %(tables)s is "
+            "reserved for them (§1-0-4): reserve one, or unflag them.",
+            problem.flagged,
+        ) % {"flagged": problem.flagged, "tables": problem.tables}
+    return ngettext(
+        "%(flagged)s driver runs under a minute and the tables reserved for them seat "
+        "%(seats)s: reserve another table.",
+        "%(flagged)s drivers run under a minute and the tables reserved for them seat "
+        "%(seats)s: reserve another table.",
+        problem.flagged,
+    ) % {"flagged": problem.flagged, "seats": problem.seats}

@@ -187,7 +187,9 @@ def clean_run(
         raise invalid_fields({"reason": [_("Write the reason as text, in quotes.")]})
     form = RunForm(data=data, min_stopwatch_cs=event.min_stopwatch_cs, stored_cs=stored_cs)
     if not form.is_valid():
-        short = [e for e in form.errors.as_data().get("stopwatch", []) if e.code == "short"]
+        short = [
+            e for e in form.errors.as_data().get("stopwatch", []) if e.code in ("short", "long")
+        ]
         error = invalid_fields(form_errors(form))
         if short and len(form.errors) == 1:
             error.message = str(short[0].message)

@@ -142,7 +142,14 @@ def _closed(request: HttpRequest, table: QualifyingTable, *, status: int) -> Htt
     return render(
         request,
         "qualifying/closed.html",
-        {"table": table, "event": table.event, "sessions": sessions, "rows": rows},
+        {
+            "table": table,
+            "event": table.event,
+            "sessions": sessions,
+            "rows": rows,
+            # Only a refused save has something typed that was not saved.
+            "refused": request.method == "POST",
+        },
         status=status,
     )
 

@@ -66,6 +66,8 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     checked = set(event.entries.filter(checked_in=True).values_list("driver_id", flat=True))
     if checked:  # only the drivers present when the event uses check-in
         lines = [line for line in lines if line.driver.pk in checked]
+    absent = set(event.entries.filter(absent=True).values_list("driver_id", flat=True))
+    lines = [line for line in lines if line.driver.pk not in absent]
     if not lines:
         raise InvalidInput(_("Register drivers for the event first."))
     ranked = [
@@ -215,7 +217,12 @@ def swap_drivers(*, actor: Actor, event: Event, a: int, b: int, reason: str = ""
     require_organiser(actor, event.championship)
     if a == b:
         raise InvalidInput(_("Choose two different drivers."))
-    reason = checked_reason(reason)
+    # DOMAIN.md: swaps need a reason (recorded with who and when).
+    reason = checked_reason(
+        reason,
+        required=True,
+        message=_("Say why these two drivers swap tables: the reason is kept with the swap."),
+    )
     with transaction.atomic():
         require_tables_not_started(event)
         slots = {

@@ -35,6 +35,7 @@ from tournament.models import Championship, Event, Sanction
 from tournament.registration.services import require_organiser
 from tournament.standings import points as points_rules
 from tournament.standings.points import DayLine, table_lines
+from tournament.wording import last_saved
 
 # --- Race results: draft → submitted (referee) → confirmed (race control) -----------------
 
@@ -170,11 +171,8 @@ def result_locked_for_save(
         )
     if version != stored_version:
         raise Conflict(
-            _(
-                "The result changed meanwhile (version %(stored)s, you had %(sent)s): "
-                "check it and save again."
-            )
-            % {"stored": stored_version, "sent": version},
+            _("%(who)s saved this result meanwhile, at %(time)s: check it and save again.")
+            % last_saved(result, [table]),
             current=result,
         )
     return table, result
@@ -322,8 +320,8 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
             raise Conflict(_("Only a submitted result can be confirmed."), current=result)
         if version is not None and version != result.version:
             raise Conflict(
-                _("The result changed meanwhile (version %(stored)s, you had %(sent)s).")
-                % {"stored": result.version, "sent": version},
+                _("%(who)s changed this result meanwhile, at %(time)s: check it first.")
+                % last_saved(result, [table]),
                 current=result,
             )
         _store_lines(table, result, _scored_lines(table, result))
@@ -353,8 +351,8 @@ def result_reopen(
             raise Conflict(_("Only a confirmed result can be reopened."), current=result)
         if version is not None and version != result.version:
             raise Conflict(
-                _("The result changed meanwhile (version %(stored)s, you had %(sent)s).")
-                % {"stored": result.version, "sent": version},
+                _("%(who)s changed this result meanwhile, at %(time)s: check it first.")
+                % last_saved(result, [table]),
                 current=result,
             )
         ResultLine.objects.filter(table=table).delete()
@@ -397,8 +395,8 @@ def result_restore(
             )
         if version is not None and version != result.version:
             raise Conflict(
-                _("The result changed meanwhile (version %(stored)s, you had %(sent)s).")
-                % {"stored": result.version, "sent": version},
+                _("%(who)s changed this result meanwhile, at %(time)s: check it first.")
+                % last_saved(result, [table]),
                 current=result,
             )
         grid = {s.driver.number: s.driver.name for s in table.slots.select_related("driver")}

@@ -28,3 +28,22 @@ document.addEventListener("htmx:confirm", function (event) {
     event.preventDefault();
   }
 });
+
+// A running total (the car configuration's 22): an <output data-sum-of="selector"
+// data-expected="22" data-label="Total"> adds the numbers of the boxes the selector names
+// while they are typed in. The server writes the same total on the page, so without this
+// file the page still says it after each save or refusal.
+document.addEventListener("input", function (event) {
+  var form = event.target.form;
+  if (!form) return;
+  Array.prototype.forEach.call(form.querySelectorAll("output[data-sum-of]"), function (out) {
+    var total = 0, any = false;
+    Array.prototype.forEach.call(document.querySelectorAll(out.dataset.sumOf), function (box) {
+      if (/^\d+$/.test(box.value.trim())) { total += parseInt(box.value, 10); any = true; }
+    });
+    var expected = parseInt(out.dataset.expected, 10);
+    out.textContent = out.dataset.label + " " + (any ? total : "–") + " / " + expected;
+    out.classList.toggle("sum-ok", any && total === expected);
+    out.classList.toggle("sum-off", any && total !== expected);
+  });
+});

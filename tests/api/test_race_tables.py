@@ -332,6 +332,9 @@ def test_swap_keeps_both_grids_in_rank_order(organiser, allocated):
         ({"a": "7", "b": 8}, "a"),
         ({"a": 0, "b": 8}, "a"),
         ({"a": 7, "b": 8, "reason": "x" * 201}, "reason"),
+        # DOMAIN.md: swaps need a reason.
+        ({"a": 7, "b": 8}, "reason"),
+        ({"a": 7, "b": 8, "reason": "   "}, "reason"),
     ],
 )
 def test_invalid_swap_body_is_400(organiser, allocated, body, field):
@@ -349,14 +352,14 @@ def test_invalid_swap_body_is_400(organiser, allocated, body, field):
     ],
 )
 def test_impossible_swap_is_400(organiser, allocated, a, b, detail):
-    response = organiser.post(SWAP, {"a": a, "b": b})
+    response = organiser.post(SWAP, {"a": a, "b": b, "reason": "friends"})
     assert response.status_code == 400
     assert response.json()["detail"] == detail
 
 
 def test_swap_after_a_result_is_409(organiser, allocated):
     set_result_status(allocated, 1, "draft")
-    response = organiser.post(SWAP, {"a": 7, "b": 8})
+    response = organiser.post(SWAP, {"a": 7, "b": 8, "reason": "friends"})
     assert response.status_code == 409
     assert grid_numbers(organiser.get(TABLES).json()) == [TABLE_1, TABLE_2]
     assert not ManualSwap.objects.exists()

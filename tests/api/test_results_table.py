@@ -11,6 +11,7 @@ gp-race (``tests/api/test_race_tables.py``): table 1 is 5 Emma Moreau, 1 Alice M
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 import pytest
@@ -414,8 +415,13 @@ def test_stale_version_is_409_with_current(referee1, organiser):
     save(referee1, RESULT_1, 0, {"finish": [5]}, submit=False)
     response = save(organiser, RESULT_1, 0, SHEET_1, submit=True)
     assert response.status_code == 409
-    assert response.json() == {
-        "detail": "The result changed meanwhile (version 1, you had 0): check it and save again.",
+    body = response.json()
+    # Who saved it and when, in words: never internal version numbers.
+    assert re.fullmatch(
+        r".+ saved this result meanwhile, at \d\d:\d\d: check it and save again\.",
+        body.pop("detail"),
+    )
+    assert body == {
         "errors": {},
         "current": {
             "version": 1,
@@ -471,7 +477,10 @@ def test_confirm_with_a_stale_version_is_409(referee1, organiser):
     save(referee1, RESULT_1, 0, SHEET_1, submit=True)
     response = organiser.post(CONFIRM_1, {"version": 7})
     assert response.status_code == 409
-    assert response.json()["detail"] == ("The result changed meanwhile (version 1, you had 7).")
+    assert re.fullmatch(
+        r".+ changed this result meanwhile, at \d\d:\d\d: check it first\.",
+        response.json()["detail"],
+    )
     assert response.json()["current"] == {"version": 1, "status": "submitted", **SHEET_1_OUT}
     assert organiser.get(RESULT_1).json()["status"] == "submitted"
 

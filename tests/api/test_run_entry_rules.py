@@ -65,6 +65,27 @@ def test_the_floor_is_the_event_s(organiser, event, dry):
     assert organiser.post(RUNS, lap(stopwatch="1:05")).status_code == 201
 
 
+def test_a_stopwatch_above_the_ceiling_is_refused_unless_confirmed_1_1_13(referee, dry):
+    """DOMAIN.md: above a ceiling (default 5:00) the reading is refused unless confirmed:
+    "10:00" is ten full minutes, ten throws added (§1-1-13)."""
+    response = referee.post(RUNS, lap(stopwatch="10:00"))
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == (
+        "“10:00” = 10:00, above the plausible 5:00: 10 full minutes, 10 throws added. "
+        "Correct it, or confirm 10:00."
+    )
+    assert body["errors"] == {"stopwatch": [body["detail"]]}
+    assert not Run.objects.exists()
+    assert referee.post(RUNS, lap(stopwatch="5:00")).status_code == 201
+
+
+def test_a_confirmed_long_time_is_recorded(referee, dry):
+    response = referee.post(RUNS, lap(stopwatch="10:00", confirm_short=True))
+    assert response.status_code == 201, response.content
+    assert Run.objects.get().stopwatch_cs == 60000
+
+
 def test_an_eliminated_run_is_not_held_to_the_floor(referee, dry):
     response = referee.post(RUNS, lap(stopwatch="0:05", eliminated=True))
     assert response.status_code == 201, response.content

@@ -75,6 +75,18 @@ def test_a_short_stopwatch_needs_confirming_even_past_the_form(actor, session):
     assert run.stopwatch_cs == 148
 
 
+def test_a_long_stopwatch_needs_confirming_even_past_the_form(actor, session):
+    """Above the 5:00 ceiling (DOMAIN.md), each full minute a throw (§1-1-13)."""
+    data = {**cleaned(), "stopwatch": 60000}  # "10:00" reaching the service
+    with pytest.raises(InvalidInput) as refused:
+        run_record(actor=actor, session=session, driver_number=1, data=data)
+    assert "above the plausible ceiling (5:00.00)" in refused.value.errors["stopwatch"][0]
+    run = run_record(
+        actor=actor, session=session, driver_number=1, data={**data, "confirm_short": True}
+    )
+    assert run.stopwatch_cs == 60000
+
+
 def test_tyres_are_never_taken_for_granted(actor, session):
     data = cleaned()
     del data["tyres"]
@@ -211,7 +223,7 @@ def test_the_spread_refuses_fast_drivers_without_a_marked_table(actor, make_even
     fast_drivers_set(actor=actor, event=event, numbers=[4])
     with pytest.raises(InvalidInput) as refused:
         qualifying_tables_auto(actor=actor, event=event, table_size=10)
-    assert "none of tables 1 to 1 is marked for them" in refused.value.message
+    assert "none of tables 1 to 1 is reserved for them" in refused.value.message
     assert not QualifyingSeat.objects.filter(event=event).exists()
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qualifying.seating import SeatingProblem, spread, table_sizes
+from qualifying.seating import SeatingProblem, join, spread, table_sizes
 
 
 def test_sizes_are_as_equal_as_possible_larger_tables_first() -> None:
@@ -90,3 +90,40 @@ def test_every_driver_sits_once_sizes_stay_balanced_and_flagged_sit_at_marked_ta
     for number, table in tables.items():
         if number not in marked:
             assert not fast & set(table)
+
+
+def test_a_late_arrival_joins_the_emptiest_table_and_nobody_moves() -> None:
+    tables = {1: [1, 2, 3, 4], 2: [5, 6, 7]}
+    assert join(tables, [8], capacity=4) == {1: [1, 2, 3, 4], 2: [5, 6, 7, 8]}
+    # Full tables: the late arrival opens the next one.
+    assert join({1: [1, 2]}, [3, 4], capacity=2) == {1: [1, 2], 2: [3, 4]}
+
+
+def test_a_late_fast_driver_joins_a_marked_table_1_0_4() -> None:
+    tables = {1: [1, 2], 2: [3]}
+    assert join(tables, [9, 10], capacity=4, fast_drivers={9}, fast_tables={1}) == {
+        1: [1, 2, 9],
+        2: [3, 10],
+    }
+    with pytest.raises(SeatingProblem):
+        join(tables, [9], capacity=4, fast_drivers={9})
+    with pytest.raises(SeatingProblem):
+        join({1: [1, 2]}, [9], capacity=2, fast_drivers={9}, fast_tables={1})
+
+
+@given(
+    st.lists(st.integers(1, 60), unique=True, max_size=30),
+    st.integers(0, 20),
+    st.integers(1, 10),
+)
+def test_joining_keeps_every_seat_and_seats_every_newcomer_once(
+    drivers: list[int], cut: int, capacity: int
+) -> None:
+    seated, late = drivers[:cut], drivers[cut:]
+    tables = spread(seated, capacity=capacity)
+    joined = join(tables, late, capacity=capacity)
+    for number, already in tables.items():
+        assert joined[number][: len(already)] == already
+    everyone = [driver for table in joined.values() for driver in table]
+    assert sorted(everyone) == sorted(drivers)
+    assert all(len(table) <= capacity for table in joined.values())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from django.test import Client
@@ -19,7 +20,7 @@ from qualifying.forms import RunForm
 from qualifying.models import QualifyingSession, QualifyingTable, Run
 from qualifying.services import qualifying_table_set, run_record, run_update, session_create
 from tournament.access import Actor
-from tournament.models import Event
+from tournament.models import Driver, Entry, Event
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -281,7 +282,9 @@ def test_run_save_with_a_stale_version_shows_the_conflict_and_keeps_the_run(
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Someone changed this run meanwhile (version 2, you had 1)" in html
+    # What the other device saved, in words; no internal version number.
+    assert re.search(r"pc saved this run meanwhile, at \d\d:\d\d: tyres Hard, throws 19,", html)
+    assert "(version" not in html
     # The row now carries the stored version, so a second submit applies the correction.
     assert '<input type="hidden" name="version" value="2">' in html
     stored = Run.objects.get(pk=run.pk)
@@ -584,6 +587,68 @@ def test_desk_tables_auto(as_organiser, make_event):
     assert response.status_code == 302
     sizes = [t.seats.count() for t in QualifyingTable.objects.filter(event=event)]
     assert sizes == [8, 8, 7]
+
+
+def _seats(event) -> dict[int, int]:
+    return {
+        number: table
+        for number, table in QualifyingTable.objects.filter(event=event).values_list(
+            "seats__driver__number", "number"
+        )
+    }
+
+
+@pytest.mark.django_db
+def test_desk_late_arrival_joins_a_table_and_nobody_who_ran_moves(as_organiser, actor, event):
+    """Drivers 1-3 at table 1, 4 at table 2; driver 1 ran. Driver 5 arrives late."""
+    record(actor, event.sessions.get(), 1)
+    late = Entry.objects.create(
+        event=event,
+        driver=Driver.objects.create(
+            championship=event.championship, number=5, first_name="Tardif", last_name="Retard"
+        ),
+    )
+    desk = as_organiser.get(reverse("event-desk", args=[event.slug])).content.decode()
+
+    response = as_organiser.post(
+        reverse("desk-tables-auto", args=[event.slug]),
+        {"table_size": "2", "mode": "late"},
+        follow=True,
+    )
+
+    assert "Placer les retardataires" in desk
+    assert _seats(event) == {1: 1, 2: 1, 3: 1, 4: 2, late.driver.number: 2}
+    assert "n° 5 à la table 2" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_desk_spread_after_runs_asks_first_and_names_who_moves(as_organiser, actor, event):
+    record(actor, event.sessions.get(), 3)
+    url = reverse("desk-tables-auto", args=[event.slug])
+
+    asked = as_organiser.post(url, {"table_size": "2", "mode": "all"})
+
+    # Two a table: driver 3 (who ran at table 1) would go to table 2.
+    assert asked.status_code == 200
+    page = asked.content.decode()
+    assert "Répartir à nouveau tous les pilotes\u00a0?" in page
+    assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2" in page
+    assert _seats(event) == {1: 1, 2: 1, 3: 1, 4: 2}
+
+    done = as_organiser.post(url, {"table_size": "2", "mode": "all", "confirmed": "1"})
+
+    assert done.status_code == 302
+    assert _seats(event) == {1: 1, 2: 1, 3: 2, 4: 2}
+
+
+@pytest.mark.django_db
+def test_desk_spread_before_any_run_does_not_ask(as_organiser, event):
+    response = as_organiser.post(
+        reverse("desk-tables-auto", args=[event.slug]), {"table_size": "2", "mode": "all"}
+    )
+
+    assert response.status_code == 302
+    assert _seats(event) == {1: 1, 2: 1, 3: 2, 4: 2}
 
 
 @pytest.mark.django_db

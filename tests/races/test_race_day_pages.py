@@ -100,7 +100,9 @@ def test_a_swap_names_the_team_mate_clash_it_creates(as_organiser, allocated):
         allocated.championship.drivers.filter(number=number).update(team=team)
     Event.objects.filter(pk=allocated.pk).update(separate_teams=True)
     response = as_organiser.post(
-        reverse("allocation-swap", args=[allocated.slug]), {"a": "5", "b": "6"}, follow=True
+        reverse("allocation-swap", args=[allocated.slug]),
+        {"a": "5", "b": "6", "reason": "amis"},
+        follow=True,
     )
     assert flashes(response) == [
         "Zoé Girard and Jules Fournier swapped tables.",

@@ -143,9 +143,24 @@ def test_post_swap_exchanges_the_drivers_on_the_page(as_organiser, allocated):
 
 def test_post_swap_of_two_drivers_at_one_table_says_why(as_organiser, allocated):
     response = as_organiser.post(
-        reverse("allocation-swap", args=[allocated.slug]), {"a": "4", "b": "5"}, follow=True
+        reverse("allocation-swap", args=[allocated.slug]),
+        {"a": "4", "b": "5", "reason": "amis"},
+        follow=True,
     )
     assert flashes(response) == ["These two drivers already sit at the same table."]
+    assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
+
+
+def test_post_swap_without_a_reason_is_refused_and_moves_nobody(as_organiser, allocated):
+    """DOMAIN.md: "Swaps need a reason"."""
+    response = as_organiser.post(
+        reverse("allocation-swap", args=[allocated.slug]),
+        {"a": "2", "b": "6", "reason": "  "},
+        follow=True,
+    )
+    assert flashes(response) == [
+        "Say why these two drivers swap tables: the reason is kept with the swap."
+    ]
     assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
 
 
@@ -454,9 +469,37 @@ def test_a_bad_configuration_shows_the_message(phone, configured, values, messag
         reverse("rtable-configuration", args=[token, 4]), config_post(4, values), follow=True
     )
     assert response.status_code == 200
-    assert flashes(response) == [message]
-    assert message in response.content.decode()
+    number, _colon, reason = message.partition(": ")
+    assert flashes(response) == [f"Driver {number}: {reason}"]
+    html = response.content.decode()
+    # The reason stands next to the box (or above them, for the sum)...
+    assert re.search(r'class="error"[^>]*>' + re.escape(reason), html)
+    # ...and every value typed comes back in its box.
+    for name, value in values.items():
+        assert f'name="c4-{name}" value="{value}"' in html or (
+            value == "" and f'name="c4-{name}" min=' in html
+        ), name
     assert not CarConfiguration.objects.exists()
+
+
+def test_a_refused_total_keeps_the_seven_values_and_shows_the_sum(phone, configured):
+    """21 instead of 22 (§5-0-2): nothing typed is lost; the page says 21 / 22."""
+    token = table(configured, 1).token
+    typed = {**VALID, "tyres": 3}
+
+    response = phone.post(
+        reverse("rtable-configuration", args=[token, 4]), config_post(4, typed), follow=True
+    )
+
+    html = response.content.decode()
+    assert response.redirect_chain[-1][0].endswith("#config-4")
+    for name, value in typed.items():
+        assert f'name="c4-{name}" value="{value}"' in html, name
+    assert re.search(r'<output[^>]*class="sum-off"[^>]*>Total 21 / 22</output>', html)
+    assert '<p class="error" role="alert">The parts and stand points add up to 21' in html
+    # Only once: the next visit shows the saved values (none) again.
+    again = phone.get(reverse("rtable", args=[token])).content.decode()
+    assert 'name="c4-tyres" value="3"' not in again
 
 
 @pytest.mark.parametrize(

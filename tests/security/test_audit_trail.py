@@ -283,7 +283,7 @@ def test_restore_refuses_others_stale_versions_and_foreign_rows(world: World) ->
     first = RaceResult.history.filter(table_id=table.pk, version=1).get()
     with pytest.raises(NotAllowed):
         result_restore(actor=Actor(table=table), table=table, history_id=first.history_id)
-    with pytest.raises(Conflict, match="changed meanwhile"):
+    with pytest.raises(Conflict, match="changed this result meanwhile"):
         result_restore(actor=organiser(world), table=table, history_id=first.history_id, version=1)
     other = fresh(world, 2)
     with pytest.raises(InvalidInput, match="not in the history"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from django import forms
 from django.utils.text import slugify
@@ -59,6 +60,27 @@ class NumberListField(forms.CharField):
 
 class RegisterForm(forms.Form):
     numbers = NumberListField(label=_("Driver numbers"))
+
+    #: The session key of what the desk's box keeps after a refusal: the numbers still to
+    #: deal with and why, shown again beside the box on the next visit of the desk.
+    KEPT = "desk-register-kept"
+
+    @classmethod
+    def keep(cls, session: Any, numbers: str, error: str) -> None:
+        """Keep ``numbers`` in the box for the desk's next display, with ``error``."""
+        session[cls.KEPT] = {"numbers": numbers, "error": str(error)}
+
+    @classmethod
+    def for_desk(cls, session: Any) -> RegisterForm:
+        """The desk's box: empty, or what a refusal kept there with its reason."""
+        kept = session.pop(cls.KEPT, None)
+        if not kept:
+            return cls()
+        form = cls(data={"numbers": kept["numbers"]})
+        form.full_clean()
+        form.errors.pop("numbers", None)
+        form.add_error("numbers", kept["error"])
+        return form
 
 
 #: The settings each game reads, beside those of every event (``COMMON_FIELDS``): the form

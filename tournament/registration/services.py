@@ -376,11 +376,32 @@ def entries_checkin(
     result = []
     for driver in drivers:
         entry = entries[driver.pk]
-        if entry.checked_in != checked_in:
+        if entry.checked_in != checked_in or (checked_in and entry.absent):
             entry.checked_in = checked_in
-            actor.stamp(entry).save(update_fields=["checked_in"])
+            entry.absent = entry.absent and not checked_in  # here after all
+            actor.stamp(entry).save(update_fields=["checked_in", "absent"])
         result.append(entry)
     return result
+
+
+@transaction.atomic
+def entry_absent_set(*, actor: Actor, event: Event, number: int, absent: bool = True) -> Entry:
+    """Mark a registered driver absent (did not come: not checked in, seated nowhere by the
+    spreads and the allocation; the day's check-in counts them as done), or not any more."""
+    require_organiser(actor, event.championship)
+    entry = (
+        Entry.objects.select_for_update()
+        .filter(event=event, driver__number=number)
+        .select_related("driver")
+        .first()
+    )
+    if entry is None:
+        raise InvalidInput(_("Not registered for this event: %(numbers)s.") % {"numbers": number})
+    if entry.absent != absent or (absent and entry.checked_in):
+        entry.absent = absent
+        entry.checked_in = entry.checked_in and not absent
+        actor.stamp(entry).save(update_fields=["checked_in", "absent"])
+    return entry
 
 
 @transaction.atomic

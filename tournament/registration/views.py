@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournament.access import actor_for, organised_event
@@ -26,6 +27,7 @@ from tournament.registration.services import (
     drivers_import,
     entries_checkin,
     entries_register,
+    entry_absent_set,
     event_publish,
 )
 from tournament.registration.tables import DriverTable, sorted_or_exported
@@ -194,8 +196,12 @@ def _my_seat(request: HttpRequest, event: Event, *, race: bool, qualifying: bool
 
 @require_POST
 def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
+    """Register (and check in, with ``action=checkin``) the numbers typed at the desk. The
+    known numbers go through; the unknown ones stay in the box, named, for a second look."""
     event = organised_event(request, slug)
     actor = actor_for(request)
+    back = redirect(reverse("event-desk", args=[slug]) + "#entries")
+    unknown: list[int] = []
     if request.POST.get("all"):
         numbers = list(
             Driver.objects.filter(championship=event.championship).values_list("number", flat=True)
@@ -203,39 +209,74 @@ def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         form = RegisterForm(request.POST)
         if not form.is_valid():
-            for errors in form.errors.values():
-                for error in errors:
-                    messages.error(request, error)
-            return redirect("event-desk", slug=slug)
-        numbers = form.cleaned_data["numbers"]
+            error = next(iter(form.errors.get("numbers") or form.non_field_errors() or [""]))
+            messages.error(request, error)
+            RegisterForm.keep(request.session, request.POST.get("numbers", ""), error)
+            return back
+        typed = list(dict.fromkeys(form.cleaned_data["numbers"]))
+        known = set(
+            Driver.objects.filter(championship=event.championship, number__in=typed).values_list(
+                "number", flat=True
+            )
+        )
+        numbers = [n for n in typed if n in known]
+        unknown = [n for n in typed if n not in known]
     arrived = request.POST.get("action") == "checkin"
+    entries = []
     try:
-        with transaction.atomic():
-            entries = entries_register(actor=actor, event=event, numbers=numbers)
-            if arrived:  # a driver at the door: registered if needed, and checked in
-                entries_checkin(actor=actor, event=event, numbers=numbers)
+        if numbers:
+            with transaction.atomic():
+                entries = entries_register(actor=actor, event=event, numbers=numbers)
+                if arrived:  # a driver at the door: registered if needed, and checked in
+                    entries_checkin(actor=actor, event=event, numbers=numbers)
     except ServiceError as exc:
         messages.error(request, exc.message)
-    else:
-        if arrived:
-            messages.success(
-                request, _("%(count)s driver(s) checked in.") % {"count": len(entries)}
+        RegisterForm.keep(request.session, request.POST.get("numbers", ""), exc.message)
+        return back
+    if entries:
+        text = (
+            ngettext("%(count)s driver checked in.", "%(count)s drivers checked in.", len(entries))
+            if arrived
+            else ngettext(
+                "%(count)s driver registered.", "%(count)s drivers registered.", len(entries)
             )
-        else:
-            messages.success(
-                request, _("%(count)s driver(s) registered.") % {"count": len(entries)}
-            )
-    return redirect(reverse("event-desk", args=[slug]) + "#entries")
+        )
+        messages.success(request, text % {"count": len(entries)})
+    if unknown:
+        listed = " ".join(str(n) for n in unknown)
+        error = ngettext(
+            "No driver %(numbers)s in this championship: kept in the box, to correct or to "
+            "add to the drivers first.",
+            "No drivers %(numbers)s in this championship: kept in the box, to correct or to "
+            "add to the drivers first.",
+            len(unknown),
+        ) % {"numbers": ", ".join(str(n) for n in unknown)}
+        messages.error(request, error)
+        RegisterForm.keep(request.session, listed, error)
+    return back
 
 
 @require_POST
 def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """One driver at the desk: ``state`` ``present`` (checked in), ``absent`` (did not
+    come), or ``none`` (undo either: a button of its own, never the "✓ Present" mark)."""
     event = organised_event(request, slug)
-    checked_in = request.POST.get("checked_in") == "1"
+    actor = actor_for(request)
+    state = request.POST.get("state") or {"1": "present", "0": "none"}.get(
+        request.POST.get("checked_in", ""), ""
+    )
+    if state not in ("present", "absent", "none"):
+        messages.error(request, _("Choose: present, absent, or undo."))
+        return redirect(reverse("event-desk", args=[slug]) + "#entries")
     try:
-        (entry,) = entries_checkin(
-            actor=actor_for(request), event=event, numbers=[number], checked_in=checked_in
-        )
+        if state == "absent":
+            entry = entry_absent_set(actor=actor, event=event, number=number)
+        else:
+            (entry,) = entries_checkin(
+                actor=actor, event=event, numbers=[number], checked_in=state == "present"
+            )
+            if state == "none" and entry.absent:
+                entry = entry_absent_set(actor=actor, event=event, number=number, absent=False)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("event-desk", slug=slug)
@@ -257,10 +298,12 @@ def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     # Without JavaScript the whole desk comes back: say what changed.
     if entry.checked_in:
         message = _("%(number)s %(name)s is checked in.")
+    elif entry.absent:
+        message = _("%(number)s %(name)s is marked absent.")
     else:
         message = _("%(number)s %(name)s is no longer checked in.")
     messages.success(request, message % {"number": entry.driver.number, "name": entry.driver.name})
-    return redirect("event-desk", slug=slug)
+    return redirect(reverse("event-desk", args=[slug]) + "#entries")
 
 
 @require_POST

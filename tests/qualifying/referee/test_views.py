@@ -219,12 +219,15 @@ def test_the_link_gets_the_closed_page(link, table, allocated):
     html = text(response)
     assert "Qualifying is closed." in html
     assert 'id="closed-runs"' in html and 'name="d1-throws"' not in html
+    # A plain visit typed nothing: it is not told that what it typed was lost.
+    assert "Nothing you had typed was saved" not in html
 
 
 def test_a_save_through_the_link_is_409_and_keeps_the_run(link, table, allocated):
     page = link.post(reverse("run-save", args=[table.token, 1, 1]), row(1, throws="30"))
     assert page.status_code == 409
     assert "Qualifying is closed." in text(page)
+    assert "Nothing you had typed was saved" in text(page)
     fragment = save(link, table, 1, row(1, throws="30"))
     assert fragment.status_code == 409
     assert "Ask race control to correct this run." in text(fragment)

@@ -327,7 +327,7 @@ def test_swap_exchanges_two_drivers_and_records_who_when_why(allocated, actor, o
 
 
 def test_swap_of_two_drivers_at_the_same_grid_position(allocated, actor):
-    swap_drivers(actor=actor, event=allocated, a=4, b=1)
+    swap_drivers(actor=actor, event=allocated, a=4, b=1, reason="test")
 
     assert grids(allocated) == [[2, 5, 1], [4, 6, 3]]
 
@@ -338,7 +338,7 @@ def test_swap_clears_the_stands_of_the_moved_drivers_and_of_those_behind_them(al
     stands_set(actor=actor, table=table(allocated, 1), stands={4: 1, 2: 2, 5: 3})
     stands_set(actor=actor, table=table(allocated, 2), stands={1: 3, 6: 2, 3: 1})
 
-    swap_drivers(actor=actor, event=allocated, a=2, b=6)
+    swap_drivers(actor=actor, event=allocated, a=2, b=6, reason="test")
 
     stands = dict(GridSlot.objects.filter(event=allocated).values_list("driver__number", "stand"))
     assert stands == {4: 1, 5: 3, 6: None, 1: None, 2: None, 3: None}
@@ -357,19 +357,19 @@ def test_swap_leaves_history_rows_with_the_actor(allocated, actor, organiser):
 
 def test_swap_refuses_two_drivers_of_the_same_table(allocated, actor):
     with pytest.raises(InvalidInput, match="same table"):
-        swap_drivers(actor=actor, event=allocated, a=4, b=5)
+        swap_drivers(actor=actor, event=allocated, a=4, b=5, reason="test")
     assert not ManualSwap.objects.exists()
     assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
 
 
 def test_swap_refuses_the_same_driver_twice(allocated, actor):
     with pytest.raises(InvalidInput):
-        swap_drivers(actor=actor, event=allocated, a=4, b=4)
+        swap_drivers(actor=actor, event=allocated, a=4, b=4, reason="test")
 
 
 def test_swap_refuses_an_unknown_driver(allocated, actor):
     with pytest.raises(InvalidInput, match="99"):
-        swap_drivers(actor=actor, event=allocated, a=4, b=99)
+        swap_drivers(actor=actor, event=allocated, a=4, b=99, reason="test")
     assert not ManualSwap.objects.exists()
     assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
 
@@ -378,7 +378,7 @@ def test_swap_is_refused_once_a_result_is_entered(allocated, actor):
     RaceTable.objects.filter(event=allocated, number=1).update(result_status="draft")
 
     with pytest.raises(Conflict):
-        swap_drivers(actor=actor, event=allocated, a=2, b=6)
+        swap_drivers(actor=actor, event=allocated, a=2, b=6, reason="test")
 
     assert grids(allocated) == [[4, 2, 5], [1, 6, 3]]
     assert not ManualSwap.objects.exists()
@@ -386,9 +386,11 @@ def test_swap_is_refused_once_a_result_is_entered(allocated, actor):
 
 def test_swap_is_for_organisers_only(allocated, outsider):
     with pytest.raises(NotAllowed):
-        swap_drivers(actor=Actor(user=outsider), event=allocated, a=2, b=6)
+        swap_drivers(actor=Actor(user=outsider), event=allocated, a=2, b=6, reason="test")
     with pytest.raises(NotAllowed):
-        swap_drivers(actor=Actor(table=table(allocated, 1)), event=allocated, a=2, b=6)
+        swap_drivers(
+            actor=Actor(table=table(allocated, 1)), event=allocated, a=2, b=6, reason="test"
+        )
 
 
 # --- Race weather (§2-0-1, §3-2) ------------------------------------------------------------

@@ -17,6 +17,7 @@ import re
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from qualifying.services import draw_record
 from races.grid.services import allocation_run, referee_link_regenerate
@@ -455,7 +456,8 @@ def test_a_stale_save_says_what_changed_and_keeps_what_was_typed(phone, event, a
 
     assert response.status_code == 409
     html = response.content.decode()
-    assert "The result changed meanwhile (version 1, you had 0): check it and save again." in html
+    assert re.search(r"saved this result meanwhile, at \d\d:\d\d: check it and save again\.", html)
+    assert "(version" not in html
     changes = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td><strong>(.*?)</strong>", html)
     assert changes == [
         ("1 Pilote1 Lefèvre", "1st", "2nd"),
@@ -483,7 +485,7 @@ def test_a_stale_incomplete_sheet_still_hears_that_the_result_changed(phone, eve
     assert response.status_code == 409
     html = response.content.decode()
     assert "This result was saved by someone else meanwhile." in html
-    assert "The result changed meanwhile (version 1, you had 0)" in html
+    assert "saved this result meanwhile, at" in html
     assert chosen(html, "d3-outcome") == "1"
     assert 'name="version" value="1"' in html
 
@@ -557,6 +559,16 @@ def test_the_desk_shows_not_started_tables(as_organiser, event):
     assert "Not started" in html
 
 
+def test_a_started_table_is_in_the_race_not_not_started(as_organiser, event):
+    RaceTable.objects.filter(event=event, number=1).update(started_at=timezone.now())
+
+    html = as_organiser.get(desk_url(event)).content.decode()
+
+    row = html.split('id="table-1"', 1)[1].split("</tr>", 1)[0]
+    assert ">In the race</span>" in row
+    assert "Not started" not in row
+
+
 def test_the_polled_fragment_is_only_the_status_table(as_organiser, event):
     url = desk_url(event) + "?part=status"
     before = as_organiser.get(url, HTTP_HX_REQUEST="true").content.decode()
@@ -602,7 +614,11 @@ def test_confirm_of_a_version_that_changed_meanwhile_is_refused(as_organiser, ev
         reverse("result-confirm", args=[event.slug, 1]), {"version": "1"}, follow=True
     )
 
-    assert flashes(response) == ["Table 1: The result changed meanwhile (version 2, you had 1)."]
+    assert len(flashes(response)) == 1
+    assert re.fullmatch(
+        r"Table 1: .+ changed this result meanwhile, at \d\d:\d\d: check it first\.",
+        flashes(response)[0],
+    )
     assert table(event).result_status == ResultStatus.SUBMITTED
     assert not ResultLine.objects.exists()
 

@@ -6,6 +6,8 @@ another championship and an anonymous visitor.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -123,11 +125,36 @@ def test_desk_register_bad_input_registers_nobody(as_organiser, event, champions
     url = reverse("desk-register", args=[event.slug])
 
     response = as_organiser.post(url, {"numbers": "7 sept"}, follow=True)
-    assert "“sept” is not a driver number." in response.content.decode()
-    response = as_organiser.post(url, {"numbers": "7 99"}, follow=True)
-    assert "Unknown driver number(s) in this championship: 99." in response.content.decode()
-
+    html = response.content.decode()
+    assert "“sept” is not a driver number." in html
+    # What was typed stays in the box, the reason beside it.
+    assert re.search(r'name="numbers" value="7 sept"[^>]*aria-invalid="true"', html), html
     assert registered(event) == [1, 2, 3, 4]
+
+
+@pytest.mark.django_db
+def test_desk_checkin_batch_checks_in_the_known_and_keeps_the_unknown(
+    as_organiser, event, championship
+):
+    """One unknown number (99, 1000) no longer loses the batch: 7 and 2 are checked in, the
+    unknown numbers stay in the box, named."""
+    as_organiser.cookies["django_language"] = "en"
+    Driver.objects.create(championship=championship, number=7, first_name="N", last_name="X")
+    url = reverse("desk-register", args=[event.slug])
+
+    response = as_organiser.post(url, {"numbers": "7 99, 2 1000", "action": "checkin"}, follow=True)
+
+    html = response.content.decode()
+    assert registered(event) == [1, 2, 3, 4, 7]
+    assert sorted(
+        Entry.objects.filter(event=event, checked_in=True).values_list("driver__number", flat=True)
+    ) == [2, 7]
+    assert "2 drivers checked in." in html
+    assert "No drivers 99, 1000 in this championship: kept in the box" in html
+    assert re.search(r'name="numbers" value="99 1000"[^>]*aria-invalid="true"', html), html
+    # Kept once: the next visit shows an empty box.
+    again = as_organiser.get(reverse("event-desk", args=[event.slug])).content.decode()
+    assert 'value="99 1000"' not in again
 
 
 @pytest.mark.django_db
@@ -157,19 +184,56 @@ def test_desk_register_is_forbidden_to_others(client, request, event, championsh
 def test_desk_checkin_with_htmx_returns_the_button(as_organiser, event):
     url = reverse("desk-checkin", args=[event.slug, 3])
 
-    response = as_organiser.post(url, {"checked_in": "1"}, HTTP_HX_REQUEST="true")
+    response = as_organiser.post(url, {"state": "present"}, HTTP_HX_REQUEST="true")
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'aria-pressed="true"' in html
-    assert 'name="checked_in" value="0"' in html
-    assert list(
-        Entry.objects.filter(event=event, checked_in=True).values_list("driver__number", flat=True)
-    ) == [3]
+    # "✓ Present" is a mark, not a button: undoing is a button of its own, named so.
+    assert re.search(r'<span class="checkin-state status-ok" role="status">✓ [^<]+</span>', html)
+    assert 'name="state" value="none"' in html
+    assert 'value="present"' not in html
+    assert present(event) == [3]
 
-    response = as_organiser.post(url, {"checked_in": "0"})
+    again = as_organiser.post(url, {"state": "present"}, HTTP_HX_REQUEST="true")
+    assert again.status_code == 200
+    assert present(event) == [3]  # a second tap changes nothing
+
+    response = as_organiser.post(url, {"state": "none"})
     assert response.status_code == 302
-    assert not Entry.objects.filter(event=event, checked_in=True).exists()
+    assert present(event) == []
+
+
+def present(event) -> list[int]:
+    return list(
+        Entry.objects.filter(event=event, checked_in=True).values_list("driver__number", flat=True)
+    )
+
+
+@pytest.mark.django_db
+def test_a_driver_who_did_not_come_is_marked_absent_and_the_check_in_completes(as_organiser, event):
+    """DOMAIN.md: a registered driver who did not come is marked absent at the check-in;
+    the day's checklist counts them as done."""
+    as_organiser.cookies["django_language"] = "en"
+    desk = reverse("event-desk", args=[event.slug])
+    for number in (1, 2, 3):
+        as_organiser.post(reverse("desk-checkin", args=[event.slug, number]), {"state": "present"})
+
+    response = as_organiser.post(
+        reverse("desk-checkin", args=[event.slug, 4]), {"state": "absent"}, follow=True
+    )
+
+    html = response.content.decode()
+    assert "4 Pilote4 Lefèvre is marked absent." in html
+    step = html.split('id="step-checked_in"', 1)[1].split("</li>", 1)[0]
+    assert step.startswith(' class="done"')
+    assert "3 / 4 · 1 absent" in step
+    entry = Entry.objects.get(event=event, driver__number=4)
+    assert (entry.absent, entry.checked_in) == (True, False)
+    # Undone: the step is open again.
+    as_organiser.post(reverse("desk-checkin", args=[event.slug, 4]), {"state": "none"})
+    again = as_organiser.get(desk).content.decode()
+    assert again.split('id="step-checked_in"', 1)[1].startswith(' class="todo"')
+    assert not Entry.objects.get(event=event, driver__number=4).absent
 
 
 @pytest.mark.django_db

@@ -12,11 +12,10 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from tournament.access import label_in_language
-
 from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
 from races.results import rules as race_rules
+from tournament.access import label_in_language
 
 PART_NAMES = {
     "tyres": gettext_lazy("tyres"),

@@ -33,11 +33,11 @@ from qualifying.models import (
     Tyres,
 )
 from qualifying.referee.words import run_values
-from tournament.access import Actor
+from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
 from tournament.registration.services import require_organiser
-from tournament.wording import last_saved, seating_message
+from tournament.wording import seating_message
 
 MAX_SESSIONS = 20
 MAX_TABLES = 200

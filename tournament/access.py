@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from django.utils import translation
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
 from tournament import sealing
@@ -226,3 +226,21 @@ def replaced_or_404(token: str, request: HttpRequest | None = None) -> None:
         ratelimit.check(request)
         ratelimit.record_failure(request)
     raise Http404(_("Unknown table link."))
+
+
+def last_saved(record: Any, tables: Iterable[Any] = ()) -> dict[str, str]:
+    """Who saved ``record`` last and at what time (``{"who": ..., "time": "14:05"}``), read
+    from its history; a referee link's label is said in the page's language."""
+    history = record.history if record is not None else None
+    latest = (
+        history.order_by("-history_date").select_related("history_user").first()
+        if history
+        else None
+    )
+    if latest is None:
+        return {"who": _("someone"), "time": "—"}
+    who = label_in_language(latest.history_actor, tables) if latest.history_actor else ""
+    if not who and latest.history_user is not None:
+        who = latest.history_user.get_username()
+    when = formats.time_format(timezone.localtime(latest.history_date), "H:i")
+    return {"who": who or _("someone"), "time": when}

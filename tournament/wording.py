@@ -1,21 +1,18 @@
 """The rules' words in the user's language, shared by every floor: the car's parts, the
 sentences naming a configuration problem found by the pure rules (§5-0-2), an event's race
-length and standard car refused by its rules, and who saved a record last (a stale save says
-so, never an internal version number)."""
+length and standard car refused by its rules, why drivers under a minute cannot sit
+(§1-0-4)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
 from races.results import rules as race_rules
-from tournament.access import label_in_language
 
 PART_NAMES = {
     "tyres": gettext_lazy("tyres"),
@@ -103,24 +100,6 @@ def standard_car_errors(*, quick_rules: bool, standard: Any) -> list[str]:
             )
         ]
     return [_("The standard car must have six parts of at least 1 and 22 points in all.")]
-
-
-def last_saved(record: Any, tables: Iterable[Any] = ()) -> dict[str, str]:
-    """Who saved ``record`` last and at what time (``{"who": ..., "time": "14:05"}``), read
-    from its history; a referee link's label is said in the page's language."""
-    history = record.history if record is not None else None
-    latest = (
-        history.order_by("-history_date").select_related("history_user").first()
-        if history
-        else None
-    )
-    if latest is None:
-        return {"who": _("someone"), "time": "—"}
-    who = label_in_language(latest.history_actor, tables) if latest.history_actor else ""
-    if not who and latest.history_user is not None:
-        who = latest.history_user.get_username()
-    when = formats.time_format(timezone.localtime(latest.history_date), "H:i")
-    return {"who": who or _("someone"), "time": when}
 
 
 def seating_message(problem: Any) -> str:

@@ -29,13 +29,12 @@ from races.results.rules import (
     table_classification,
 )
 from races.sanctions import rules as sanction_rules
-from tournament.access import Actor
+from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Event, Sanction
 from tournament.registration.services import require_organiser
 from tournament.standings import points as points_rules
 from tournament.standings.points import DayLine, table_lines
-from tournament.wording import last_saved
 
 # --- Race results: draft → submitted (referee) → confirmed (race control) -----------------
 

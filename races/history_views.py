@@ -36,6 +36,7 @@ from races.models import (
     RaceResult,
     RaceTable,
     ResultStatus,
+    SheetPhoto,
     WeatherDraw,
 )
 from races.results.forms import Sheet, outcome_text, retirement_details
@@ -488,6 +489,23 @@ def _during(when: datetime, swap_at: datetime) -> bool:
     return swap_at - timedelta(seconds=5) <= when <= swap_at + timedelta(seconds=1)
 
 
+def photo_lines(table: RaceTable) -> list[Line]:
+    """The photos of the signed sheet: each sent or given to the table, each replaced (a
+    replaced photo stays: its row is never deleted)."""
+    records = SheetPhoto.history.filter(table_id=table.pk).select_related("history_user")
+    lines = []
+    for record in records.order_by("history_date", "history_id"):
+        if record.history_type == "+":
+            what = _("sent photo %(id)s of the signed sheet (%(how)s)")
+        elif record.replaced_by_id:
+            what = _("replaced photo %(id)s by photo %(new)s")
+        else:
+            what = _("gave photo %(id)s to this table (%(how)s)")
+        words = {"id": record.id, "new": record.replaced_by_id, "how": record.get_source_display()}
+        lines.append(Line(record.history_date, who_of(record, table), what % words))
+    return lines
+
+
 def race_lines(table: RaceTable) -> list[Line]:
     grid = list(table.slots.select_related("driver").order_by("position"))
     names = {s.driver.number: f"{s.driver.number} {s.driver.name}" for s in grid}
@@ -529,6 +547,7 @@ def race_lines(table: RaceTable) -> list[Line]:
             )
         )
     lines += result_lines(table, names, grid)
+    lines += photo_lines(table)
     lines.sort(key=lambda line: line.when, reverse=True)
     return lines
 

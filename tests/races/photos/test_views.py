@@ -70,6 +70,12 @@ def test_the_referee_sends_a_photo_then_replaces_it_and_both_stay_listed(world: 
     assert page.count('class="photo-replaced"') == 1 and thumb in page
     image = client.get(thumb)
     assert image.status_code == 200 and image["Cache-Control"] == "private, no-store"
+    # The table's history tells both, and the replacement (the result's trail).
+    history = client.get(reverse("rtable-history", args=[token])).content.decode()
+    second = first.replaced_by.pk
+    assert f"sent photo {first.pk} of the signed sheet (sent for its table)" in history
+    assert f"sent photo {second} of the signed sheet" in history
+    assert f"replaced photo {first.pk} by photo {second}" in history
     # Another table's link opens none of them.
     other = reverse("rtable-photo", args=[world.rtables[1].token, first.pk, "full"])
     assert referee(world).get(other).status_code == 404

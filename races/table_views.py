@@ -107,6 +107,7 @@ def rtable(request: HttpRequest, token: str) -> HttpResponse:
                     ConfigurationForm(
                         prefix=f"c{slot.driver.number}",
                         instance_values=getattr(slot, "configuration", None),
+                        stands=event.has_stands,
                     ),
                 )
                 for slot in grid
@@ -162,7 +163,7 @@ def rtable_stand(request: HttpRequest, token: str, number: int) -> HttpResponse:
 @require_POST
 def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpResponse:
     table, actor = _race_table(request, token)
-    form = ConfigurationForm(request.POST, prefix=f"c{number}")
+    form = ConfigurationForm(request.POST, prefix=f"c{number}", stands=table.event.has_stands)
     values = {k: v for k, v in form.raw_values().items()}
     try:
         configurations_set(actor=actor, table=table, configurations={number: values})

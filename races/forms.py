@@ -91,10 +91,14 @@ class StandForm(forms.Form):
 class ConfigurationForm(forms.Form):
     """Seven small number boxes; the service names the part and the rule on refusal."""
 
-    def __init__(self, *args: Any, instance_values: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, instance_values: Any = None, stands: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         values = instance_values.values() if instance_values is not None else {}
         for name, label in PARTS:
+            if name == "stand_points" and not stands:
+                continue  # the quick rules have no stand: 22 points on the car
             self.fields[name] = forms.CharField(
                 label=label,
                 required=False,
@@ -129,7 +133,7 @@ class ConfigurationForm(forms.Form):
     def raw_values(self) -> dict[str, object]:
         """What was typed, as integers where possible, for the service to judge."""
         values: dict[str, object] = {}
-        for name, _label in PARTS:
+        for name in self.fields:
             raw = (self.data.get(self.add_prefix(name)) or "").strip()
             if raw == "":
                 continue

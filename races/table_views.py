@@ -120,6 +120,7 @@ def _configuration_forms(
 ) -> list[tuple[Any, ConfigurationForm]]:
     """One form per driver of the grid; a refused one comes back as it was typed, each
     reason next to its box."""
+    stands = table.event.has_stands
     refused = request.session.pop(REFUSED, None) or {}
     if refused.get("table") != table.pk:
         refused = {}
@@ -127,11 +128,11 @@ def _configuration_forms(
     for slot in grid:
         prefix = f"c{slot.driver.number}"
         if refused.get("number") == slot.driver.number:
-            form = ConfigurationForm(refused["data"], prefix=prefix)
+            form = ConfigurationForm(refused["data"], prefix=prefix, stands=stands)
             form.show_refusal(refused["errors"])
         else:
             form = ConfigurationForm(
-                prefix=prefix, instance_values=getattr(slot, "configuration", None)
+                prefix=prefix, instance_values=getattr(slot, "configuration", None), stands=stands
             )
         forms.append((slot, form))
     return forms
@@ -180,7 +181,7 @@ def rtable_stand(request: HttpRequest, token: str, number: int) -> HttpResponse:
 @require_POST
 def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpResponse:
     table, actor = _race_table(request, token)
-    form = ConfigurationForm(request.POST, prefix=f"c{number}")
+    form = ConfigurationForm(request.POST, prefix=f"c{number}", stands=table.event.has_stands)
     values = {k: v for k, v in form.raw_values().items()}
     try:
         configurations_set(actor=actor, table=table, configurations={number: values})

@@ -135,3 +135,19 @@ def test_the_trail_tells_the_start_in_local_time_words(phone, allocated, actor):
     assert f"started the race at {formats.time_format(started, 'H:i')}" in history
     assert not re.search(r"\d\d:\d\d:\d\d\.\d{6}", history)  # no raw timestamp
     assert "+00:00" not in history
+
+
+def test_a_quick_car_is_typed_without_stand_points(phone, make_event, actor):
+    """Quick rules point 1: the six parts carry the 22 points; there is no stand to keep any."""
+    event = make_event(n_drivers=2, qualifying_mode="draw", laps=2, use_configurations=True)
+    draw_record(actor=actor, event=event, rolls={1: [17], 2: [3]})
+    allocation_run(actor=actor, event=event, table_size=2)
+    token = table(event, 1).token
+
+    html = phone.get(reverse("rtable", args=[token])).content.decode()
+    assert 'name="c2-tyres"' in html and 'name="c2-stand_points"' not in html
+    car = {"tyres": 7, "brakes": 3, "gearbox": 3, "body": 3, "engine": 3, "road_holding": 3}
+    typed = {f"c2-{part}": str(points) for part, points in car.items()}
+    saved = phone.post(reverse("rtable-configuration", args=[token, 2]), typed, follow=True)
+    assert flashes(saved) == ["Configuration of driver 2 saved."]
+    assert table(event, 1).slots.get(driver__number=2).configuration.stand_points == 0

@@ -263,8 +263,8 @@ class RaceSheetRenderer:
                 "Engine broken after the second-to-last corner (§16-0-6): a finisher, with a note."
             )
         )
-        if data.standard_configuration:
-            hint += " " + gettext("Standard car: every car has the same configuration.")
+        if data.standard_configuration:  # first: what the whole table plays with
+            hint = gettext("Standard car: every car has the same configuration.") + " " + hint
         redrawn = race_draws_label(data.race_draws)
         if redrawn:  # every draw of the race weather stays listed (§2-0-1)
             hint = f"{redrawn}. {hint}"

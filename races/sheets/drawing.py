@@ -22,7 +22,7 @@ from reportlab.pdfgen.canvas import Canvas
 from tournament.documents.printing import FONT, TickBox, fit_text
 
 
-def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
+def wrap_words(text: str, font: str, size: float, width: float) -> list[str]:
     """Greedy lines of at most `width`, broken at spaces and after hyphens.
 
     Hyphens matter for names: "Marie-Élisabeth-Wilhelmine" is one word to reportlab.
@@ -96,7 +96,7 @@ def fit_lines(
     headers), and the last line is cut with an ellipsis: a name never leaves its cell.
     """
     while True:
-        lines = _wrap(text, font, size, width)
+        lines = wrap_words(text, font, size, width)
         fits = all(stringWidth(line, font, size) <= width for line in lines)
         if (fits and len(lines) <= max_lines) or size <= min_size:
             break

@@ -49,6 +49,7 @@ from races.sheets.drawing import (
     draw_segments,
     fit_lines,
     tick_options,
+    wrap_words,
 )
 from races.sheets.weather_box import WeatherEvolutionBox
 from tournament.documents.printing import (
@@ -85,9 +86,15 @@ class RaceSheetRenderer:
     url_width_mm = 52.0
     # Position, number, driver and team, stand, the six parts (PARTS order), stand points,
     # retirement cause, retirement lap, finishing order: 190 mm, the page less its margins.
-    column_widths_mm = (7.0, 9.0, 30.0, 8.5, *(13.5,) * 6, 10.0, 21.0, 11.5, 12.0)
-    grid_header_height_mm = 9.0
-    row_height_mm = 17.5
+    column_widths_mm = (6.0, 9.0, 32.0, 7.5, *(13.5,) * 6, 10.0, 25.5, 9.0, 10.0)
+    # Nothing printed smaller than this (the issue of the sheet's small print): headers,
+    # causes, names and notes are laid out at 7 pt or more, whole words only.
+    min_text_size = 7.0
+    # The narrow columns' headers run upwards, so that "Consommation" fits whole in a
+    # 13.5 mm column: the header is as tall as the longest such word.
+    grid_header_height_mm = 23.5
+    rotated_headers = (0, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13)
+    row_height_mm = 15.9
     cell_padding_mm = 0.8
     value_line_mm = 4.5  # top of a part's cell: the printed value, or a box to write it in
     value_box_mm = (5.5, 3.4)  # that box, when the configuration is not recorded yet
@@ -224,12 +231,15 @@ class RaceSheetRenderer:
             qr_size=self.qr_size_mm * mm,
             url_width=self.url_width_mm * mm,
             reserve=(self.url_width_mm + 4) * mm,
+            link_size=self.min_text_size,
         )
         laps = gettext("Laps: %(laps)s") % {"laps": data.laps}
-        details = f"{date_and_circuit(data)} · {laps}"
-        draw_fitted(canvas, left, top - 18 * mm, details, font=FONT, size=9, width=width)
         referee = gettext("Referee: %(name)s") % {"name": data.referee or "____________________"}
-        draw_fitted(canvas, left, top - 23 * mm, referee, font=FONT, size=9, width=width)
+        details = f"{date_and_circuit(data)} · {laps} · {referee}"
+        smallest = self.min_text_size
+        draw_fitted(
+            canvas, left, top - 18 * mm, details, font=FONT, size=9, width=width, min_size=smallest
+        )
 
         weather: list[Segment] = [(gettext("Weather at the start:") + " ", FONT)]
         if data.weather:
@@ -241,15 +251,23 @@ class RaceSheetRenderer:
             weather.append((track_label(data.track), FONT_BOLD))
         else:
             weather += tick_options([str(label) for label in Track.labels])
-        redrawn = race_draws_label(data.race_draws)
-        if redrawn:  # every draw of the race weather stays listed (§2-0-1)
-            weather.append(("   ·   " + redrawn, FONT))
-        draw_segments(canvas, left, top - 28.5 * mm, weather, size=9, width=width, min_size=6)
+        draw_segments(
+            canvas, left, top - 23.5 * mm, weather, size=9, width=width, min_size=smallest
+        )
 
         # Under the QR code's link: the whole width.
-        hint = gettext("Cross out one box for each wear point lost (§5-0-1).")
-        if data.standard_configuration:
-            hint += " " + gettext("Standard car: every car has the same configuration.")
+        hint = (
+            gettext("Cross out one box for each wear point lost (§5-0-1).")
+            + " "
+            + gettext(
+                "Engine broken after the second-to-last corner (§16-0-6): a finisher, with a note."
+            )
+        )
+        if data.standard_configuration:  # first: what the whole table plays with
+            hint = gettext("Standard car: every car has the same configuration.") + " " + hint
+        redrawn = race_draws_label(data.race_draws)
+        if redrawn:  # every draw of the race weather stays listed (§2-0-1)
+            hint = f"{redrawn}. {hint}"
         if data.sanctions:  # the organisers' sanctions come first (§1-2-3)
             hint = (
                 gettext("Sanctions: %(list)s.")
@@ -257,9 +275,13 @@ class RaceSheetRenderer:
                 + " "
                 + hint
             )
+        # Two lines across the page, under the QR code's link.
+        lines, size = fit_lines(hint, FONT, 7.5, right - left, 2, smallest)
         canvas.saveState()
         canvas.setFillColor(GREY)
-        draw_fitted(canvas, left, top - 33.5 * mm, hint, font=FONT, size=7.5, width=right - left)
+        canvas.setFont(FONT, size)
+        for index, text in enumerate(lines):
+            canvas.drawString(left, top - (30.5 + 2.9 * index) * mm, text)
         canvas.restoreState()
         return top - self.header_height_mm * mm
 
@@ -329,32 +351,51 @@ class RaceSheetRenderer:
             gettext("Finishing order"),
         ]
         padding = 2 * self.cell_padding_mm * mm
+        size = self.min_text_size
+        leading = size * 1.15
+        canvas.setFont(FONT_BOLD, size)
         for column, text in enumerate(texts):
             width = edges[column + 1] - edges[column]
-            # 5 pt at least, then a long word breaks at a syllable ("Consom-mation"): a
-            # header is read whole, never cut.
-            lines, size = fit_lines(text, FONT_BOLD, 6.5, width - padding, 3, 5.0, break_words=True)
-            leading = size * 1.15
+            middle = edges[column] + width / 2
+            if column in self.rotated_headers:
+                # Upwards, centred in the column: a line as long as the header is tall.
+                lines = wrap_words(text, FONT_BOLD, size, header_height - padding)
+                canvas.saveState()
+                canvas.translate(middle, top - header_height / 2)
+                canvas.rotate(90)
+                y = (len(lines) - 1) * leading / 2 - size * 0.35
+                for line in lines:
+                    canvas.drawCentredString(0, y, line)
+                    y -= leading
+                canvas.restoreState()
+                continue
+            lines = wrap_words(text, FONT_BOLD, size, width - padding)
             y = top - header_height / 2 + (len(lines) - 1) * leading / 2 - size * 0.35
-            canvas.setFont(FONT_BOLD, size)
             for line in lines:
-                canvas.drawCentredString(edges[column] + width / 2, y, line)
+                canvas.drawCentredString(middle, y, line)
                 y -= leading
 
     def _draw_causes(self, canvas: Canvas, edges: list[float], top: float) -> None:
         """The first row's retirement causes: one box to tick per cause, six lines."""
         padding = self.cell_padding_mm * mm
         labels = cause_labels()
-        pitch = (self.row_height_mm * mm - 2 * padding) / len(labels)
+        pitch = (self.row_height_mm * mm - padding) / len(labels)
         box = self.cause_box_mm * mm
         x = edges[11] + padding
         width = edges[12] - padding - (x + box + 1 * mm)
-        y = top - self.grid_header_height_mm * mm - padding - pitch + (pitch - box) / 2
+        y = top - self.grid_header_height_mm * mm - padding / 2 - pitch + (pitch - box) / 2
         boxes = Boxes()
         for label in labels:
             boxes.add(x, y, box, box)
             draw_fitted(
-                canvas, x + box + 1 * mm, y + 0.15 * mm, label, font=FONT, size=5.5, width=width
+                canvas,
+                x + box + 1 * mm,
+                y + 0.15 * mm,
+                label,
+                font=FONT,
+                size=self.min_text_size,
+                width=width,
+                min_size=self.min_text_size,
             )
             y -= pitch
         boxes.stroke(canvas, line_width=0.5)
@@ -394,22 +435,55 @@ class RaceSheetRenderer:
     ) -> None:
         width = right - left
         bottom = top - self.row_height_mm * mm
-        # Up to three lines above the team, four without one; small print before cutting.
-        max_lines = 3 if line.team else 4
-        name_lines, size = fit_lines(line.name, FONT_BOLD, 9, width, max_lines, 5)
+        smallest = self.min_text_size
+        team_pitch = smallest * 1.1
+        # The name first, as large as it fits (9 pt down to 7 pt) above one line of team,
+        # then the team under it on what is left (a second line under a short name).
+        floor = bottom + (1.6 * mm + team_pitch + 0.5 * mm if line.team else 0.6 * mm)
+        name_lines, size = self._name_lines(line.name, width, top, floor)
+        first = self._first_baseline(top, size)
+        team_lines: list[str] = []
+        if line.team:
+            last = first - (len(name_lines) - 1) * size * 1.15
+            room = 2 if last - 0.3 * size - team_pitch > floor else 1
+            team_lines, _size = fit_lines(line.team, FONT, smallest, width, room, smallest)
+        team_size = smallest
         canvas.setFont(FONT_BOLD, size)
-        y = top - 4 * mm
+        y = first
         for text in name_lines:
             canvas.drawString(left, y, text)
             y -= size * 1.15
-        if line.team:
+        if team_lines:
             canvas.saveState()
             canvas.setFillColor(GREY)
-            # One line, under a name that may take three.
-            draw_fitted(
-                canvas, left, bottom + 2 * mm, line.team, font=FONT, size=7, width=width, min_size=5
-            )
+            canvas.setFont(FONT, team_size)
+            y = bottom + 1.6 * mm + (len(team_lines) - 1) * team_pitch
+            for text in team_lines:
+                canvas.drawString(left, y, text)
+                y -= team_pitch
             canvas.restoreState()
+
+    @staticmethod
+    def _first_baseline(top: float, size: float) -> float:
+        # A glyph rises 0.93 of its size above the baseline: its top just under the rule.
+        return top - 0.95 * size - 0.3 * mm
+
+    def _name_lines(
+        self, name: str, width: float, top: float, floor: float
+    ) -> tuple[list[str], float]:
+        """A name's lines and size: the largest size (9 pt to 7 pt) at which it fits whole
+        between the cell's ``top`` and ``floor``; at 7 pt, cut only past that."""
+        size = 9.0
+        while True:
+            leading = size * 1.15
+            first = self._first_baseline(top, size)
+            capacity = 1 + int((first - 0.3 * size - floor) // leading)
+            lines = wrap_words(name, FONT_BOLD, size, width)
+            fits = all(stringWidth(text, FONT_BOLD, size) <= width for text in lines)
+            if (fits and len(lines) <= capacity) or size <= self.min_text_size:
+                break
+            size -= 0.5
+        return fit_lines(name, FONT_BOLD, size, width, capacity, size)
 
     def _draw_wear(
         self,

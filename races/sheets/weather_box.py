@@ -2,8 +2,9 @@
 
 In a variable race (or one whose weather is not drawn yet) the referee writes down the
 table's weather draws here: eight draws in two halves side by side, each with its lap or
-turn, its d20, the weather and the track that came out, and a box to tick once the weather
-is fixed for the rest of the race.
+turn, its d20, the weather and the track that came out (one column to tick for each, its
+name in the header: nothing under 7 pt, no word cut), and a box to tick once the weather is
+fixed for the rest of the race.
 
 Boundary: a canvas, a top and a width in, the empty form out. The race sheet
 (`races/sheets/pdf.py`) decides which page carries the box and where it goes.
@@ -16,27 +17,26 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from qualifying.models import Track, Weather
-from races.sheets.drawing import draw_segments, tick_options
+from races.sheets.drawing import fit_lines, wrap_words
 from tournament.documents.printing import (
     FONT,
     FONT_BOLD,
     GREY,
     HEADER_FILL,
     TickBox,
-    draw_fitted,
-    fit_text,
 )
 
 
 class WeatherEvolutionBox:
     """The table's weather draws, 1–8, in two halves side by side: one row per draw."""
 
-    evolution_title_mm = 8.5
-    evolution_header_mm = 5.0
+    text_size = 7.0  # the sheet's smallest print
+    evolution_title_mm = 10.5  # the title, then the note on two lines of 7 pt
+    evolution_header_mm = 9.5  # three lines of 7 pt: "Tour / tour de jeu"
     evolution_row_mm = 5.5
     evolution_rows = 4  # per half
-    # Draw, lap / turn, d20, result, track, fixed.
-    evolution_column_widths_mm = (9.0, 13.0, 8.0, 34.0, 22.0, 7.0)
+    # Draw, lap / turn, d20, sun, variable, rain, dry, wet, fixed: one half, 93 mm.
+    evolution_column_widths_mm = (7.0, 12.0, 8.0, 11.0, 13.0, 9.5, 10.0, 13.5, 9.0)
 
     @classmethod
     def height_mm(cls) -> float:
@@ -51,6 +51,7 @@ class WeatherEvolutionBox:
 
         From `top` down, `width` wide from `margin` (the page's left margin).
         """
+        size = self.text_size
         canvas.setFont(FONT_BOLD, 9.5)
         canvas.drawString(margin, top - 3.5 * mm, gettext("Weather evolution"))
         note = gettext(
@@ -59,24 +60,27 @@ class WeatherEvolutionBox:
         )
         canvas.saveState()
         canvas.setFillColor(GREY)
-        draw_fitted(canvas, margin, top - 7 * mm, note, font=FONT, size=7, width=width)
+        canvas.setFont(FONT, size)
+        lines, _size = fit_lines(note, FONT, size, width, 2, size)
+        for index, text in enumerate(lines):
+            canvas.drawString(margin, top - (6.8 + 2.8 * index) * mm, text)
         canvas.restoreState()
 
         headers = [
-            gettext("Draw"),
+            gettext("No."),
             gettext("Lap / turn"),
             gettext("d20"),
-            gettext("Result"),
-            gettext("Track"),
+            *(str(label) for label in Weather.labels),
+            *(str(label) for label in Track.labels),
             gettext("Fixed"),
         ]
-        weathers = tick_options([str(label) for label in Weather.labels])
-        tracks = tick_options([str(label) for label in Track.labels])
         half_width = sum(self.evolution_column_widths_mm) * mm
         gap = width - 2 * half_width
         header_height = self.evolution_header_mm * mm
         row_height = self.evolution_row_mm * mm
         table_top = top - self.evolution_title_mm * mm
+        box = 2.8 * mm
+        leading = size * 1.1
         for half in range(2):
             edges = [margin + half * (half_width + gap)]
             for column_width in self.evolution_column_widths_mm:
@@ -89,32 +93,27 @@ class WeatherEvolutionBox:
                 left, table_top - header_height, right - left, header_height, stroke=0, fill=1
             )
             canvas.restoreState()
+            canvas.setFont(FONT_BOLD, size)
             for column, label in enumerate(headers):
-                cell = edges[column + 1] - edges[column] - 1 * mm
-                text, size = fit_text(label, FONT_BOLD, 6.5, cell, 4.5)
-                canvas.setFont(FONT_BOLD, size)
+                lines = wrap_words(label, FONT_BOLD, size, edges[column + 1] - edges[column] - mm)
                 x = (edges[column] + edges[column + 1]) / 2
-                canvas.drawCentredString(x, table_top - header_height / 2 - size * 0.35, text)
+                y = table_top - header_height / 2 + (len(lines) - 1) * leading / 2 - size * 0.35
+                for line in lines:
+                    canvas.drawCentredString(x, y, line)
+                    y -= leading
             for row in range(self.evolution_rows):
                 row_top = table_top - header_height - row * row_height
                 baseline = row_top - row_height / 2 - 2.3
                 canvas.setFont(FONT_BOLD, 8)
                 draw_number = str(half * self.evolution_rows + row + 1)
                 canvas.drawCentredString((edges[0] + edges[1]) / 2, baseline, draw_number)
-                for column, options in ((3, weathers), (4, tracks)):
-                    draw_segments(
+                # A box to tick in each weather, track and "fixed" column.
+                for column in range(3, len(headers)):
+                    TickBox(False, box).drawOn(
                         canvas,
-                        edges[column] + 1 * mm,
-                        baseline,
-                        options,
-                        size=6.5,
-                        width=edges[column + 1] - edges[column] - 2 * mm,
-                        min_size=4.5,
+                        (edges[column] + edges[column + 1] - box) / 2,
+                        row_top - (row_height + box) / 2,
                     )
-                box = 2.8 * mm
-                TickBox(False, box).drawOn(
-                    canvas, (edges[5] + edges[6] - box) / 2, row_top - (row_height + box) / 2
-                )
             rules = canvas.beginPath()
             for y in [
                 table_top,

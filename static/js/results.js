@@ -26,6 +26,10 @@
       row.classList.remove("is-finished", "is-retired", "is-dns");
       if (state) row.classList.add("is-" + state);
       box(row).dataset.place = String(place(row));
+      // A finisher's note (§16-0-6) is rare: a tap reaches it, the keyboard goes past it
+      // to the next driver as before.
+      var note = row.querySelector("input[name$='-note']");
+      if (note) note.tabIndex = state === "finished" ? -1 : 0;
     }
     function holders(except) {
       var found = {};

@@ -189,6 +189,7 @@ def draw_sheet_title(
     qr_size: float,
     url_width: float,
     reserve: float,
+    link_size: float = 6,
 ) -> float:
     """The top of every table sheet: QR code of the referee link with the link under it at
     the top right, the title, the table number and the championship — event line.
@@ -198,9 +199,10 @@ def draw_sheet_title(
     text_right = right
     if link:
         draw_qr(canvas, link, right - qr_size, top - qr_size, qr_size)
-        canvas.setFont(FONT, 6)
-        for index, line in enumerate(split_to_width(link, FONT, 6, url_width)[:3]):
-            canvas.drawRightString(right, top - qr_size - (2.5 + 2.5 * index) * mm, line)
+        canvas.setFont(FONT, link_size)
+        pitch = max(2.5, link_size * 0.4) * mm  # the lines' pitch grows with the type
+        for index, line in enumerate(split_to_width(link, FONT, link_size, url_width)[:3]):
+            canvas.drawRightString(right, top - qr_size - 2.5 * mm - index * pitch, line)
         text_right = right - reserve
     width = text_right - left
     table_label = gettext("Table %(number)s") % {"number": table_number}

@@ -11,12 +11,22 @@ import datetime
 import io
 
 import pdfplumber
+import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 from pypdf import PdfReader
 from reportlab.lib.units import mm
 
 from qualifying.sheets.pdf import PrintedDriver, PrintedSession, QualifyingSheetData
 from qualifying.sheets.table_sheet import TableSheetRenderer
-from races.sheets.data import GridLine, PrintedConfiguration, RaceSheetData
+from races.sheets.data import (
+    GridLine,
+    PrintedConfiguration,
+    PrintedSanction,
+    RaceSheetData,
+    cause_labels,
+    part_labels,
+)
 from races.sheets.pdf import RaceSheetRenderer
 from tests.qr import qr_texts
 
@@ -221,8 +231,9 @@ def test_race_sheet_says_when_every_car_has_the_standard_configuration() -> None
     standard = RaceSheetRenderer().render(race_sheet(standard_configuration=True, language="en"))
     custom = RaceSheetRenderer().render(race_sheet(language="en"))
 
-    assert "Standard car" in pages_text(standard)[0]
-    assert "Standard car" not in pages_text(custom)[0]
+    # The hint runs on two lines under the header.
+    assert "Standard car" in " ".join(pages_text(standard)[0].split())
+    assert "Standard car" not in " ".join(pages_text(custom)[0].split())
 
 
 def test_race_sheet_is_french_by_default_and_english_on_request() -> None:
@@ -361,3 +372,63 @@ def test_qualifying_render_many_counts_pages_per_sheet() -> None:
     everything = "\n".join(first)
     for number in range(1, 41):
         assert f"Élodie Lefèvre-1-{number:02d}" in everything
+
+
+# --- The small print (issue 19: 4.5–5.5 pt, "Tour / tour…", "Consomma-tion") -----------------
+
+
+def true_size(char: dict) -> float:
+    """A glyph's size read from the PDF: pdfplumber's ``size`` is the height of its box,
+    which for text running upwards (the narrow columns' headers) is its advance."""
+    return char["size"] if char["upright"] else char["x1"] - char["x0"]
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_nothing_on_the_sheet_is_under_7_pt_nor_cut_and_ten_drivers_fit_a_page(language):
+    """The fullest sheet: ten drivers with long names and teams, the weather not drawn
+    (boxes to tick and the weather evolution box), a redrawn race weather, a sanction and
+    the referee link. Every glyph is 7 pt or more, no word is cut ("…") or broken at a
+    syllable, every label of the grid and the weather box reads whole, on one page."""
+    grid = [
+        line(
+            position,
+            name=LONG_NAME if position == 10 else "Marie-Élisabeth de La Tour d'Auvergne",
+            team=None if position == 10 else "Scuderia Ça Roule Vite",
+            stand=position,
+            configuration=CONFIGURATION if position % 2 else None,
+        )
+        for position in range(1, 11)
+    ]
+    data = race_sheet(
+        grid=grid,
+        weather=None,
+        track=None,
+        referee="",
+        referee_link=LINK,
+        language=language,
+        race_draws=((3, "rain", "die off the table"), (15, "sun", "")),
+        sanctions=(PrintedSanction(41, "Zoé Pilote-01", "throws", 2, 1, "Ignored the referee"),),
+    )
+    pdf = RaceSheetRenderer().render(data)
+
+    with pdfplumber.open(io.BytesIO(pdf)) as document:
+        assert len(document.pages) == 1
+        chars = document.pages[0].chars
+    assert min(true_size(char) for char in chars) >= 7 - 1e-6
+    stream = "".join(char["text"] for char in chars)
+    assert "…" not in stream
+    joined = "".join(stream.split())
+    with translation.override(language):
+        labels = [
+            *part_labels().values(),
+            *cause_labels(),
+            gettext("Lap / turn"),
+            gettext("Retirement cause"),
+            gettext("Finishing order"),
+            gettext("Weather evolution"),
+        ]
+    for label in labels:
+        assert "".join(label.split()) in joined, label
+    assert "Consomma-" not in stream and "Carrosse-" not in stream
+    assert "".join(LONG_NAME.split()) in joined
+    assert "§16-0-6" in stream  # a finisher whose engine broke on the last lap (item 5)

@@ -105,7 +105,7 @@ def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgres
             "allocation",
             _("Race tables allocated and published"),
             tables > 0 and event.published_allocation,
-            _("%(count)s table(s)") % {"count": tables}
+            ngettext("%(count)s table", "%(count)s tables", tables) % {"count": tables}
             + (" · " + (_("published") if event.published_allocation else _("not published"))),
             allocation,
         ),

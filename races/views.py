@@ -172,7 +172,13 @@ def allocation_submit(request: HttpRequest, slug: str) -> HttpResponse:
     except ServiceError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, _("%(count)s race table(s) allocated.") % {"count": len(tables)})
+        messages.success(
+            request,
+            ngettext(
+                "%(count)s race table allocated.", "%(count)s race tables allocated.", len(tables)
+            )
+            % {"count": len(tables)},
+        )
     return redirect("allocation", slug=slug)
 
 

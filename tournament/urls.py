@@ -2,10 +2,11 @@ from django.contrib import admin
 from django.urls import include, path
 
 from tournament.api import api
-from tournament.site import health
+from tournament.site import favicon, health
 
 urlpatterns = [
     path("health/", health.health, name="health"),
+    path("favicon.ico", favicon.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -52,7 +52,7 @@ def test_a_first_allocation_asks_nothing_a_new_one_names_what_it_clears(as_organ
     assert 'name="table_size" value="2"' in asked.content.decode()
     assert grids(event) == [[4, 2, 5], [1, 6, 3]]  # nothing done yet
     done = as_organiser.post(url, {"table_size": "2", "confirmed": "1"}, follow=True)
-    assert flashes(done) == ["3 race table(s) allocated."]
+    assert flashes(done) == ["3 race tables allocated."]
     assert not CarConfiguration.objects.exists()
 
 

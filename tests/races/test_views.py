@@ -89,7 +89,7 @@ def test_post_allocation_allocates_and_shows_the_tables(as_organiser, event):
     assert response["Location"] == url
     assert grids(event) == [[4, 2, 5], [1, 6, 3]]
     page = as_organiser.get(url)
-    assert flashes(page) == ["2 race table(s) allocated."]
+    assert flashes(page) == ["2 race tables allocated."]
     html = page.content.decode()
     assert page_grid(html, 1) == [4, 2, 5]
     assert page_grid(html, 2) == [1, 6, 3]

@@ -154,6 +154,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": "302 302 302 302 302 302", "POST": GET_ONLY},
     ),
     "health": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    # The icon every phone asks for: a redirect to the static file.
+    "favicon": (none, {"GET": "301 301 301 301 301 301", "POST": GET_ONLY}),
     "logout": (none, {"GET": GET_ONLY, "POST": "302 302 302 302 302 302"}),
     "password_change": (
         none,

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
@@ -177,7 +178,12 @@ def drivers_import(*, actor: Actor, championship: Championship, text: str) -> Im
     rows, errors = parse_drivers_csv(text)
     if errors:
         raise InvalidInput(
-            _("Nothing was imported: %(count)s line(s) to fix.") % {"count": len(errors)},
+            ngettext(
+                "Nothing was imported: %(count)s line to fix.",
+                "Nothing was imported: %(count)s lines to fix.",
+                len(errors),
+            )
+            % {"count": len(errors)},
             {f"line {e.line}": [e.message] for e in errors},
             current=errors,
         )
@@ -335,7 +341,11 @@ def _drivers_by_number(championship: Championship, numbers: Iterable[int]) -> li
     unknown = [n for n in wanted if n not in found]
     if unknown:
         raise InvalidInput(
-            _("Unknown driver number(s) in this championship: %(numbers)s.")
+            ngettext(
+                "Unknown driver number in this championship: %(numbers)s.",
+                "Unknown driver numbers in this championship: %(numbers)s.",
+                len(unknown),
+            )
             % {"numbers": ", ".join(str(n) for n in unknown)},
             {"numbers": [_("Unknown: %(numbers)s") % {"numbers": unknown}]},
         )

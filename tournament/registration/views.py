@@ -119,7 +119,11 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(
                 request,
-                _("%(created)s driver(s) created, %(updated)s updated.")
+                ngettext(
+                    "%(created)s driver created, %(updated)s updated.",
+                    "%(created)s drivers created, %(updated)s updated.",
+                    report.created,
+                )
                 % {"created": report.created, "updated": report.updated},
             )
             return redirect("championship", slug=championship.slug)

@@ -141,7 +141,7 @@ def test_import_with_three_bad_lines_imports_nothing_and_lists_physical_lines(ac
         LineError(4, "The last name is empty."),
         LineError(6, "“not-an-email” is not an email address."),
     ]
-    assert caught.value.message == "Nothing was imported: 3 line(s) to fix."
+    assert caught.value.message == "Nothing was imported: 3 lines to fix."
     assert sorted(caught.value.errors) == ["line 3", "line 4", "line 6"]
 
 
@@ -253,7 +253,7 @@ def test_upload_page_good_file_redirects_with_success_message(client, organiser,
     assert response.status_code == 302
     assert response["Location"] == reverse("championship", args=[championship.slug])
     page = client.get(response["Location"])
-    assert "3 driver(s) created, 0 updated." in page.content.decode()
+    assert "3 drivers created, 0 updated." in page.content.decode()
     assert Driver.objects.filter(championship=championship).count() == 3
 
 
@@ -268,16 +268,14 @@ def test_upload_page_bad_file_lists_every_line_and_imports_nothing(client, organ
 
     assert response.status_code == 200
     # The organiser's page speaks French by default.
-    assert "Rien n'a été importé\u00a0: 3 ligne(s) à corriger." in unescape(
-        response.content.decode()
-    )
+    assert "Rien n'a été importé\u00a0: 3 lignes à corriger." in unescape(response.content.decode())
     client.cookies["django_language"] = "en"
     response = client.post(
         reverse("drivers-import", args=[championship.slug]),
         {"file": upload(THREE_BAD_LINES.encode())},
     )
     html = response.content.decode()
-    assert "Nothing was imported: 3 line(s) to fix." in html
+    assert "Nothing was imported: 3 lines to fix." in html
     assert "<td>3</td><td>The number must be a whole number from 1 to 99999, not “x1”.</td>" in html
     assert "<td>4</td><td>The last name is empty.</td>" in html
     assert "<td>6</td><td>“not-an-email” is not an email address.</td>" in html

@@ -249,7 +249,7 @@ def test_entries_register_unknown_number_registers_nobody(actor, make_event):
     with pytest.raises(InvalidInput) as caught:
         entries_register(actor=actor, event=event, numbers=[1, 98, 99])
 
-    assert caught.value.message == "Unknown driver number(s) in this championship: 98, 99."
+    assert caught.value.message == "Unknown driver numbers in this championship: 98, 99."
     assert Entry.objects.filter(event=event).count() == 2
 
 

@@ -60,7 +60,7 @@ def django_db_setup(
     from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
-    from tests.template_db import copy_test_database
+    from tests.template_db import copy_test_database, drop_test_database
 
     copied = worker_id != "master" and connection.vendor == "postgresql"
     with django_db_blocker.unblock():
@@ -74,7 +74,7 @@ def django_db_setup(
         return
     with django_db_blocker.unblock():
         if copied:
-            connection.creation.destroy_test_db(original_name, verbosity=0)
+            drop_test_database(connection, original_name)
         else:
             teardown_databases(config, verbosity=0)
 

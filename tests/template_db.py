@@ -54,3 +54,19 @@ def copy_test_database(connection: Any, shared: Path) -> str:
     connection.settings_dict["NAME"] = test_name
     settings.DATABASES[connection.alias]["NAME"] = test_name
     return test_name
+
+
+def drop_test_database(connection: Any, original_name: str) -> None:
+    """Drop the worker's copy at the end of the run, even if a process the tests started
+    (a server, a Celery worker) still holds a connection to it; then the settings name the
+    real database again, as Django's own teardown leaves them."""
+    from django.conf import settings
+
+    test_name = connection.settings_dict["NAME"]
+    connection.close()
+    with connection.creation._nodb_cursor() as cursor:
+        cursor.execute(
+            f"DROP DATABASE IF EXISTS {connection.ops.quote_name(test_name)} WITH (FORCE)"
+        )
+    connection.settings_dict["NAME"] = original_name
+    settings.DATABASES[connection.alias]["NAME"] = original_name

@@ -20,6 +20,7 @@ from races.models import (
     ResultLine,
     ResultStatus,
     SheetBatch,
+    SheetPhoto,
     Stage,
     StageTime,
     WeatherDraw,
@@ -151,6 +152,16 @@ class WeatherDrawAdmin(ReadOnlyAdmin):
     list_display = ("table", "number", "roll", "drawn", "weather", "track", "fixed", "actor")
     search_fields = ("table__event__name",)
     list_filter = ("table__event", "drawn", "fixed")
+
+
+@admin.register(SheetPhoto)
+class SheetPhotoAdmin(ReadOnlyAdmin):
+    """Photos of the signed sheets, to read: they are sent, matched and replaced through
+    the referee's page and the results desk, where their history is kept."""
+
+    list_display = ("event", "table", "qualifying_table", "source", "sent_by", "sent_at")
+    search_fields = ("event__name", "original_name", "sent_by")
+    list_filter = ("source", "sent_at")
 
 
 @admin.register(AllocationRecord)

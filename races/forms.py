@@ -119,7 +119,7 @@ class ConfigurationForm(forms.Form):
         """The sum of the boxes as shown (what was typed, else the saved values); None
         when no box holds a number."""
         numbers = []
-        for name, _label in PARTS:
+        for name in self.fields:  # the stand's points only where the game has stands
             raw = (
                 self.data.get(self.add_prefix(name))
                 if self.is_bound

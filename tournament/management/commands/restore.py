@@ -8,13 +8,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tournament.venue.database_backup import BackupProblem, restore
+from tournament.venue.database_backup import BackupProblem, restore, restored_summary
 
 
 class Command(BaseCommand):
     help = (
         "Restore a backup file (.sqlite3 or .pgdump) into the configured database, which "
-        "must be empty unless --replace. Stop the server first."
+        "must be empty unless --replace (make restore ... REPLACE=1). Stop the server first."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -33,3 +33,4 @@ class Command(BaseCommand):
         if kept:
             self.stdout.write(f"The replaced database is kept as {kept}.")
         self.stdout.write(self.style.SUCCESS(f"Restored {options['file']}."))
+        self.stdout.write(f"The database now holds: {restored_summary()}.")

@@ -126,6 +126,8 @@ class QualifyingSeat(models.Model):
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
+        verbose_name = _("qualifying seat")
+        verbose_name_plural = _("qualifying seats")
         ordering = ["table", "order", "driver__number"]
         constraints = [
             models.UniqueConstraint(fields=["event", "driver"], name="seat_one_table_per_event"),
@@ -277,6 +279,8 @@ class DrawRoll(models.Model):
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
+        verbose_name = _("d20 draw roll")
+        verbose_name_plural = _("d20 draw rolls")
         constraints = [
             models.UniqueConstraint(fields=["event", "driver"], name="draw_one_per_driver"),
             models.CheckConstraint(condition=Q(source__in=RollSource.values), name="draw_source"),

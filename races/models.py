@@ -252,6 +252,8 @@ class WeatherDraw(models.Model):
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:
+        verbose_name = _("table weather draw")
+        verbose_name_plural = _("table weather draws")
         ordering = ["table", "number"]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="draw_unique_number"),
@@ -270,6 +272,10 @@ class AllocationRecord(models.Model):
     conflicts = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now=True)
     actor = models.CharField(max_length=120, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("allocation")
+        verbose_name_plural = _("allocations")
 
     def __str__(self) -> str:
         return f"{self.event} ({self.created_at:%Y-%m-%d %H:%M})"
@@ -291,6 +297,8 @@ class ManualSwap(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("swap")
+        verbose_name_plural = _("swaps")
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
@@ -307,6 +315,10 @@ class ReplacedLink(models.Model):
     table_id = models.PositiveBigIntegerField()
     replaced_at = models.DateTimeField(auto_now_add=True)
     actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("replaced referee link")
+        verbose_name_plural = _("replaced referee links")
 
     def __str__(self) -> str:
         return f"{self.kind} table {self.table_id}"
@@ -337,6 +349,8 @@ class SheetBatch(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("batch of sheets")
+        verbose_name_plural = _("batches of sheets")
         constraints = [
             # Building twice replaces the file: one batch per event and kind.
             models.UniqueConstraint(fields=["event", "kind"], name="batch_one_per_kind"),
@@ -416,6 +430,8 @@ class ResultLine(models.Model):
     points_removed = models.PositiveIntegerField(_("points removed"), default=0)
 
     class Meta:
+        verbose_name = _("result line")
+        verbose_name_plural = _("result lines")
         ordering = ["event", "rank"]
         constraints = [
             models.UniqueConstraint(fields=["event", "driver"], name="line_one_per_driver"),

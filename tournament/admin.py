@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from races.results.services import results_rescore
@@ -16,8 +21,48 @@ from tournament.models import (
 )
 
 
+class PointsScaleField(forms.CharField):
+    """The points scale as race control writes it, "25 18 15 12", not raw JSON."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", 400)
+        kwargs.setdefault(
+            "help_text",
+            _("Points of the 1st, 2nd, 3rd… separated by dashes, spaces or commas."),
+        )
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return " ".join(str(points) for points in value)
+        return value
+
+    def to_python(self, value: Any) -> list[int]:  # type: ignore[override]
+        tokens = [t for t in re.split(r"[\s,;\-–\[\]]+", str(value or "").strip()) if t]
+        if not tokens:
+            raise forms.ValidationError(_("Type the points of the 1st, 2nd, 3rd…"))
+        if len(tokens) > 100:
+            raise forms.ValidationError(_("At most 100 places score."))
+        for token in tokens:
+            if not re.fullmatch(r"[0-9]{1,4}", token):
+                raise forms.ValidationError(
+                    _("“%(value)s” is not a number of points (whole numbers, 0 or more)."),
+                    params={"value": token},
+                )
+        return [int(token) for token in tokens]
+
+
+class ChampionshipForm(forms.ModelForm):
+    points_scale = PointsScaleField(label=_("points scale"))
+
+    class Meta:
+        model = Championship
+        fields = "__all__"  # noqa: DJ007 (the admin's own form: every field, as before)
+
+
 @admin.register(Championship)
 class ChampionshipAdmin(SimpleHistoryAdmin):
+    form = ChampionshipForm
     list_display = ("name", "season", "slug", "points_mode", "best_results")
     search_fields = ("name", "slug", "season")
     list_filter = ("season", "points_mode")

@@ -325,6 +325,8 @@ LANGUAGES = [("fr", _("French")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")
 USE_I18N = True
+# English dates as day month year, 24 h (tournament/formats/en), not the US form.
+FORMAT_MODULE_PATH = ["tournament.formats"]
 USE_TZ = True
 
 STATIC_URL = "static/"

@@ -4,6 +4,7 @@ built around a colon ("Séance 1 :", "Tirage 1 :"). No database but the desk pag
 
 from __future__ import annotations
 
+import datetime
 import gettext
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.urls import reverse
-from django.utils import translation
+from django.utils import formats, translation
 
 from qualifying.services import session_create
 from tournament.access import Actor
@@ -53,3 +54,14 @@ def test_the_desk_writes_session_1_colon_the_french_way(client, organiser, make_
     assert "<strong>Séance 1</strong>\u00a0: d20 = 15" in html
     assert not re.search(r"\b1 étapes", html)
     assert not re.search(r"\b1 tables\b", html)
+
+
+def test_dates_follow_the_locale_and_never_the_us_form() -> None:
+    moment = datetime.datetime(2026, 7, 14, 15, 5)
+    with translation.override("en"):
+        assert formats.date_format(moment.date()) == "14 July 2026"
+        assert formats.date_format(moment, "SHORT_DATETIME_FORMAT") == "14/07/2026 15:05"
+        assert formats.time_format(moment.time()) == "15:05"
+    with translation.override("fr"):
+        assert formats.date_format(moment.date()) == "14 juillet 2026"
+        assert formats.date_format(moment, "SHORT_DATETIME_FORMAT") == "14/07/2026 15:05"

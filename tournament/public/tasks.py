@@ -19,12 +19,16 @@ def event_pages(event: Event) -> list[str]:
     """The public pages a room of phones opens when an event's tables or results come out
     (the others, each opened by a few, are built by their first visitor)."""
     championship = event.championship.slug
+    # Only the pages public already: the others would be 404s, each logged "Not Found".
+    public = {
+        "where": event.published_allocation or event.published_qualifying_tables,
+        "event-results": event.published_results,
+        "qualifying-general": event.published_qualifying,
+    }
     return [
-        reverse("event", args=[event.slug]),
-        reverse("where", args=[event.slug]),
-        reverse("event-results", args=[event.slug]),
+        *([reverse("event", args=[event.slug])] if event.is_public() else []),
+        *[reverse(name, args=[event.slug]) for name, shown in public.items() if shown],
         reverse("standings", args=[championship]),
-        reverse("qualifying-general", args=[event.slug]),
     ]
 
 

@@ -34,6 +34,9 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
+from qualifying.models import Run
+from races.models import RaceTable
+from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
@@ -224,8 +227,10 @@ def restore(source: Path, *, replace: bool = False) -> Path | None:
     empty = database_is_empty()
     if not empty and not replace:
         raise BackupProblem(
-            "The database is not empty: restore into a new one (another PADDOCK_DATA_DIR or "
-            "DATABASE_URL), or add --replace to replace it."
+            "The database is not empty. Restore into a new data folder: make restore "
+            f"DATA=<new folder> FILE={source}; or replace this database (a SQLite file is "
+            f"kept aside first): make restore FILE={source} REPLACE=1 (manage.py restore "
+            "--replace; with DATABASE_URL, an empty database of its own)."
         )
     connections["default"].close()
     if _is_sqlite():
@@ -255,3 +260,25 @@ def restore(source: Path, *, replace: bool = False) -> Path | None:
 def age(path: Path) -> datetime.timedelta:
     """How long ago ``path`` was written."""
     return timezone.now() - datetime.datetime.fromtimestamp(path.stat().st_mtime, tz=datetime.UTC)
+
+
+def restored_summary() -> str:
+    """What the database holds after a restore, in one line: "2 championships, 3 events
+    (latest: Grand Prix, 2026-07-14), 24 drivers, 70 entries, 140 runs, 6 of 8 race tables
+    confirmed"."""
+    counts = [
+        (Championship.objects.count(), "championship", "championships"),
+        (Event.objects.count(), "event", "events"),
+        (Driver.objects.count(), "driver", "drivers"),
+        (Entry.objects.count(), "entry", "entries"),
+    ]
+    parts = [f"{n} {one if n == 1 else many}" for n, one, many in counts]
+    latest = Event.objects.order_by("-date", "-pk").first()
+    if latest is not None:
+        parts[1] += f" (latest: {latest.name}, {latest.date.isoformat()})"
+    runs = Run.objects.filter(cancelled=False).count()
+    parts.append(f"{runs} {'run' if runs == 1 else 'runs'}")
+    tables = RaceTable.objects.count()
+    confirmed = RaceTable.objects.filter(result_status="confirmed").count()
+    parts.append(f"{confirmed} of {tables} race {'table' if tables == 1 else 'tables'} confirmed")
+    return ", ".join(parts)

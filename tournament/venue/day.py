@@ -196,8 +196,8 @@ class Gunicorn:
         self.threads = threads
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
-        command = [
+    def command(self) -> list[str]:
+        return [
             sys.executable,
             "-m",
             "gunicorn",
@@ -213,8 +213,17 @@ class Gunicorn:
             "--graceful-timeout",
             "10",
         ]
+
+    def start(self) -> None:
+        # A session of its own: the terminal's Ctrl-C reaches this command only, which
+        # stops gunicorn gracefully once. Sharing the terminal, a second Ctrl-C reached the
+        # arbiter mid-shutdown and its workers were killed ("Worker ... was sent SIGKILL!
+        # Perhaps out of memory?").
         self.process = subprocess.Popen(
-            command, cwd=settings.BASE_DIR, env={**os.environ, **self.venue.environment()}
+            self.command(),
+            cwd=settings.BASE_DIR,
+            env={**os.environ, **self.venue.environment()},
+            start_new_session=True,
         )
 
     def running(self) -> bool:
@@ -258,5 +267,14 @@ def serve(
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-        server.stop()
-        backup()
+        # Another Ctrl-C while stopping would cut the last backup short: it waits.
+        interrupt = signal.signal(signal.SIGINT, _stopping)
+        try:
+            server.stop()
+            backup()
+        finally:
+            signal.signal(signal.SIGINT, interrupt)
+
+
+def _stopping(signum: int, frame: Any) -> None:
+    sys.stderr.write("Stopping: the server ends, then a last backup is taken. A moment…\n")

@@ -241,7 +241,7 @@ def test_race_sheet_is_french_by_default_and_english_on_request() -> None:
     english = pages_text(RaceSheetRenderer().render(race_sheet(language="en")))[0]
 
     assert "14 juillet 2026" in french
-    assert "July 14, 2026" in english and "juillet" not in english
+    assert "14 July 2026" in english and "juillet" not in english
 
 
 def test_race_sheet_prints_the_referee_link_as_a_qr_code() -> None:

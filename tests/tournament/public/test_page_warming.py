@@ -57,11 +57,24 @@ def test_publishing_stores_the_pages_the_room_opens(event, organiser):
 
 
 def test_pages_not_public_yet_are_left_to_their_first_visitor(event):
-    missed = warm(event_pages(event))
+    pages = event_pages(event)
+    missed = warm(pages)
     # Nothing published: no "where do I sit?", no results of the day.
-    assert reverse("where", args=[event.slug]) in missed
-    assert reverse("event-results", args=[event.slug]) in missed
+    assert reverse("where", args=[event.slug]) not in pages
+    assert reverse("event-results", args=[event.slug]) not in pages
+    assert reverse("standings", args=[event.championship.slug]) in pages
     assert reverse("standings", args=[event.championship.slug]) not in missed
+
+
+def test_warming_asks_for_no_page_that_would_be_a_404(event, organiser, caplog):
+    """``make run``'s demo printed a "Not Found" warning per event: the qualifying
+    classification is warmed once it is published, not before."""
+    with caplog.at_level("WARNING", logger="django.request"):
+        warm(event_pages(event))
+    assert [r.getMessage() for r in caplog.records if "Not Found" in r.getMessage()] == []
+    assert reverse("qualifying-general", args=[event.slug]) not in event_pages(event)
+    event_publish(actor=Actor(user=organiser), event=event, qualifying=True)
+    assert reverse("qualifying-general", args=[event.slug]) in event_pages(event)
 
 
 def test_race_control_keeps_its_language_while_the_pages_are_built(event, organiser):

@@ -117,6 +117,10 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
         )  # fmt: skip
         assert restored.returncode == 0, restored.stdout + restored.stderr
         assert "Photos of the sheets" in restored.stdout and ": 2 files." in restored.stdout
+        # It says what it restored.
+        assert "The database now holds: " in restored.stdout
+        assert "1 event (latest: Grand Prix d'Été, 2026-07-14), 8 drivers" in restored.stdout
+        assert "8 runs, 1 of 2 race tables confirmed" in restored.stdout
         original, copy = rows(f"{base}/{config['NAME']}"), rows(f"{base}/{name}")
         assert len(original["races_resultline"]) == 4
         assert copy == original
@@ -131,6 +135,9 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert again.returncode != 0 and "not empty" in again.stderr
+        # The hint speaks the Makefile's words.
+        assert "REPLACE=1" in again.stderr and "DATA=" in again.stderr
+        assert "PADDOCK_DATA_DIR" not in again.stderr
     finally:
         with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
             admin.execute(

@@ -9,14 +9,14 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from tournament.venue.database_backup import PHOTOS, BackupProblem, restore
+from tournament.venue.database_backup import PHOTOS, BackupProblem, restore, restored_summary
 
 
 class Command(BaseCommand):
     help = (
         "Restore a backup file (.sqlite3 or .pgdump) into the configured database, which "
-        "must be empty unless --replace, and the photos of the sheets kept beside it into the "
-        "media root. Stop the server first."
+        "must be empty unless --replace (make restore ... REPLACE=1), and the photos of the "
+        "sheets kept beside it into the media root. Stop the server first."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -38,3 +38,4 @@ class Command(BaseCommand):
         count = sum(1 for _ in photos.glob("*.jpg")) if photos.is_dir() else 0
         self.stdout.write(f"Photos of the sheets in {photos}: {count} files.")
         self.stdout.write(self.style.SUCCESS(f"Restored {options['file']}."))
+        self.stdout.write(f"The database now holds: {restored_summary()}.")

@@ -24,21 +24,21 @@ from qualifying.forms import (
 )
 from qualifying.links import referee_link
 from qualifying.models import QualifyingSession, QualifyingTable, Run
-from qualifying.selectors import (
-    general_classification,
-    qualifying_progress,
-    session_classification,
-    table_drivers,
-)
-from qualifying.services import (
+from qualifying.seating.services import (
     fast_drivers_set,
     fast_tables_set,
     qualifying_spread_moves,
     qualifying_table_set,
     qualifying_tables_auto,
     qualifying_tables_join,
-    session_create,
 )
+from qualifying.selectors import (
+    general_classification,
+    qualifying_progress,
+    session_classification,
+    table_drivers,
+)
+from qualifying.services import session_create
 from qualifying.tables import ClassificationTable
 from tournament.access import actor_for, organised_event
 from tournament.errors import ServiceError

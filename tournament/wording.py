@@ -104,7 +104,7 @@ def standard_car_errors(*, quick_rules: bool, standard: Any) -> list[str]:
 
 def seating_message(problem: Any) -> str:
     """Why the drivers under a minute cannot all sit at the tables reserved for them
-    (``qualifying.seating.SeatingProblem``, §1-0-4), in the user's language."""
+    (``qualifying.seating.rules.SeatingProblem``, §1-0-4), in the user's language."""
     if problem.kind == "no_fast_table":
         return ngettext(
             "%(flagged)s driver runs under a minute but none of tables 1 to %(tables)s is "

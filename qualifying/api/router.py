@@ -32,6 +32,7 @@ from qualifying.api.schemas import (
 )
 from qualifying.forms import CancelRunForm, SessionForm
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
+from qualifying.seating import services as seating
 from tournament.access import Actor
 from tournament.apikit import (
     ERRORS,
@@ -245,7 +246,7 @@ def qualifying_table_set(
     actor = actor_of(request)
     require_token(actor)
     found = get_event(event)
-    services.qualifying_table_set(
+    seating.qualifying_table_set(
         actor=actor,
         event=found,
         number=payload.number,
@@ -287,7 +288,7 @@ def fast_drivers_set(
     actor = actor_of(request)
     require_token(actor)
     found = get_event(event)
-    entries = services.fast_drivers_set(
+    entries = seating.fast_drivers_set(
         actor=actor, event=found, numbers=payload.numbers, fast=payload.fast
     )
     return [driver_out(e.driver) for e in entries]

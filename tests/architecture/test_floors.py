@@ -23,7 +23,7 @@ PACKAGES = ("tournament", "qualifying", "races")
 # 1: ground; 2: qualifying; 3: races; 4: the other games; 5: standings; 6: the roots.
 FLOORS: dict[str, int] = {
     "qualifying.scoring": 0,
-    "qualifying.seating": 0,
+    "qualifying.seating.rules": 0,
     "races.grid.allocation": 0,
     "races.grid.configuration": 0,
     "races.grid.stands": 0,

@@ -9,16 +9,13 @@ import pytest
 from qualifying.closure import qualifying_closed
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingSeat, QualifyingTable, Run
-from qualifying.selectors import previous_tyres
-from qualifying.services import (
+from qualifying.seating.services import (
     fast_drivers_set,
     qualifying_table_set,
     qualifying_tables_auto,
-    run_cancel,
-    run_record,
-    run_update,
-    session_create,
 )
+from qualifying.selectors import previous_tyres
+from qualifying.services import run_cancel, run_record, run_update, session_create
 from races.grid.services import allocation_run
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed

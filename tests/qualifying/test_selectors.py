@@ -10,6 +10,7 @@ from django.utils import timezone
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingTable, Run
 from qualifying.scoring import Breakdown
+from qualifying.seating.services import qualifying_table_set
 from qualifying.selectors import (
     general_classification,
     qualifying_progress,
@@ -18,13 +19,7 @@ from qualifying.selectors import (
     table_drivers,
     table_runs,
 )
-from qualifying.services import (
-    qualifying_table_set,
-    run_cancel,
-    run_record,
-    run_update,
-    session_create,
-)
+from qualifying.services import run_cancel, run_record, run_update, session_create
 from tournament.access import Actor
 
 START = timezone.now() - datetime.timedelta(hours=5)

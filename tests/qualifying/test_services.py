@@ -10,12 +10,11 @@ from django.utils import timezone
 from qualifying.forms import RunForm
 from qualifying.models import DrawRoll, QualifyingSeat, QualifyingSession, QualifyingTable, Run
 from qualifying.scoring import Breakdown
+from qualifying.seating.services import qualifying_table_set, qualifying_tables_auto
 from qualifying.selectors import draw_classification
 from qualifying.services import (
     counted_run,
     draw_record,
-    qualifying_table_set,
-    qualifying_tables_auto,
     run_cancel,
     run_record,
     run_update,

@@ -18,7 +18,8 @@ from pypdf import PdfReader
 
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingSession, QualifyingTable, Run
-from qualifying.services import qualifying_table_set, run_record, run_update, session_create
+from qualifying.seating.services import qualifying_table_set
+from qualifying.services import run_record, run_update, session_create
 from tournament.access import Actor
 from tournament.models import Driver, Entry, Event
 

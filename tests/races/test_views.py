@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from pypdf import PdfReader
 
-from qualifying.services import qualifying_tables_auto
+from qualifying.seating.services import qualifying_tables_auto
 from races.grid.services import allocation_run
 from races.grid.start import stands_set, table_start
 from races.models import CarConfiguration, GridSlot, RaceTable, SheetBatch, WeatherDraw

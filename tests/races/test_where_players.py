@@ -11,7 +11,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from qualifying.services import qualifying_tables_auto, run_record, session_create
+from qualifying.seating.services import qualifying_tables_auto
+from qualifying.services import run_record, session_create
 from races.grid.services import allocation_run
 from races.selectors import name_matches, where_do_i_sit
 from tests.security.conftest import _run_data

@@ -22,7 +22,8 @@ from django.utils import translation
 
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingSession, QualifyingTable
-from qualifying.services import qualifying_tables_auto, run_record, session_create
+from qualifying.seating.services import qualifying_tables_auto
+from qualifying.services import run_record, session_create
 from races.grid.services import allocation_run
 from races.grid.start import stands_set
 from races.models import RaceTable, SheetBatch

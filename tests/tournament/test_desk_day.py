@@ -8,7 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from qualifying.services import qualifying_tables_auto, run_record, session_create
+from qualifying.seating.services import qualifying_tables_auto
+from qualifying.services import run_record, session_create
 from races.grid.services import allocation_run
 from races.models import SheetBatch
 from races.results.services import result_confirm, result_save

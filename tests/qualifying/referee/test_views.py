@@ -18,7 +18,8 @@ from django.urls import reverse
 
 from qualifying.forms import RunForm
 from qualifying.models import QualifyingTable, Run
-from qualifying.services import qualifying_table_set, run_record, session_create
+from qualifying.seating.services import qualifying_table_set
+from qualifying.services import run_record, session_create
 from races.grid.services import allocation_run
 from tournament.access import Actor
 

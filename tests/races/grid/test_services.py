@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from qualifying.models import DrawRoll, QualifyingTable, Run
-from qualifying.services import draw_record, qualifying_table_set, session_create
+from qualifying.seating.services import qualifying_table_set
+from qualifying.services import draw_record, session_create
 from races.grid.services import allocation_run, referee_link_regenerate, swap_drivers
 from races.grid.start import configurations_set, stands_set, table_start, table_unlock
 from races.models import (

@@ -14,7 +14,8 @@ import pytest
 from pypdf import PdfReader
 
 from qualifying.models import Run
-from qualifying.services import qualifying_tables_auto, session_create
+from qualifying.seating.services import qualifying_tables_auto
+from qualifying.services import session_create
 from races.grid.services import allocation_run, sheet_batch_request
 from races.models import SheetBatch
 from races.sheets.pdf import RaceSheetRenderer

@@ -29,12 +29,8 @@ from django.utils import timezone
 
 from qualifying.forms import RunForm
 from qualifying.models import DrawRoll, QualifyingTable
-from qualifying.services import (
-    draw_record,
-    qualifying_tables_auto,
-    run_record,
-    session_create,
-)
+from qualifying.seating.services import qualifying_tables_auto
+from qualifying.services import draw_record, run_record, session_create
 from races.games.demo import load_other_games
 from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus

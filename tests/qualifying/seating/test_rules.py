@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qualifying.seating import SeatingProblem, join, spread, table_sizes
+from qualifying.seating.rules import SeatingProblem, join, spread, table_sizes
 
 
 def test_sizes_are_as_equal_as_possible_larger_tables_first() -> None:

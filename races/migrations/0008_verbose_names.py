@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('races', '0006_race_day_enforced'),
+        ('races', '0007_sheet_photos'),
     ]
 
     operations = [

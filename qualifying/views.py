@@ -99,12 +99,26 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "not_registered_count": not_registered.count(),
             "register_form": RegisterForm.for_desk(request.session),
             "sessions": sessions,
-            "session_form": SessionForm(initial={"number": next_session}),
+            "session_form": _session_form(request, next_session),
             "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),
             "progress": progress,
             "ran": ran,
         },
     )
+
+
+#: The session key of a refused session form: what was typed, shown again with its errors.
+SESSION_TYPED = "desk-session-typed"
+
+
+def _session_form(request: HttpRequest, next_session: int) -> SessionForm:
+    """The desk's session form: the next number, or what a refusal kept, errors beside."""
+    typed = request.session.pop(SESSION_TYPED, None)
+    if typed is None:
+        return SessionForm(initial={"number": next_session})
+    form = SessionForm(typed)
+    form.is_valid()  # the errors show beside their fields
+    return form
 
 
 def _session_confirm(request: HttpRequest, event: Event, data: dict[str, Any]) -> HttpResponse:
@@ -171,7 +185,10 @@ def desk_session_create(request: HttpRequest, slug: str) -> HttpResponse:
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
-    return redirect("event-desk", slug=slug)
+        request.session[SESSION_TYPED] = {
+            name: request.POST.get(name, "")[:20] for name in ("number", "weather_roll")
+        }
+    return redirect(reverse("event-desk", args=[slug]) + "#sessions")
 
 
 def _spread_confirm(

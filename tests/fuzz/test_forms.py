@@ -277,8 +277,8 @@ TARGETS: dict[str, Target] = {
     "check-in": Target(
         lambda w: reverse("desk-checkin", args=[w.event.slug, 1]),
         "organiser",
-        lambda w: ["checked_in"],
-        valid=lambda w: {"checked_in": "1"},
+        lambda w: ["state", "checked_in"],
+        valid=lambda w: {"state": "present"},
     ),
     "publish": Target(
         lambda w: reverse("desk-publish", args=[w.event.slug]),

@@ -564,6 +564,25 @@ def test_desk_session_create_draws_the_weather(as_organiser, make_event):
 
 
 @pytest.mark.django_db
+def test_a_refused_session_keeps_what_was_typed_beside_its_errors(as_organiser, make_event):
+    as_organiser.cookies["django_language"] = "en"
+    event = make_event(n_drivers=2)
+
+    response = as_organiser.post(
+        reverse("desk-session-create", args=[event.slug]),
+        {"number": "3", "weather_roll": "25"},
+        follow=True,
+    )
+
+    html = response.content.decode()
+    assert response.redirect_chain[-1][0].endswith("#sessions")
+    assert re.search(r'name="number" value="3"', html)
+    assert re.search(r'name="weather_roll" value="25"[^>]*aria-invalid="true"', html)
+    assert re.search(r'<small class="error" id="id_weather_roll_error">[^<]*20', html)
+    assert not QualifyingSession.objects.filter(event=event).exists()
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("who", ["anonymous", "outsider"])
 def test_desk_session_create_is_forbidden_to_others(client, request, event, who):
     if who == "outsider":

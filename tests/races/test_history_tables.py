@@ -223,7 +223,7 @@ def test_qualifying_tables_set_through_the_api_are_recorded(world: World) -> Non
 def test_the_automatic_seating_records_who_seated_whom(world: World) -> None:
     from qualifying.seating.services import qualifying_tables_auto
 
-    # Drivers of the world already ran: race control confirms the spread that moves them.
+    # Runs exist: race control confirmed that the drivers who ran change tables.
     qualifying_tables_auto(actor=organiser(world), event=world.event, table_size=8, move_runs=True)
 
     (only,) = QualifyingTable.objects.filter(event=world.event)

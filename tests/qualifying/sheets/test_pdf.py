@@ -140,7 +140,7 @@ def test_card_dates_in_french_by_default_and_in_english_on_request() -> None:
     english = pages_text(QualifyingCardRenderer().render(sheet(language="en")))[0]
 
     assert "14 juin 2025" in french
-    assert "June 14, 2025" in english
+    assert "14 June 2025" in english
     assert "Individual qualifying card" in english
     assert "Soft" in english and "Hard" in english
 

@@ -58,7 +58,11 @@ def test_a_phone_photographs_the_signed_sheet_and_the_desk_shows_it_beside_the_r
         referee.locator("#photo-send").click()
         thumbnail = referee.locator("#sheet-photos .photo-list img")
         expect(thumbnail).to_have_count(1)
-        assert thumbnail.evaluate("img => img.complete && img.naturalWidth > 0")
+        # Shown, not only listed: the image arrives and decodes (a broken one never does).
+        referee.wait_for_function(
+            "() => [...document.querySelectorAll('#sheet-photos .photo-list img')]"
+            ".every(img => img.complete && img.naturalWidth > 0)"
+        )
         assert page_width(referee) <= VIEWPORT["width"]
         assert small_targets(referee, "#sheet-photos") == []
     finally:

@@ -6,13 +6,15 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.contrib import messages
+from django.http import HttpRequest
 from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from qualifying import scoring
 from qualifying.models import Tyres
-from tournament.access import REFEREE_NAME_MAX
+from tournament.access import REFEREE_NAME_MAX, remember_referee_name
 from tournament.registration.forms import NumberListField
 
 MAX_THROWS = 999
@@ -231,6 +233,18 @@ class RefereeNameForm(forms.Form):
         required=False,
         help_text=_("Shown in the history beside this link's changes, on this device."),
     )
+
+    @classmethod
+    def remember_posted(cls, request: HttpRequest, table: Any) -> None:
+        """Remember the name posted for ``table`` (a qualifying or a race table) on this
+        device, and say so, or say why not."""
+        form = cls(request.POST)
+        if not form.is_valid():
+            messages.error(request, " ".join(str(e) for e in form.errors.get("name", [])))
+        elif name := remember_referee_name(request, table, form.cleaned_data["name"]):
+            messages.success(
+                request, gettext("Your changes are recorded as %(name)s.") % {"name": name}
+            )
 
 
 class SessionForm(forms.Form):

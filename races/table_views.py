@@ -36,7 +36,7 @@ from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_referee_link, race_sheets
 from races.views import _race_table, flash_errors
 from races.weather.services import table_weather_draw
-from tournament.access import referee_name, remember_referee_name
+from tournament.access import referee_name
 from tournament.errors import ServiceError
 from tournament.site.confirm import confirm_page, confirmed
 
@@ -207,13 +207,7 @@ def rtable_configuration(request: HttpRequest, token: str, number: int) -> HttpR
 def rtable_name(request: HttpRequest, token: str) -> HttpResponse:
     """The referee holding the link gives a name once; the trail then says who acted."""
     table, _actor = _race_table(request, token)
-    form = RefereeNameForm(request.POST)
-    if form.is_valid():
-        name = remember_referee_name(request, table, form.cleaned_data["name"])
-        if name:
-            messages.success(request, _("Your changes are recorded as %(name)s.") % {"name": name})
-    else:
-        messages.error(request, " ".join(str(e) for e in form.errors.get("name", [])))
+    RefereeNameForm.remember_posted(request, table)
     return _back(token)
 
 

@@ -33,7 +33,6 @@ from qualifying.sheets.table_sheet import TableSheetRenderer
 from tournament.access import (
     Actor,
     referee_name,
-    remember_referee_name,
     replaced_or_404,
     table_actor,
 )
@@ -205,13 +204,7 @@ def qtable_count(request: HttpRequest, token: str) -> HttpResponse:
 def qtable_name(request: HttpRequest, token: str) -> HttpResponse:
     """The referee holding the link gives a name once; the history then says who acted."""
     table, _actor = table_and_actor(request, token)
-    form = RefereeNameForm(request.POST)
-    if form.is_valid():
-        name = remember_referee_name(request, table, form.cleaned_data["name"])
-        if name:
-            messages.success(request, _("Your changes are recorded as %(name)s.") % {"name": name})
-    else:
-        messages.error(request, " ".join(str(e) for e in form.errors.get("name", [])))
+    RefereeNameForm.remember_posted(request, table)
     back = reverse("qtable", args=[token])
     session = request.POST.get("session", "")
     return redirect(back + (f"?session={session}" if session.isdigit() else ""))

@@ -24,7 +24,7 @@ quoted = '$(subst ','\'',$(value $(1)))'
 VENUE := PADDOCK_DATA_DIR=$(call quoted,DATA) SECRET_KEY_FILE=$(call quoted,DATA)/secret_key
 # make test's workers (pytest-xdist): one per core and one more, since a test often waits
 # on a browser, a subprocess or the database (measured on 2 cores, same code: 3 workers
-# 6.5 min, 2 workers 7.4, 4 workers 6.9); at most 16, one Redis database each.
+# 4.9 to 5.5 min, 4 workers 5.8); at most 16, one Redis database each.
 # TEST_WORKERS=1 for one.
 # worksteal: the longest tests are spread as they run. Not loadfile nor loadscope: the API
 # fuzz's items (schemathesis) share one node id, and those modes would run one of each.
@@ -33,8 +33,8 @@ TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min((os.cpu_count() or 1)
 # version and checked against its hashes; wheels only, so that nothing unpinned is fetched
 # to build one. The requirements*.txt files are their inputs: after editing one, `make lock`.
 PIP_INSTALL := $(PIP) install --quiet --require-hashes --only-binary :all:
-# The test tools are installed by uv (from the same lock, same checks): about 2 s where pip
-# takes 20 on a fresh clone. uv itself comes from its own small lock, installed by pip.
+# The test tools are installed by uv (from the same lock, same checks): about 5 s where pip
+# took 25 on a fresh clone. uv itself comes from its own small lock, installed by pip.
 UV_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY) --require-hashes --only-binary :all:
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --generate-hashes --universal \
 	--python-version 3.11 --custom-compile-command "make lock"

@@ -13,8 +13,11 @@ their content: each backup copies the new ones into ``photos/`` beside the backu
 older backup may still name it), and a restore copies them back into the media root of the
 restored server, another folder included.
 
-The championship export (``tournament.venue.championship_backup``: one championship as JSON) is another
-thing: a file to move a championship to another site, not a copy of the day.
+The championship export (``tournament.venue.championship_backup``: one championship as
+JSON) is another thing: a file to move a championship to another site, not a copy of the day.
+
+Backups leave the sessions out (a session key read from a backup would open the desk), and
+their folder and files are this account's only (0700, 0600).
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ def copy_photos(source: Path, target: Path) -> int:
     digest: a file of the same name is the same file). Answers how many were copied."""
     if not source.is_dir():
         return 0
-    target.mkdir(parents=True, exist_ok=True)
+    private_folder(target)
     copied = 0
     for path in source.iterdir():
         if not path.is_file() or path.name.startswith(".") or (target / path.name).exists():
@@ -93,9 +96,29 @@ def _stamp() -> str:
     return timezone.localtime().strftime("%Y%m%d-%H%M%S")
 
 
+#: Never in a backup: the sessions' keys. One read from a backup would open the desk and the
+#: admin as whoever was logged in; after a restore, everyone logs in again.
+SESSIONS = "django_session"
+
+
+def private_folder(directory: Path) -> Path:
+    """``directory``, made if need be, readable by this account only (0700): backups hold
+    every result, e-mail and sealed link of the day."""
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o700)
+    return directory
+
+
+def _private_file(path: Path) -> None:
+    """An empty file at ``path`` that only this account can read (0600), before anything is
+    written into it."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+    path.chmod(0o600)  # an existing file keeps its mode through O_CREAT
+
+
 def backup_now(*, directory: Path, keep: int) -> Taken:
     """A new backup file in ``directory``, then the rotation; returns what was done."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     suffix = "sqlite3" if _is_sqlite() else "pgdump"
     stamp = _stamp()
     target = directory / f"paddock-{stamp}.{suffix}"
@@ -105,6 +128,7 @@ def backup_now(*, directory: Path, keep: int) -> Taken:
         target = directory / f"paddock-{stamp}-{index}.{suffix}"
     partial = target.with_name(target.name + ".partial")
     try:
+        _private_file(partial)
         if suffix == "sqlite3":
             _sqlite_copy(Path(_settings()["NAME"]), partial)
         else:
@@ -129,6 +153,11 @@ def _sqlite_copy(source: Path, target: Path) -> None:
         closing(sqlite3.connect(target)) as dst,
     ):
         src.backup(dst)
+        # Without the sessions' keys, overwritten where they were, not only unlinked.
+        if dst.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (SESSIONS,)).fetchone():
+            dst.execute("PRAGMA secure_delete = ON")
+            dst.execute(f"DELETE FROM {SESSIONS}")  # noqa: S608 - a constant
+            dst.commit()
         # The copy is one file: its journal mode back to the default, so that it can be
         # moved alone (a WAL database is three files while it is open).
         dst.execute("PRAGMA journal_mode=DELETE")
@@ -161,7 +190,11 @@ def _run(command: list[str], env: dict[str, str]) -> None:
 def _pg_dump(target: Path) -> None:
     env, args = _pg_environment()
     name = str(_settings()["NAME"])
-    _run(["pg_dump", "--format=custom", "--no-owner", *args, "--file", str(target), name], env)
+    _run(
+        ["pg_dump", "--format=custom", "--no-owner", f"--exclude-table-data={SESSIONS}",
+         *args, "--file", str(target), name],
+        env,
+    )  # fmt: skip
 
 
 def rotate(directory: Path, *, keep: int) -> list[Path]:

@@ -1,17 +1,21 @@
-"""Backups of the whole database (tournament.venue.database_backup): rotation, and on PostgreSQL
-a pg_dump restored into an empty database with every row equal. The SQLite path runs end
-to end in tests/tournament/venue/test_venue.py (make venue's own backups, restored into a new data folder).
+"""Backups of the whole database (tournament.venue.database_backup): rotation, no session in
+a backup and only its owner reading it, and on PostgreSQL a pg_dump restored into an empty
+database with every row equal. The SQLite path runs end to end in
+tests/tournament/venue/test_venue.py (make venue's own backups, restored into a new data
+folder).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import psycopg
 import pytest
+from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
 from psycopg import sql
 
@@ -21,7 +25,16 @@ from races.results.services import result_confirm
 from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import build_world
 from tournament.access import Actor
-from tournament.venue.database_backup import BackupProblem, backup_now, latest, restore, rotate
+from tournament.venue.database_backup import (
+    BackupProblem,
+    _private_file,
+    _sqlite_copy,
+    backup_now,
+    latest,
+    private_folder,
+    restore,
+    rotate,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 PHOTO = oriented_jpeg()
@@ -71,6 +84,31 @@ def test_a_backup_of_the_wrong_kind_is_refused(tmp_path: Path) -> None:
         restore(tmp_path / "missing.sqlite3")
 
 
+def test_a_sqlite_backup_holds_no_session_and_only_its_owner_reads_it(tmp_path: Path) -> None:
+    """A session key read from a backup opened the desk and the admin (issue 20): the copy
+    keeps every row but the sessions, overwritten rather than left in its free pages, in a
+    folder and a file of this account only."""
+    key = "k" * 8 + "session-key-of-the-organiser"
+    source = tmp_path / "db.sqlite3"
+    with sqlite3.connect(source) as db:
+        db.execute("CREATE TABLE django_session (session_key, session_data, expire_date)")
+        db.execute("INSERT INTO django_session VALUES (?, 'data', '2099-01-01')", (key,))
+        db.execute("CREATE TABLE races_resultline (id, rank)")
+        db.execute("INSERT INTO races_resultline VALUES (1, 1)")
+    folder = private_folder(tmp_path / "backups")
+    target = folder / "paddock-20260714-150000.sqlite3"
+    _private_file(target)
+    _sqlite_copy(source, target)
+
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert target.stat().st_mode & 0o777 == 0o600
+    with sqlite3.connect(target) as copy:
+        assert copy.execute("SELECT count(*) FROM django_session").fetchone() == (0,)
+        assert copy.execute("SELECT * FROM races_resultline").fetchall() == [(1, 1)]
+    assert key.encode() not in target.read_bytes()
+    assert key.encode() in source.read_bytes()  # the test would prove nothing otherwise
+
+
 ROWS = ("auth_user", "tournament_event", "tournament_driver", "races_resultline",
         "races_raceresult", "qualifying_run", "races_sheetphoto")  # fmt: skip
 
@@ -88,16 +126,17 @@ def rows(url: str) -> dict[str, list[tuple]]:
     reason="the PostgreSQL backup needs DATABASE_URL (CI sets it)",
 )
 @pytest.mark.django_db(transaction=True)
-def test_a_postgresql_backup_restores_into_an_empty_database(
-    tmp_path, django_user_model, settings
-):
+def test_a_postgresql_backup_restores_into_an_empty_database(tmp_path, django_user_model, settings):
     settings.MEDIA_ROOT = tmp_path / "media"
     world = build_world(django_user_model)
     result_confirm(actor=Actor(user=world.users["organiser"]), table=world.rtables[0])
     photo = photo_add(actor=Actor(table=world.rtables[0]), table=world.rtables[0], data=PHOTO)
+    SessionStore().create()  # someone logged in: no session may travel in a backup
     backups = tmp_path / "backups"
     taken = backup_now(directory=backups, keep=5)
     assert taken.path.suffix == ".pgdump" and taken.size > 0
+    assert taken.path.stat().st_mode & 0o777 == 0o600
+    assert backups.stat().st_mode & 0o777 == (backups / "photos").stat().st_mode & 0o777 == 0o700
     # The photo's two files (image, thumbnail) beside the backups, once.
     assert taken.photos == 2 and backup_now(directory=backups, keep=5).photos == 0
 
@@ -127,9 +166,15 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
         # Restored on another folder, the photo is still shown: its row is in the copy, its
         # files in the other media root, served from there.
         assert len(copy["races_sheetphoto"]) == 1
+        with psycopg.connect(f"{base}/{name}") as db:
+            assert db.execute("SELECT count(*) FROM django_session").fetchone() == (0,)
+        with psycopg.connect(f"{base}/{config['NAME']}") as db:
+            assert db.execute("SELECT count(*) FROM django_session").fetchone()[0] >= 1
         settings.MEDIA_ROOT = elsewhere
         served = image_response(photo)
-        assert b"".join(served.streaming_content) == (elsewhere / "photos" / photo.image).read_bytes()
+        assert (
+            b"".join(served.streaming_content) == (elsewhere / "photos" / photo.image).read_bytes()
+        )
         again = subprocess.run(
             [sys.executable, "manage.py", "restore", str(taken.path)],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

@@ -47,7 +47,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.fixture(scope="session")
 def django_db_setup(
-    request: pytest.FixtureRequest,
     django_test_environment: None,
     django_db_blocker: Any,
     django_db_modify_db_settings: None,

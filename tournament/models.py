@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -16,6 +13,10 @@ from simple_history.signals import pre_create_historical_record
 
 from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_stopwatch
 from tournament import sealing, wording
+
+# Models of their own rooms, registered with the app here (and imported from here).
+from tournament.players.models import Player, PlayerChange, PlayerRating, RatingPoint  # noqa: F401
+from tournament.site.tokens import ApiToken  # noqa: F401
 
 
 class HistoryActor(models.Model):
@@ -264,6 +265,16 @@ class Driver(models.Model):
         verbose_name=_("team"),
     )
     email = models.EmailField(_("email"), blank=True, default="")
+    # The same person across championships and games (tournament.players); null only for a
+    # driver written by code that predates players.
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="drivers",
+        verbose_name=_("player"),
+    )
 
     class Meta:
         ordering = ["number"]
@@ -405,6 +416,14 @@ class Event(models.Model):
     )
     published_qualifying = models.BooleanField(_("qualifying published"), default=False)
     published_results = models.BooleanField(_("results published"), default=False)
+    # Ratings (tournament.players): the favourites of each race table shown for fun, and a
+    # club's choice to seed a draw-mode event's tables by rating instead of the d20 alone.
+    show_favourites = models.BooleanField(
+        _("show each table's favourites"), default=False, db_default=False
+    )
+    seed_by_rating = models.BooleanField(
+        _("seed the tables by rating (club's choice)"), default=False, db_default=False
+    )
 
     class Meta:
         ordering = ["-date", "name"]
@@ -562,39 +581,3 @@ class Sanction(models.Model):
         if self.kind == self.Kind.POINTS:
             return str(_("−%(value)s point(s)") % {"value": self.value})
         return str(self.get_kind_display())
-
-
-def _hash_token(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()
-
-
-class ApiToken(models.Model):
-    """An organiser's API token; only its hash is stored."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
-    )
-    digest = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        verbose_name = _("API token")
-        verbose_name_plural = _("API tokens")
-
-    def __str__(self) -> str:
-        return f"{self.user} ({self.created_at:%Y-%m-%d})"
-
-    @classmethod
-    def issue(cls, user: object) -> str:
-        """Create a token for ``user`` and return the raw secret (shown once)."""
-        raw = "pdk_" + secrets.token_urlsafe(32)
-        cls.objects.create(user=user, digest=_hash_token(raw))
-        return raw
-
-    @classmethod
-    def user_for(cls, raw: str) -> object | None:
-        """The active user owning ``raw``, or None."""
-        token = cls.objects.select_related("user").filter(digest=_hash_token(raw)).first()
-        if token is None or not token.user.is_active:
-            return None
-        return token.user

@@ -35,6 +35,7 @@ from tournament.apikit import (
     invalid_fields,
     pydantic_message,
 )
+from tournament.careers.api import players_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
 from tournament.registration.api import setup
 from tournament.standings.api import standings_router
@@ -123,6 +124,7 @@ def _mount(router: Router, operation_prefix: str) -> None:
 
 _mount(setup, "tournament_api")
 _mount(standings_router, "tournament_api")
+_mount(players_router, "tournament_careers_api")
 _mount(qualifying_router, "qualifying_api")
 _mount(draw_router, "qualifying_api")
 _mount(tables_router, "races_api")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -129,6 +129,49 @@ def allocate(
 
     allocated = [[by_key[key].driver for key in table] for table in tables]
     return Allocation(tables=allocated, swaps=swaps, conflicts=_conflicts(tables, by_key))
+
+
+def allocate_by_rating(
+    drivers: Sequence[RankedDriver],
+    ratings: Mapping[Hashable, float],
+    *,
+    default: float,
+    capacity: int,
+    separate_teams: bool = True,
+) -> Allocation:
+    """Tables seeded by rating, grids by the draw: a club's choice for the quick rules.
+
+    The quick rules seat the grid by a d20 alone (point 2: "le lancer d'un dé 20 (le plus
+    petit nombre est en pôle position)"); ``drivers`` come ranked by that draw. A club may
+    instead seat its tables by rating, as a competition seats them by qualifying: the
+    best-rated at table 1, the next at table 2 (§1-3-2 "La répartition des tables se fera
+    suivant le classement général"), team-mates kept apart the same way (§1-3-3). Players
+    of a level race together, which is what the qualifying's grouping does and what a
+    rating, unlike a d20, can tell. Within each table the d20 draw still gives the grid
+    (pole to the lowest roll), so the dice keep their part.
+
+    ``ratings``: the conservative rating (mu − 3 sigma) by driver; a driver without one
+    gets ``default`` (the model's starting rating). Equal ratings keep the draw's order.
+    """
+    draw = {entry.driver: index for index, entry in enumerate(sorted(drivers, key=_draw_key))}
+    by_rating = sorted(
+        drivers, key=lambda e: (-ratings.get(e.driver, default), e.rank, draw[e.driver])
+    )
+    seeded = [
+        RankedDriver(driver=entry.driver, rank=place, team=entry.team)
+        for place, entry in enumerate(by_rating, start=1)
+    ]
+    result = allocate(seeded, capacity=capacity, separate_teams=separate_teams)
+    return Allocation(
+        tables=[sorted(table, key=draw.__getitem__) for table in result.tables],
+        swaps=result.swaps,
+        conflicts=result.conflicts,
+    )
+
+
+def _draw_key(entry: RankedDriver) -> int:
+    _check_int("rank", entry.rank)
+    return entry.rank
 
 
 def _separate_teams(tables: list[list[_Key]], by_key: dict[_Key, RankedDriver]) -> list[Swap]:

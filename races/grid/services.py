@@ -41,6 +41,7 @@ from races.sheets.tasks import build_sheet_batch
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput
 from tournament.models import Driver, Event
+from tournament.players import odds
 from tournament.registration.services import require_organiser
 from tournament.sealing import new_link_secret
 
@@ -49,6 +50,10 @@ logger = logging.getLogger(__name__)
 
 def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None) -> list[RaceTable]:
     """Allocate the drivers to race tables by general classification (§1-3-2, §1-3-3).
+
+    In the quick rules' draw with ``seed_by_rating`` (a club's choice), the tables are
+    seeded by the players' ratings and each grid follows the d20
+    (``allocation.allocate_by_rating``).
 
     Re-running is allowed until the first result and while no table has started; it
     clears stands, configurations and table weather draws. Existing tables keep their
@@ -79,6 +84,16 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     special = variants.special_allocation(event, ranked, size)  # Rallyman, Cannes–Monaco
     if special is not None:
         size, result = special
+    elif event.is_quick_rules and event.seed_by_rating:  # a club's choice, not the rule
+        players = {line.driver.number: line.driver.player_id for line in lines}
+        ratings = odds.ratings_of(players.values(), odds.family_of(event))
+        result = allocation_rules.allocate_by_rating(
+            ranked,
+            {n: ratings[p] for n, p in players.items() if p in ratings},
+            default=odds.DEFAULT_RATING,
+            capacity=size,
+            separate_teams=event.separate_teams,
+        )
     else:
         result = allocation_rules.allocate(
             ranked, capacity=size, separate_teams=event.separate_teams

@@ -348,6 +348,14 @@ class EventOut(Schema):
         description="Racetrack “Fin du jeu”: the race stops at the winner or "
         "runs to the second-to-last.",
     )
+    seed_by_rating: bool = Field(
+        False,
+        description="Quick rules: the race tables seeded by rating (best-rated at table 1), "
+        "the d20 giving each grid; a club's choice, off by default (the rule is the d20).",
+    )
+    show_favourites: bool = Field(
+        False, description="The event page and projector show each table's favourites."
+    )
 
 
 def event_out(event: Event) -> dict[str, Any]:
@@ -373,6 +381,8 @@ def event_out(event: Event) -> dict[str, Any]:
         "stand_numbers": list(event.stand_numbers),
         "use_configurations": event.use_configurations,
         "race_end": event.race_end,
+        "seed_by_rating": event.seed_by_rating,
+        "show_favourites": event.show_favourites,
         "published": {
             "allocation": event.published_allocation,
             "qualifying": event.published_qualifying,
@@ -469,6 +479,8 @@ class EventPatchIn(Schema):
         None, description="Stand numbers, each once; []: 1 to the table size."
     )
     use_configurations: StrictBool | None = None
+    seed_by_rating: StrictBool | None = None
+    show_favourites: StrictBool | None = None
     standard_configuration: dict[str, Int] | None = Field(
         None, description="Quick rules: one configuration every driver uses (null: none)."
     )

@@ -98,9 +98,16 @@ GAME_FIELDS: dict[str, tuple[str, ...]] = {
         "use_configurations",
         "min_stopwatch",
         *STANDARD_FIELDS,
+        "seed_by_rating",
+        "show_favourites",
     ),
-    Event.Game.RALLYMAN: (),
-    Event.Game.CANNES_MONACO: ("qualifying_mode", "separate_teams", "min_stopwatch"),
+    Event.Game.RALLYMAN: ("show_favourites",),
+    Event.Game.CANNES_MONACO: (
+        "qualifying_mode",
+        "separate_teams",
+        "min_stopwatch",
+        "show_favourites",
+    ),
     Event.Game.RACETRACK: (
         "qualifying_mode",
         "separate_teams",
@@ -108,6 +115,7 @@ GAME_FIELDS: dict[str, tuple[str, ...]] = {
         "crash_limit",
         "collisions",
         "race_end",
+        "show_favourites",
     ),
 }
 
@@ -165,8 +173,27 @@ class EventForm(forms.ModelForm):
             "crash_limit",
             "collisions",
             "race_end",
+            "seed_by_rating",
+            "show_favourites",
         ]
         widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
+        labels = {
+            "seed_by_rating": _("Seed the race tables by rating (a club's choice)"),
+            "show_favourites": _("Show each race table's favourites, for fun"),
+        }
+        help_texts = {
+            "seed_by_rating": _(
+                "Quick rules (d20 draw) only. The quick rules seat the grid by the d20 "
+                "alone, and that stays the default. Ticked, the best-rated players race "
+                "together at table 1, the next ones at table 2, as qualifying groups the "
+                "fastest in a competition (§1-3-2); within each table the d20 still gives "
+                "the grid."
+            ),
+            "show_favourites": _(
+                "The event page and the room's projector show each table's chances to win, "
+                "from the players' ratings. Just for fun: it changes nothing in the race."
+            ),
+        }
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

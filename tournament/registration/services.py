@@ -274,6 +274,8 @@ EVENT_SETTINGS = (
     "crash_limit",
     "collisions",
     "race_end",
+    "seed_by_rating",
+    "show_favourites",
 )
 #: Settings that only change while the event's state allows it (``event_update``).
 EVENT_GUARDED = ("slug", "game")

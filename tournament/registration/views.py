@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournament.access import actor_for, organised_event
 from tournament.errors import ServiceError
 from tournament.models import Championship, Driver, Event
+from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
 from tournament.public.players import remembered_number
 from tournament.registration.csv_import import decode
@@ -146,6 +147,7 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
     "qualifying.QualifyingTable",
     "races.GridSlot",
     "races.RaceTable",
+    "tournament.PlayerRating",  # the favourites of each table, where the event shows them
     personal=True,
 )
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -168,6 +170,7 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "race_published": race,
             "entries": event.entries.count(),
             "mine": _my_seat(request, event, race=race, qualifying=qualifying),
+            "favourites": event_favourites(event) if race and event.show_favourites else [],
         },
     )
 

@@ -21,6 +21,7 @@ from races.selectors import event_results
 from tournament.access import actor_for
 from tournament.errors import ServiceError
 from tournament.models import Championship, Driver, Event, Sanction
+from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
 from tournament.registration.forms import apply_errors
 from tournament.registration.tables import sorted_or_exported
@@ -298,12 +299,35 @@ PROJECTOR_ROWS = 10  # what a 16:9 screen shows whole, at 768 px as at 1080 px
 PROJECTOR_SECONDS = 15
 
 
-@public_page(*STANDINGS_TABLES, params=("rows", "page"))
+def favourites_event(championship: Championship) -> Event | None:
+    """The event whose tables' favourites the projector shows: the latest one that shows
+    them (``show_favourites``) with its tables published and its results not yet."""
+    return (
+        Event.objects.filter(
+            championship=championship,
+            show_favourites=True,
+            published_allocation=True,
+            published_results=False,
+        )
+        .order_by("-date", "-pk")
+        .first()
+    )
+
+
+@public_page(
+    *STANDINGS_TABLES,
+    "races.RaceTable",
+    "races.GridSlot",
+    "tournament.PlayerRating",
+    params=("rows", "page"),
+)
 def standings_projector(request: HttpRequest, slug: str) -> HttpResponse:
     """Big standings for the room's screen, a page of rows at a time, turning by itself.
 
     Published events only, even for an organiser: the screen faces the whole room. Every
-    15 s htmx fetches the next page's fragment (and the latest results with it).
+    15 s htmx fetches the next page's fragment (and the latest results with it). While an
+    event that shows its favourites races (tables published, results not yet), one more
+    page shows each table's favourites.
     """
     championship = get_object_or_404(Championship, slug=slug)
     standings = standings_for(championship=championship, published_only=True)
@@ -311,7 +335,10 @@ def standings_projector(request: HttpRequest, slug: str) -> HttpResponse:
         rows = max(5, min(100, int(request.GET.get("rows", PROJECTOR_ROWS))))
     except ValueError:
         rows = PROJECTOR_ROWS
-    pages = max(1, -(-len(standings.lines) // rows))
+    event = favourites_event(championship)
+    favourites = event_favourites(event) if event is not None else []
+    standing_pages = max(1, -(-len(standings.lines) // rows))
+    pages = standing_pages + (1 if favourites else 0)
     try:
         page = int(request.GET.get("page", 1))
     except ValueError:
@@ -321,6 +348,8 @@ def standings_projector(request: HttpRequest, slug: str) -> HttpResponse:
         "championship": championship,
         "standings": standings,
         "lines": standings.lines[(page - 1) * rows : page * rows],
+        "favourites": favourites if page > standing_pages else [],
+        "favourites_event": event,
         "last_event": standings.events[-1] if standings.events else None,
         "page": page,
         "pages": pages,

@@ -24,6 +24,9 @@ LEFT = 38  # room for "−12.5" beside the y axis
 RIGHT = 12
 TOP = 10
 BOTTOM = 30  # room for the x labels and the axis's name
+#: Below this a difference is no difference (ratings are shown to one decimal): a span
+#: that small is drawn as a flat line, not with a step of 10^-300.
+MIN_SPAN = 1e-6
 #: About this many gridlines on each axis.
 Y_TICKS = 4
 X_TICKS = 6
@@ -63,12 +66,12 @@ class LineChart:
 def nice_step(span: float, ticks: int = Y_TICKS) -> float:
     """The round step (…, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, …) that marks ``span`` with at
     most about ``ticks`` intervals: the smallest such step with ``step * ticks >= span``.
-    A span of 0 (a flat line) gets a step of 1."""
+    A span of 0 (a flat line; below ``MIN_SPAN`` too) gets a step of 1."""
     if ticks < 1:
         raise ValueError(f"ticks must be at least 1, got {ticks}")
     if not math.isfinite(span) or span < 0:
         raise ValueError(f"span must be a finite number >= 0, got {span}")
-    if span == 0:
+    if span < MIN_SPAN:
         return 1.0
     raw = span / ticks
     power = 10.0 ** math.floor(math.log10(raw))
@@ -96,7 +99,7 @@ def nice_range(low: float, high: float, ticks: int = Y_TICKS) -> tuple[float, fl
     """(start, end, step): the multiples of a round step that enclose ``low``..``high``."""
     if low > high:
         raise ValueError(f"low {low} is above high {high}")
-    if low == high:  # a single value or a flat line: one step either side
+    if high - low < MIN_SPAN:  # a single value or a flat line: one step either side
         low, high = low - 1, high + 1
     step = nice_step(high - low, ticks)
     # Rounding both ends out adds less than a step each: at most ``ticks + 1`` intervals.

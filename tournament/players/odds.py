@@ -97,7 +97,7 @@ class TableFavourites:
 
 def event_favourites(event: Event, *, top: int = TOP) -> list[TableFavourites]:
     """Each race table of ``event`` with its ``top`` favourites, table 1 first. Equal
-    chances keep the grid's order. Three queries whatever the number of tables."""
+    chances keep the grid's order. Four queries whatever the number of tables."""
     tables = list(event.race_tables.order_by("number").prefetch_related("slots__driver"))  # type: ignore[attr-defined]
     drivers = {
         table.pk: [slot.driver for slot in sorted(table.slots.all(), key=lambda s: s.position)]

@@ -22,6 +22,7 @@ from races.grid.allocation import (
     Swap,
     TeamConflict,
     allocate,
+    allocate_by_rating,
     table_sizes,
 )
 
@@ -384,3 +385,84 @@ def test_allocate_is_deterministic_whatever_the_input_order(
     shuffled = list(drivers)
     rng.shuffle(shuffled)
     assert allocate(shuffled, capacity=capacity) == first
+
+
+# ---------------------------------------------------------------------------
+# Quick rules seeded by rating (a club's choice)
+# ---------------------------------------------------------------------------
+# rules/formule-de-quick-rules.fr.txt point 2: the grid by "le lancer d'un dé 20 (le plus
+# petit nombre est en pôle position)". A club may seat its tables by rating instead, as
+# §1-3-2 seats a competition's by qualifying: the best-rated together at table 1.
+
+
+def test_by_rating_seats_the_best_rated_together_at_table_1_and_each_grid_by_the_d20() -> None:
+    """Six drivers drawn 1..6 on the d20 (driver = draw rank); 4, 5 and 6 have the best
+    ratings: they race together at table 1, pole to the lowest roll among them (4)."""
+    ratings = {6: 30.0, 5: 20.0, 4: 10.0, 3: -2.0}  # 1 and 2 unrated: the default 0
+    allocation = allocate_by_rating(field(6), ratings, default=0.0, capacity=3)
+    assert allocation.tables == [[4, 5, 6], [1, 2, 3]]
+
+
+def test_by_rating_unrated_newcomers_count_at_the_default_rating() -> None:
+    ratings = {1: -5.0, 2: 4.0}  # 3 and 4 unrated: 0, between the two
+    allocation = allocate_by_rating(field(4), ratings, default=0.0, capacity=2)
+    assert allocation.tables == [[2, 3], [1, 4]]
+
+
+def test_by_rating_equal_ratings_are_the_d20_draw_itself() -> None:
+    """Nobody rated yet (a first season): the tables are exactly the draw's (point 2)."""
+    drivers = field(7, {1: "a", 2: "a", 5: "b", 6: "b"})
+    seeded = allocate_by_rating(drivers, {}, default=0.0, capacity=3)
+    assert seeded == allocate(drivers, capacity=3)
+
+
+def test_by_rating_keeps_team_mates_apart_as_the_allocation_does() -> None:
+    """§1-3-3: the two best-rated are team-mates; the second moves to table 2."""
+    drivers = field(4, {1: "x", 2: "x"})
+    allocation = allocate_by_rating(
+        drivers, {1: 9.0, 2: 8.0, 3: 1.0, 4: 0.5}, default=0.0, capacity=2
+    )
+    assert allocation.tables == [[1, 3], [2, 4]]
+    assert [(s.moved_down, s.moved_up) for s in allocation.swaps] == [(2, 3)]
+
+
+@st.composite
+def rated_fields(draw: st.DrawFn) -> tuple[list[RankedDriver], dict[Hashable, float]]:
+    drivers = draw(fields())
+    rated = draw(st.lists(st.booleans(), min_size=len(drivers), max_size=len(drivers)))
+    values = st.floats(min_value=-20, max_value=60, allow_nan=False)
+    ratings = {d.driver: draw(values) for d, r in zip(drivers, rated, strict=True) if r}
+    return drivers, ratings
+
+
+@_settings
+@given(rated_fields(), capacities, st.booleans())
+def test_by_rating_places_every_driver_once_with_grids_in_draw_order(
+    field_and_ratings: tuple[list[RankedDriver], dict[Hashable, float]],
+    capacity: int,
+    separate: bool,
+) -> None:
+    drivers, ratings = field_and_ratings
+    allocation = allocate_by_rating(
+        drivers, ratings, default=0.0, capacity=capacity, separate_teams=separate
+    )
+    placed = [d for table in allocation.tables for d in table]
+    assert sorted(placed) == sorted(d.driver for d in drivers)
+    assert [len(table) for table in allocation.tables] == table_sizes(len(drivers), capacity)
+    position = {d.driver: (d.rank, index) for index, d in enumerate(drivers)}
+    for table in allocation.tables:
+        assert table == sorted(table, key=position.__getitem__)  # the d20 gives the grid
+
+
+@_settings
+@given(rated_fields(), capacities)
+def test_by_rating_without_team_separation_no_table_has_a_better_rated_driver_below(
+    field_and_ratings: tuple[list[RankedDriver], dict[Hashable, float]], capacity: int
+) -> None:
+    drivers, ratings = field_and_ratings
+    allocation = allocate_by_rating(
+        drivers, ratings, default=0.0, capacity=capacity, separate_teams=False
+    )
+    levels = [[ratings.get(d, 0.0) for d in table] for table in allocation.tables]
+    for upper, lower in zip(levels, levels[1:], strict=False):
+        assert min(upper) >= max(lower)

@@ -45,6 +45,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
+from tournament.models import Driver, Player
 
 #: A small phone photo (EXIF, GPS) for the photo uploads.
 PHOTO = oriented_jpeg()
@@ -98,6 +99,21 @@ def event(world: World, role: str) -> dict[str, Any]:
 
 def event_and(**extra: Callable[[World], Any]) -> Kwargs:
     return lambda world, role: {"slug": world.event.slug, **{k: f(world) for k, f in extra.items()}}
+
+
+def player_of(world: World) -> int:
+    """The player of driver 1 (created the first time: the world's drivers have none)."""
+    driver = Driver.objects.get(championship=world.championship, number=1)
+    if driver.player_id is None:
+        driver.player = Player.objects.create(
+            first_name=driver.first_name, last_name=driver.last_name
+        )
+        driver.save(update_fields=["player"])
+    return driver.player_id
+
+
+def player(world: World, role: str) -> dict[str, Any]:
+    return {"pk": player_of(world)}
 
 
 def qtable(world: World, role: str) -> dict[str, Any]:
@@ -318,6 +334,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         lambda world, role: {"slug": world.championship.slug, "number": 1},
         {"GET": PUBLIC, "POST": PUBLIC},
     ),
+    # A player's career: public, unpublished events for the organisers only (its tests).
+    "career": (player, {"GET": PUBLIC, "POST": PUBLIC}),
 }
 
 
@@ -419,6 +437,8 @@ def api_token(world: World, role: str, path: str) -> str | None:
 
 
 def api_path(world: World, path: str) -> str:
+    if path.startswith("/players/{id}"):
+        path = path.replace("{id}", str(player_of(world)), 1)
     return (
         path.replace("{slug}", world.championship.slug)
         .replace("{event}", world.event.slug)
@@ -503,6 +523,8 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("post", "/events/{event}/publish"): ({"allocation": True}, "200 403 403 403 403 401"),
     ("get", "/championships/{slug}/standings"): (None, "200 200 200 200 200 200"),
     ("get", "/championships/{slug}/team-standings"): (None, "200 200 200 200 200 200"),
+    # A player's career: public; what is unpublished is left out (tests/tournament/careers).
+    ("get", "/players/{id}"): (None, "200 200 200 200 200 200"),
     # Qualifying.
     ("post", "/events/{event}/sessions"): (
         {"number": 2, "weather_roll": 12},

@@ -23,7 +23,7 @@ from races.grid.services import allocation_run
 from races.models import RaceTable, ResultLine
 from races.results.services import result_confirm, result_reopen, result_save
 from tournament.access import Actor
-from tournament.models import Driver
+from tournament.models import Driver, Player, PlayerRating, RatingPoint
 from tournament.public import freshness
 from tournament.public.cache import is_public_request, tables_of
 from tournament.registration.services import event_publish
@@ -259,6 +259,18 @@ def test_the_counters_move_with_every_kind_of_write(event):
     assert after[2] > before[2] or not ResultLine.objects.exists()
 
 
+def career_of(event) -> list[int]:
+    """Driver 1 as a player rated after table 1 (the career page reads both)."""
+    driver = Driver.objects.get(championship=event.championship, number=1)
+    driver.player = Player.objects.create(first_name=driver.first_name, last_name="Lefèvre")
+    driver.save()
+    RatingPoint.objects.create(player=driver.player, family="formula_de", seq=1, event=event,
+                               table_number=1, place=1, mu=27, sigma=7, rating=6)  # fmt: skip
+    PlayerRating.objects.create(player=driver.player, family="formula_de", mu=27, sigma=7,
+                                rating=6, races=1)  # fmt: skip
+    return [driver.player_id]
+
+
 PUBLIC_PAGES = {
     "home": lambda e: [],
     "event": lambda e: [e.slug],
@@ -268,6 +280,7 @@ PUBLIC_PAGES = {
     "team-standings": lambda e: [e.championship.slug],
     "standings-projector": lambda e: [e.championship.slug],
     "driver": lambda e: [e.championship.slug, 1],
+    "career": career_of,
     "qualifying-general": lambda e: [e.slug],
     "qualifying-session": lambda e: [e.slug, 1],
 }

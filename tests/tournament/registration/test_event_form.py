@@ -130,3 +130,44 @@ def test_a_competition_race_of_7_laps_is_refused_next_to_the_field(
     assert re.search(r'name="laps" value="7"', html)
     assert not Event.objects.filter(slug="gp-7").exists()
     assert organiser_client.post(url, {**typed, "laps": "3"}).status_code == 302
+
+
+def test_the_favourites_and_the_seeding_by_rating_are_off_and_worded_as_options(
+    organiser_client, make_event
+):
+    """Issue 22: both off by default; seeding by rating only where the quick rules draw
+    the grid, said to be a club's choice beside the d20 rule."""
+    event = make_event(n_drivers=2, qualifying_mode="draw", laps=2)
+    assert (event.seed_by_rating, event.show_favourites) == (False, False)
+    html = organiser_client.get(reverse("event-settings", args=[event.slug])).content.decode()
+    assert {"seed_by_rating", "show_favourites"} <= set(fields(html))
+    assert "Seed the race tables by rating (a club&#x27;s choice)" in html
+    assert "The quick rules seat the grid by the d20 alone, and that stays the default." in html
+    assert "Just for fun: it changes nothing in the race." in html
+
+
+def test_the_settings_tick_the_favourites_and_the_seeding(organiser_client, make_event):
+    event = make_event(n_drivers=2, qualifying_mode="draw", laps=2)
+    url = reverse("event-settings", args=[event.slug])
+    data = base(event.circuit, qualifying_mode="draw", laps="2", minute_penalty="on",
+                separate_teams="on", seed_by_rating="on", show_favourites="on")  # fmt: skip
+    response = organiser_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    event.refresh_from_db()
+    assert (event.seed_by_rating, event.show_favourites) == (True, True)
+    data.pop("seed_by_rating")
+    data.pop("show_favourites")
+    assert organiser_client.post(url, data).status_code == 302
+    event.refresh_from_db()
+    assert (event.seed_by_rating, event.show_favourites) == (False, False)
+
+
+def test_another_game_has_the_favourites_but_no_seeding(organiser_client, championship, circuit):
+    event = Event.objects.create(
+        championship=championship, slug="piste", name="Piste", date="2026-06-06",
+        circuit=circuit, game="racetrack",
+    )  # fmt: skip
+    names = fields(
+        organiser_client.get(reverse("event-settings", args=[event.slug])).content.decode()
+    )
+    assert "show_favourites" in names and "seed_by_rating" not in names

@@ -248,6 +248,9 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
         "stand_numbers": [],
         "use_configurations": False,
         "race_end": "second_to_last",
+        # Issue 22: both off by default (the quick rules' d20 is the rule).
+        "seed_by_rating": False,
+        "show_favourites": False,
     }
 
 

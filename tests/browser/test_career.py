@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Browser
 
+from tests.browser.test_accessibility import axe_violations
 from tournament.models import Driver, Entry, Player, PlayerRating, RatingPoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,5 +68,19 @@ def test_the_career_chart_fits_a_phone_without_javascript(
         assert label is not None and label["height"] >= 9
         heading = page.locator("h1").inner_text()
         assert heading == f"{LONG[0]} {LONG[1]}"  # the markup shown as text
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_career_page_passes_axe(
+    career: Player, live_server: Any, browser: Browser, scheme: str
+) -> None:
+    """WCAG 2 A/AA (axe-core), the chart's title and description and its colours included."""
+    context = browser.new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + reverse("career", args=[career.pk]), wait_until="load")
+        assert axe_violations(page) == []
     finally:
         context.close()

@@ -17,5 +17,6 @@ urlpatterns = [
     path("", include("races.photos.urls")),
     path("", include("races.games.urls")),
     path("", include("tournament.standings.urls")),
+    path("", include("tournament.ratings.urls")),
     path("", include("tournament.web_urls")),
 ]

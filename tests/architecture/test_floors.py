@@ -37,6 +37,8 @@ FLOORS: dict[str, int] = {
     "races.games.rallyman.rules": 0,
     "races.games.quick.rules": 0,
     "tournament.standings.points": 0,
+    "tournament.ratings.rules": 0,
+    "tournament.ratings.soon": 1,  # how the floors below ask for a recompute (by name)
     "tournament": 1,
     "qualifying": 2,
     "races": 3,
@@ -50,6 +52,7 @@ FLOORS: dict[str, int] = {
     "races.games.variants": 4,
     "races.games.apps": 4,
     "tournament.standings": 5,
+    "tournament.ratings": 5,
     "tournament.api": 6,
     "tournament.urls": 6,
     "tournament.web_urls": 6,

@@ -318,6 +318,9 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         lambda world, role: {"slug": world.championship.slug, "number": 1},
         {"GET": PUBLIC, "POST": PUBLIC},
     ),
+    # Ratings: a game's ranking is public (published results only); an unknown game is none.
+    "ratings-home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
+    "ratings": (lambda world, role: {"game": "formula_de"}, {"GET": PUBLIC, "POST": PUBLIC}),
 }
 
 
@@ -503,6 +506,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("post", "/events/{event}/publish"): ({"allocation": True}, "200 403 403 403 403 401"),
     ("get", "/championships/{slug}/standings"): (None, "200 200 200 200 200 200"),
     ("get", "/championships/{slug}/team-standings"): (None, "200 200 200 200 200 200"),
+    ("get", "/ratings"): (None, "200 200 200 200 200 200"),
     # Qualifying.
     ("post", "/events/{event}/sessions"): (
         {"number": 2, "weather_roll": 12},

@@ -31,6 +31,6 @@ def ranking_view(request: HttpRequest, game: str = "formula_de") -> HttpResponse
             "games": Event.Game.choices,
             "page": page,
             "mu": rules.MU,
-            "sigma": round(rules.SIGMA, 2),
+            "sigma": rules.SIGMA,
         },
     )

@@ -270,6 +270,7 @@ PUBLIC_PAGES = {
     "driver": lambda e: [e.championship.slug, 1],
     "qualifying-general": lambda e: [e.slug],
     "qualifying-session": lambda e: [e.slug, 1],
+    "ratings": lambda e: ["formula_de"],
 }
 
 

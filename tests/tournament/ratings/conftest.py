@@ -37,7 +37,7 @@ class Season:
             player = (
                 players[number - 1]
                 if players
-                else Player.objects.create(first_name=f"Joueur{number}", last_name=slug)
+                else Player.objects.create(first_name=f"Joueur{number}", last_name=slug.upper())
             )
             self.drivers[number] = Driver.objects.create(
                 championship=self.championship,

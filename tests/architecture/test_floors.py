@@ -62,6 +62,7 @@ FLOORS: dict[str, int] = {
     "tournament.management.commands.backup": 6,
     "tournament.management.commands.restore": 6,
     "tournament.management.commands.load_demo": 6,
+    "tournament.management.commands.ratings": 6,
     "tournament.management.commands.export_championship": 6,
     "tournament.management.commands.import_championship": 6,
     "tournament.settings": 6,

@@ -14,7 +14,12 @@ same results gives, and a merge or split of players needs nothing of its own.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from django.db import connection, transaction
+from django.db.models import Model
+from django.utils import timezone
 
 from races.models import ResultLine
 from tournament.models import Event, PlayerRating, RatingPoint
@@ -60,6 +65,24 @@ def _lock(game: str) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, GAMES.index(game)])
 
 
+def _insert(model: type[Model], fields: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> None:
+    """Inside the caller's transaction: ``rows`` of ``fields`` written into ``model``'s table
+    (a foreign key given as its id). PostgreSQL: by COPY, four times faster than INSERTs for
+    the 100,000 points of a federation's history (``bench``: ``ratings_10k_tables``)."""
+    if connection.vendor != "postgresql":
+        names = [model._meta.get_field(f).attname for f in fields]
+        objects = (model(**dict(zip(names, row, strict=True))) for row in rows)
+        model.objects.bulk_create(objects, batch_size=BATCH)
+        return
+    columns = ", ".join(f'"{model._meta.get_field(f).column}"' for f in fields)
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f'COPY "{model._meta.db_table}" ({columns}) FROM STDIN') as copy,
+    ):
+        for row in rows:
+            copy.write_row(row)
+
+
 def ratings_recompute(*, game: str) -> int:
     """Every rating of ``game`` and every point of its players' careers, computed again
     from the counted tables and stored in place of the old ones. Idempotent. Answers how
@@ -71,35 +94,21 @@ def ratings_recompute(*, game: str) -> int:
         computed = rules.rate(family_tables(game=game))
         PlayerRating.objects.filter(family=game).delete()
         RatingPoint.objects.filter(family=game).delete()
-        PlayerRating.objects.bulk_create(
+        now = timezone.now()
+        _insert(
+            PlayerRating,
+            ("player", "family", "mu", "sigma", "rating", "races", "updated_at"),
             (
-                PlayerRating(
-                    player_id=player,
-                    family=game,
-                    mu=skill.mu,
-                    sigma=skill.sigma,
-                    rating=skill.rating,
-                    races=skill.races,
-                )
+                (player, game, skill.mu, skill.sigma, skill.rating, skill.races, now)
                 for player, skill in computed.skills.items()
             ),
-            batch_size=BATCH,
         )
-        RatingPoint.objects.bulk_create(
+        _insert(
+            RatingPoint,
+            ("player", "family", "seq", "event", "table_number", "place", "mu", "sigma", "rating"),
             (
-                RatingPoint(
-                    player_id=point.player,
-                    family=game,
-                    seq=point.seq,
-                    event_id=point.event,
-                    table_number=point.number,
-                    place=point.place,
-                    mu=point.mu,
-                    sigma=point.sigma,
-                    rating=point.rating,
-                )
-                for point in computed.points
+                (p.player, game, p.seq, p.event, p.number, p.place, p.mu, p.sigma, p.rating)
+                for p in computed.points
             ),
-            batch_size=BATCH,
         )
     return len(computed.skills)

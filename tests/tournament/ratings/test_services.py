@@ -8,7 +8,10 @@ does, inline after the commit (``django_capture_on_commit_callbacks``).
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 
 from tournament.models import Player, PlayerRating, RatingPoint
 from tournament.ratings import rules
@@ -155,3 +158,17 @@ def test_a_merge_of_players_asks_every_family_again(season, django_capture_on_co
     assert not PlayerRating.objects.filter(player=merged).exists()
     assert PlayerRating.objects.get(player=kept, family="formula_de").races == 2
 
+
+def test_the_ratings_command_computes_them_here_and_now(season):
+    """Results confirmed before the ratings existed (nothing asked for them): the command."""
+    s = season(drivers=2)
+    s.confirm(s.event(day=1, table_size=2), 1, [2, 1])  # no commit: nothing computed yet
+    assert not PlayerRating.objects.exists()
+    out = StringIO()
+    call_command("ratings", "--game", "formula_de", stdout=out)
+    assert out.getvalue() == "formula_de: 2 players rated.\n"
+    assert (
+        PlayerRating.objects.get(player=s.player(2)).rating
+        > 0
+        > (PlayerRating.objects.get(player=s.player(1)).rating)
+    )

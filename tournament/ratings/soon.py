@@ -14,6 +14,7 @@ logged and never undoes the confirmation that asked for it (``robust``).
 
 from __future__ import annotations
 
+import importlib
 import logging
 from functools import partial
 
@@ -38,7 +39,10 @@ def recompute_ratings_soon(*games: str) -> None:
 
 def _send(games: list[str]) -> None:
     if TASK not in app.tasks:
-        app.loader.import_default_modules()
+        # The task modules a worker loads (CELERY_IMPORTS), without the worker's start-up
+        # checks that ``app.loader.import_default_modules()`` would run in a web process.
+        for module in app.conf.imports:
+            importlib.import_module(module)
     task = app.tasks[TASK]
     try:
         task.delay(games)

@@ -48,6 +48,9 @@ class Config:
     spike_drivers: int = 300
     runs: int = 7
     fast_runs: int = 21  # the measures that take milliseconds
+    # A federation's history for the ratings: seasons of ``events`` events of ``drivers``.
+    ratings_seasons: int = 10
+    ratings_runs: int = 3  # a full recompute takes seconds
 
 
 QUICK = Config(
@@ -60,6 +63,7 @@ QUICK = Config(
     spike_phones=50,
     spike_seconds=2,
     spike_drivers=30,
+    ratings_seasons=2,
 )
 
 
@@ -140,6 +144,29 @@ def bench_environment(url: str) -> dict[str, str]:
 # --- Measuring -------------------------------------------------------------------------------
 
 
+def measure_ratings(config: Config) -> dict[str, Any]:
+    """The ratings of a federation's history recomputed, and its ranking served stored."""
+    from bench.ratings import History, measure_ratings
+
+    history = History(
+        seasons=config.ratings_seasons,
+        events=config.events,
+        drivers=config.drivers,
+        table_size=config.table_size,
+        seed=config.seed,
+    )
+    out = measure_ratings(history, runs=config.ratings_runs, fast_runs=config.fast_runs)
+    recompute, ranking = out["ratings_10k_tables"], out["ratings_ranking_10k_cached"]
+    say(
+        f"ratings of {recompute['tables']} tables ({recompute['places']} places, "
+        f"{recompute['players']} players) recomputed: {recompute['median']} ms (CPU: this "
+        f"process {recompute['cpu_median']} ms, the database {recompute['database_cpu_median']} "
+        f"ms; load {recompute['load_average']}); ranking cached {ranking['median']} ms, "
+        f"{ranking['bytes_br']} bytes brotli"
+    )
+    return out
+
+
 def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str, Any]:
     from bench import measures
     from bench.builder import Size, build_championship
@@ -213,6 +240,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         f"photo of a sheet matched by its QR code ({photo['megapixels']} MP): "
         f"{photo['median']} ms, QR reading {photo['qr_read_median']} ms"
     )
+    out.update(measure_ratings(config))
 
     if load and large.load_event is not None:
         from bench.load import measure_load
@@ -314,13 +342,47 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
             ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
             ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
         ]
+    return ratios, checks_of(rows + ratings_targets(measured))
+
+
+def ratings_targets(measured: dict[str, Any]) -> list[tuple]:
+    """The issue's targets for the ratings (rows as ``bench.run.targets`` takes them)."""
+    rows: list[tuple] = []
+    recompute = measured.get("ratings_10k_tables")
+    if recompute:
+        seconds = round(recompute["median"] / 1000, 2)
+        rows.append(
+            (f"ratings of {recompute['tables']} tables recomputed ≤ 10 s", seconds, "s", 10)
+        )
+    ranking = measured.get("ratings_ranking_10k_cached")
+    if ranking:
+        rows += [
+            (
+                f"ranking of {ranking['players']} players cached ≤ 100 ms",
+                ranking["median"],
+                "ms",
+                100,
+            ),
+            (
+                f"ranking of {ranking['players']} players ≤ 100 KB compressed",
+                round(ranking["bytes_br"] / 1000, 1),
+                "KB",
+                100,
+            ),
+        ]
+    return rows
+
+
+def checks_of(rows: list[tuple]) -> list[dict]:
+    """Each target row (name, value, unit[, limit]) with its pass/fail; a limit that is a
+    bool is the verdict itself, a missing one a ratio's 2× its floor."""
     checks = []
     for row in rows:
         name, value, unit = row[:3]
         limit = row[3] if len(row) > 3 else 2  # a ratio's limit: 2× its floor
         passed = limit if isinstance(limit, bool) else value is not None and value <= limit
         checks.append({"target": name, "value": value, "unit": unit, "pass": bool(passed)})
-    return ratios, checks
+    return checks
 
 
 def machine(source: str) -> dict[str, Any]:
@@ -412,9 +474,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a small size, to try it out")
     parser.add_argument("--output", type=Path, help=f"where to write (default {RESULTS.name})")
     parser.add_argument("--no-load", action="store_true", help="skip the gunicorn load part")
+    parser.add_argument(
+        "--only-ratings",
+        action="store_true",
+        help="the ratings' measures only (written only where --output says)",
+    )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else Config()
-    output = args.output or (None if args.quick else RESULTS)
+    output = args.output or (None if args.quick or args.only_ratings else RESULTS)
 
     url, source = choose_database()
     say(f"database: {source}")
@@ -439,6 +506,16 @@ def main(argv: list[str] | None = None) -> int:
         call_command("collectstatic", interactive=False, verbosity=0)
     say(f"migrated in {time.perf_counter() - started:.1f} s")
 
+    if args.only_ratings:
+        measured = measure_ratings(config)
+        results = {
+            "machine": machine(source),
+            "config": asdict(config),
+            "measures": measured,
+            "targets": checks_of(ratings_targets(measured)),
+        }
+        return _report(results, output)
+
     skipped = ""
     if args.no_load:
         skipped = "--no-load"
@@ -456,6 +533,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     if skipped:
         results["load_skipped"] = skipped
+    return _report(results, output)
+
+
+def _report(results: dict[str, Any], output: Path | None) -> int:
     print(table(results), flush=True)
     if output:
         output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")

@@ -191,3 +191,25 @@ def test_bench_spike_runs_at_a_tiny_size(monkeypatch: pytest.MonkeyPatch) -> Non
     assert report["p95_ms"] is not None and report["p50_ms"] <= report["p95_ms"]
     cached = spike.measure_cached_standings(built.championship, runs=2)
     assert cached["drivers"] == TINY.drivers and 0 < cached["bytes_br"] < cached["bytes_gzip"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_ratings_bench_runs_at_a_tiny_size() -> None:
+    """Two seasons of two events of 20 drivers: every table counted, every player rated,
+    the ranking stored, and the targets' rows as ``bench.run`` reports them."""
+    from bench.ratings import History, measure_ratings
+    from bench.run import checks_of, ratings_targets
+
+    written = RESULTS.stat().st_mtime_ns if RESULTS.exists() else None
+    history = History(seasons=2, events=2, drivers=20, table_size=10, seed=7)
+    measured = measure_ratings(history, runs=1, fast_runs=1)
+    recompute = measured["ratings_10k_tables"]
+    assert (recompute["tables"], recompute["places"], recompute["players"]) == (8, 80, 40)
+    assert measured["ratings_ranking_10k_cached"]["players"] == 40
+    assert measured["ratings_ranking_10k_cached"]["bytes_br"] > 0
+    assert [row["target"] for row in checks_of(ratings_targets(measured))] == [
+        "ratings of 8 tables recomputed ≤ 10 s",
+        "ranking of 40 players cached ≤ 100 ms",
+        "ranking of 40 players ≤ 100 KB compressed",
+    ]
+    assert (RESULTS.stat().st_mtime_ns if RESULTS.exists() else None) == written

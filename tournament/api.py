@@ -37,6 +37,7 @@ from tournament.apikit import (
 )
 from tournament.careers.api import players_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
+from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
 from tournament.standings.api import standings_router
 
@@ -133,3 +134,4 @@ _mount(results_router, "races_api")
 _mount(sanctions_router, "races_api")
 _mount(photos_router, "races_photos_api")
 _mount(games_router, "races_games_api")
+_mount(ratings_router, "tournament_ratings_api")

@@ -261,7 +261,7 @@ if not REDIS_URL:  # tasks run inline, in the process that asks for them
 CELERY_TASK_EAGER_PROPAGATES = True
 # The task modules a worker loads at start-up: they live in the package of their concern,
 # not in an app's top-level tasks.py where autodiscovery would look.
-CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks")
+CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
 # Progress and outcome live in the database (SheetBatch): no task result is ever read, and
 # not storing one means sending a task never waits on the result backend.
 CELERY_TASK_IGNORE_RESULT = True

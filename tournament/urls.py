@@ -18,5 +18,6 @@ urlpatterns = [
     path("", include("races.games.urls")),
     path("", include("tournament.standings.urls")),
     path("", include("tournament.careers.urls")),
+    path("", include("tournament.ratings.urls")),
     path("", include("tournament.web_urls")),
 ]

@@ -32,6 +32,7 @@ from races.sanctions import rules as sanction_rules
 from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Event, Sanction
+from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_organiser
 from tournament.standings import points as points_rules
 from tournament.standings.points import DayLine, table_lines
@@ -330,6 +331,8 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
         actor.stamp(result).save()
         table.result_status = ResultStatus.CONFIRMED
         actor.stamp(table).save(update_fields=["result_status"])
+        if event.published_results:  # counted in the ratings once published only
+            recompute_ratings_soon(event.game)
     return result
 
 
@@ -362,6 +365,8 @@ def result_reopen(
         actor.stamp(result).save()
         table.result_status = ResultStatus.SUBMITTED
         actor.stamp(table).save(update_fields=["result_status"])
+        if table.event.published_results:
+            recompute_ratings_soon(table.event.game)
     return result
 
 

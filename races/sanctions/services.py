@@ -20,6 +20,7 @@ from races.sanctions import rules as sanction_rules
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput
 from tournament.models import Driver, Event, Sanction
+from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_organiser
 
 
@@ -48,6 +49,8 @@ def _rescore(event: Event) -> None:
         hook(event=event)
     else:
         event_rescore(event=event)
+    if event.published_results:  # a disqualification changes a table's order
+        recompute_ratings_soon(event.game)
 
 
 def sanction_record(

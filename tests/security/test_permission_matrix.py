@@ -336,6 +336,9 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     ),
     # A player's career: public, unpublished events for the organisers only (its tests).
     "career": (player, {"GET": PUBLIC, "POST": PUBLIC}),
+    # Ratings: a game's ranking is public (published results only); an unknown game is none.
+    "ratings-home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
+    "ratings": (lambda world, role: {"game": "formula_de"}, {"GET": PUBLIC, "POST": PUBLIC}),
 }
 
 
@@ -525,6 +528,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("get", "/championships/{slug}/team-standings"): (None, "200 200 200 200 200 200"),
     # A player's career: public; what is unpublished is left out (tests/tournament/careers).
     ("get", "/players/{id}"): (None, "200 200 200 200 200 200"),
+    ("get", "/ratings"): (None, "200 200 200 200 200 200"),
     # Qualifying.
     ("post", "/events/{event}/sessions"): (
         {"number": 2, "weather_roll": 12},

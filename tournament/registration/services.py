@@ -18,6 +18,7 @@ from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 from tournament.public.tasks import warm_event_pages_soon
+from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.csv_import import MAX_NUMBER, LineError, parse_drivers_csv
 
 
@@ -433,6 +434,8 @@ def event_publish(
         event.published_allocation = allocation
     if qualifying is not None:
         event.published_qualifying = qualifying
+    # Only published results count in the ratings: they change with the publication.
+    ratings_change = results is not None and results != event.published_results
     if results is not None:
         event.published_results = results
     event.save(
@@ -445,6 +448,8 @@ def event_publish(
     )
     # The room opens the pages within seconds: build them once committed, not per phone.
     transaction.on_commit(partial(warm_event_pages_soon, event.pk), robust=True)
+    if ratings_change:
+        recompute_ratings_soon(event.game)
     return event
 
 

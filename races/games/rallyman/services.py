@@ -26,6 +26,7 @@ from races.sanctions import rules as sanction_rules
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Event, Sanction
+from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_organiser
 
 # ---------------------------------------------------------------------------
@@ -348,6 +349,8 @@ def stage_times_set(
             actor.stamp(record).save()
             saved.append(record)
         rally_results_store(actor=actor, event=event)
+        if event.published_results:  # the rally's places count in the ratings
+            recompute_ratings_soon(event.game)
     return saved
 
 

@@ -179,4 +179,8 @@ def test_a_worker_started_afresh_knows_every_task():
         cwd=Path(__file__).resolve().parents[3], env=env, capture_output=True, text=True,
     )  # fmt: skip
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.split() == ["races.build_sheet_batch", "tournament.warm_event_pages"]
+    assert shown.stdout.split() == [
+        "races.build_sheet_batch",
+        "tournament.recompute_ratings",
+        "tournament.warm_event_pages",
+    ]

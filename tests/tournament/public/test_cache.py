@@ -283,6 +283,7 @@ PUBLIC_PAGES = {
     "career": career_of,
     "qualifying-general": lambda e: [e.slug],
     "qualifying-session": lambda e: [e.slug, 1],
+    "ratings": lambda e: ["formula_de"],
 }
 
 

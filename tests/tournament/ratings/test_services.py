@@ -1,0 +1,174 @@
+"""Ratings computed from the results race control confirms (tournament/ratings/services.py,
+tasks.py, soon.py): what counts, the fixed order, a correction recomputed to exactly what a
+fresh computation gives, idempotence, and the recompute asked for after each commit.
+
+Everything goes through the services race control uses; the recompute runs as the task
+does, inline after the commit (``django_capture_on_commit_callbacks``).
+"""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from tournament.models import Player, PlayerRating, RatingPoint
+from tournament.ratings import rules
+from tournament.ratings.services import ratings_recompute
+from tournament.ratings.soon import recompute_ratings_soon
+from tournament.registration.services import event_publish
+
+pytestmark = pytest.mark.django_db
+
+
+def ratings_by_number(season) -> dict[int, tuple]:
+    """Each driver's rating (by number), and their career's points without event ids."""
+    out = {}
+    for number, driver in season.drivers.items():
+        rating = PlayerRating.objects.filter(player=driver.player, family="formula_de").first()
+        points = RatingPoint.objects.filter(player=driver.player).order_by("seq")
+        out[number] = (
+            rating and (rating.mu, rating.sigma, rating.rating, rating.races),
+            [(p.seq, p.table_number, p.place, p.mu, p.sigma, p.rating) for p in points],
+        )
+    return out
+
+
+def test_each_confirmed_table_of_a_published_event_is_a_match(
+    season, django_capture_on_commit_callbacks
+):
+    """Table 1: 1, 2, 3, 4; table 2: 5 wins, 7 retires on lap 2, 6 does not start."""
+    s = season(drivers=7)
+    with django_capture_on_commit_callbacks(execute=True):
+        event = s.event(day=1, table_size=4)
+        s.confirm(event, 1, [3, 1, 4, 2])
+        s.confirm(event, 2, [5], retired=[{"driver": 7, "cause": "engine", "lap": 2}], dns=[6])
+    rated = {r.player_id: r for r in PlayerRating.objects.filter(family="formula_de")}
+    assert set(rated) == {s.player(n).pk for n in (1, 2, 3, 4, 5, 7)}  # 6 did not start
+    assert all(r.races == 1 for r in rated.values())
+    expected = rules.rate(
+        [
+            rules.Table(event.date, event.pk, 1, tuple(
+                rules.Seat(s.player(n).pk, place) for place, n in enumerate([3, 1, 4, 2], 1))),
+            rules.Table(event.date, event.pk, 2, (
+                rules.Seat(s.player(5).pk, 1), rules.Seat(s.player(7).pk, 2))),
+        ]
+    ).skills  # fmt: skip
+    for player, skill in expected.items():
+        assert (rated[player].mu, rated[player].sigma) == (skill.mu, skill.sigma)
+        assert rated[player].rating == skill.rating
+    assert RatingPoint.objects.count() == 6
+    assert rated[s.player(3).pk].rating > rated[s.player(2).pk].rating
+
+
+def test_who_wins_every_table_of_two_seasons_ranks_above_who_is_last_at_every_table(
+    season, django_capture_on_commit_callbacks
+):
+    first = season("s2026", drivers=4)
+    players = [first.player(n) for n in (1, 2, 3, 4)]
+    with django_capture_on_commit_callbacks(execute=True):
+        for day, middle in ((1, [2, 3]), (8, [3, 2])):
+            first.confirm(first.event(day=day, table_size=4), 1, [1, *middle, 4])
+        second = season("s2027", drivers=4, players=players)  # the same people a year later
+        for day, middle in ((15, [2, 3]), (22, [3, 2])):
+            second.confirm(second.event(day=day, table_size=4), 1, [1, *middle, 4])
+    ranking = list(PlayerRating.objects.filter(family="formula_de").order_by("-rating"))
+    assert ranking[0].player == players[0] and ranking[-1].player == players[3]
+    assert [r.races for r in ranking] == [4, 4, 4, 4]
+    seqs = RatingPoint.objects.filter(player=players[0]).values_list("seq", flat=True)
+    assert sorted(seqs) == [1, 2, 3, 4]
+
+
+def test_only_published_results_count(season, actor, django_capture_on_commit_callbacks):
+    s = season(drivers=4)
+    with django_capture_on_commit_callbacks(execute=True):
+        event = s.event(day=1, table_size=4, published=False)
+        s.confirm(event, 1, [1, 2, 3, 4])
+    assert not PlayerRating.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        event_publish(actor=actor, event=event, results=True)
+    assert PlayerRating.objects.filter(family="formula_de").count() == 4
+    with django_capture_on_commit_callbacks(execute=True):
+        event_publish(actor=actor, event=event, results=False)
+    assert not PlayerRating.objects.exists() and not RatingPoint.objects.exists()
+
+
+def test_a_reopened_result_confirmed_in_another_order_rates_as_if_entered_so_first(
+    season, actor, django_capture_on_commit_callbacks
+):
+    """The issue's "done when": reopening a result and confirming a different order gives
+    exactly the ratings of a fresh championship where that order was entered first."""
+    corrected = season("corrige", drivers=5)
+    with django_capture_on_commit_callbacks(execute=True):
+        early = corrected.event(day=1, table_size=5)
+        corrected.confirm(early, 1, [1, 2, 3, 4, 5])
+        later = corrected.event(day=8, table_size=5)
+        corrected.confirm(later, 1, [2, 1, 5], retired=[{"driver": 4, "cause": "body", "lap": 1}],
+                          dns=[3])  # fmt: skip
+        corrected.reopen(early, 1)
+        corrected.confirm(early, 1, [5, 3], retired=[{"driver": 1, "cause": "engine", "lap": 3}],
+                          dns=[2, 4])  # fmt: skip
+    after_correction = ratings_by_number(corrected)
+    assert after_correction[5][0][3] == 2  # both tables counted
+    with django_capture_on_commit_callbacks(execute=True):  # out of the ratings
+        for event in (early, later):
+            event_publish(actor=actor, event=event, results=False)
+    fresh = season("frais", drivers=5)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = fresh.event(day=1, table_size=5)
+        fresh.confirm(first, 1, [5, 3], retired=[{"driver": 1, "cause": "engine", "lap": 3}],
+                      dns=[2, 4])  # fmt: skip
+        second = fresh.event(day=8, table_size=5)
+        fresh.confirm(second, 1, [2, 1, 5], retired=[{"driver": 4, "cause": "body", "lap": 1}],
+                      dns=[3])  # fmt: skip
+    assert ratings_by_number(fresh) == after_correction
+
+
+def test_the_recompute_is_idempotent(season, django_capture_on_commit_callbacks):
+    s = season(drivers=6)
+    with django_capture_on_commit_callbacks(execute=True):
+        s.confirm(s.event(day=1, table_size=3), 1, [3, 2, 1])
+    before = ratings_by_number(s)
+    assert ratings_recompute(game="formula_de") == 3
+    assert ratings_recompute(game="formula_de") == 3
+    assert ratings_by_number(s) == before
+    assert PlayerRating.objects.count() == 3 and RatingPoint.objects.count() == 3
+    assert ratings_recompute(game="rallyman") == 0  # another family: nothing of this one
+
+
+def test_an_unknown_game_is_refused():
+    with pytest.raises(ValueError, match="unknown game"):
+        ratings_recompute(game="monopoly")
+
+
+def test_a_merge_of_players_asks_every_family_again(season, django_capture_on_commit_callbacks):
+    """What the players' merge calls (``recompute_ratings_soon()``, no game: all of them):
+    the two drivers' races become one player's, the merged player's rating goes."""
+    s = season(drivers=4)
+    with django_capture_on_commit_callbacks(execute=True):
+        s.confirm(s.event(day=1, table_size=2), 1, [1, 2])
+        s.confirm(s.event(day=8, table_size=2), 1, [2, 1])
+    kept, merged = s.player(1), s.player(3)
+    with django_capture_on_commit_callbacks(execute=True):
+        s.drivers[3].player = kept
+        s.drivers[3].save(update_fields=["player"])
+        Player.objects.filter(pk=merged.pk).update(merged_into=kept)
+        recompute_ratings_soon()
+    assert not PlayerRating.objects.filter(player=merged).exists()
+    assert PlayerRating.objects.get(player=kept, family="formula_de").races == 2
+
+
+def test_the_ratings_command_computes_them_here_and_now(season):
+    """Results confirmed before the ratings existed (nothing asked for them): the command."""
+    s = season(drivers=2)
+    s.confirm(s.event(day=1, table_size=2), 1, [2, 1])  # no commit: nothing computed yet
+    assert not PlayerRating.objects.exists()
+    out = StringIO()
+    call_command("ratings", "--game", "formula_de", stdout=out)
+    assert out.getvalue() == "formula_de: 2 players rated.\n"
+    assert (
+        PlayerRating.objects.get(player=s.player(2)).rating
+        > 0
+        > (PlayerRating.objects.get(player=s.player(1)).rating)
+    )

@@ -1,0 +1,32 @@
+"""``python manage.py ratings [--game GAME]``: compute the ratings again, here and now.
+
+For a database whose results were confirmed before the ratings existed, or restored from a
+backup: the ratings otherwise follow each confirmation, reopening and publication by
+themselves (``tournament.ratings.soon``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from tournament.ratings.services import GAMES
+from tournament.ratings.tasks import recompute_ratings
+
+
+class Command(BaseCommand):
+    help = gettext_lazy("Compute every player's rating again from the published results.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--game", choices=GAMES, action="append", help=_("Only this game (repeatable).")
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        for game, players in recompute_ratings(options["game"]).items():
+            self.stdout.write(
+                _("%(game)s: %(count)s players rated.") % {"game": game, "count": players}
+            )

@@ -1,0 +1,20 @@
+"""The ratings' task: thin, takes the games' names, safe to run twice (a full recompute).
+
+Sent by name from the floors below (``tournament.ratings.soon``); a worker loads this
+module from ``CELERY_IMPORTS``.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from tournament.ratings.services import GAMES, ratings_recompute
+from tournament.ratings.soon import TASK
+
+
+@shared_task(name=TASK, ignore_result=True)
+def recompute_ratings(games: list[str] | None = None) -> dict[str, int]:
+    """The ratings of ``games`` (every family when none) computed again; unknown names are
+    skipped. Answers how many players each family rates."""
+    chosen = [game for game in GAMES if not games or game in games]
+    return {game: ratings_recompute(game=game) for game in chosen}

@@ -77,9 +77,7 @@ def says_laptop_only(response: Any) -> bool:
 @pytest.mark.django_db
 @pytest.mark.parametrize("method", ["GET", "POST"])
 @pytest.mark.parametrize("name", sorted(PAGES))
-def test_a_phone_never_opens_an_organiser_page(
-    venue, world: World, name: str, method: str
-) -> None:
+def test_a_phone_never_opens_an_organiser_page(venue, world: World, name: str, method: str) -> None:
     arguments, expected_by_method = PAGES[name]
     organiser = world.users["organiser"]
     # The organiser's own session cookie, sent from a phone (as if read off the Wi-Fi).
@@ -91,9 +89,7 @@ def test_a_phone_never_opens_an_organiser_page(
     as_link = send(link_on_laptop, method, reverse(name, kwargs=arguments(world, "link")))
     on_laptop = send(logged_in(organiser), method, url)
 
-    refused = (
-        name in ACCOUNT_PAGES or as_link.status_code == 403 or is_login_redirect(as_link)
-    )
+    refused = name in ACCOUNT_PAGES or as_link.status_code == 403 or is_login_redirect(as_link)
     if refused:
         assert says_laptop_only(on_phone), (name, method, on_phone.status_code)
     else:

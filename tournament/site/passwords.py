@@ -24,15 +24,23 @@ DEMO_PASSWORDS = frozenset(DEMO_LOGINS.values())
 
 #: What people add around a common word to pass a length rule: digits, signs, spaces.
 _DECORATION = string.digits + string.punctuation + " "
+#: At most this many of them are taken off each end (a password is short; this bounds it).
+_MOST = 12
 
 
-def _core(password: str) -> str:
-    return password.lower().strip().strip(_DECORATION)
+def _cores(password: str) -> set[str]:
+    """``password`` (lower case) without some of the digits and signs at either end: every
+    way of taking them off, so that ``abc123!`` gives ``abc123`` as well as ``abc``."""
+    text = password.lower().strip()
+    lead = min(len(text) - len(text.lstrip(_DECORATION)), _MOST)
+    trail = min(len(text) - len(text.rstrip(_DECORATION)), _MOST)
+    cores = {text[i : len(text) - j] for i in range(lead + 1) for j in range(trail + 1)}
+    return {core for core in cores if core and core != text}
 
 
 def is_demo_password(password: str) -> bool:
     """True for a published demo password, whatever its case or the digits added."""
-    return password.lower().strip() in DEMO_PASSWORDS or _core(password) in DEMO_PASSWORDS
+    return password.lower().strip() in DEMO_PASSWORDS or bool(_cores(password) & DEMO_PASSWORDS)
 
 
 class KnownPasswordValidator(CommonPasswordValidator):
@@ -44,8 +52,7 @@ class KnownPasswordValidator(CommonPasswordValidator):
                 _("This is a password of Paddock's demo, published with the code: choose another."),
                 code="password_demo",
             )
-        core = _core(password)
-        if core and core != password.lower().strip() and core in self.passwords:
+        if _cores(password) & self.passwords:
             raise ValidationError(
                 _("This password is a common one with digits or signs added: choose another."),
                 code="password_too_common",

@@ -298,6 +298,8 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 PASSWORD_RESET_ENABLED = EMAIL_BACKEND != "django.core.mail.backends.dummy.EmailBackend"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # With DEBUG off, a demo password opens nothing (a demo database restored on a server).
+    "tournament.site.passwords.NoDemoLoginBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # How many proxies in front append to X-Forwarded-For (tournament.site.client_ip); 0: clients

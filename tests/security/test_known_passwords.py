@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 from hypothesis import given
@@ -105,3 +106,40 @@ def test_the_password_change_page_refuses_them(world: World, password: str) -> N
     organiser.refresh_from_db()
     assert organiser.check_password("orga-pass-1")
     assert sorted(DEMO_PASSWORDS) == ["paddock-admin", "paddock-pc"]
+
+
+# --- A demo password opens nothing with DEBUG off -----------------------------------------------
+
+
+def login(username: str, password: str):
+    client = Client()
+    client.post(reverse("login"), {"username": username, "password": password})
+    return client
+
+
+@pytest.mark.django_db
+def test_with_debug_off_a_demo_password_opens_nothing_and_closes_its_account(
+    settings, django_user_model
+) -> None:
+    settings.DEMO_LOGINS_ALLOWED = False  # what a DEBUG-off settings module reads
+    admin = django_user_model.objects.create_superuser("admin", password="paddock-admin")
+    chef = django_user_model.objects.create_superuser("chef", password="virage-rapide-2026")
+
+    demo = login("admin", "paddock-admin")
+    guess = login("chef", "paddock-pc")  # a demo password typed for another account
+
+    for client in (demo, guess):
+        assert client.get(reverse("password_change")).status_code == 302  # nobody logged in
+    admin.refresh_from_db()
+    assert not admin.has_usable_password()  # closed: it no longer opens, even later
+    chef.refresh_from_db()
+    assert chef.check_password("virage-rapide-2026")  # a guess closes nothing
+    assert login("chef", "virage-rapide-2026").get(reverse("password_change")).status_code == 200
+
+
+@pytest.mark.django_db
+def test_with_debug_on_the_demo_logins_still_work(settings, django_user_model) -> None:
+    settings.DEMO_LOGINS_ALLOWED = True  # the laptop setup (make run): the README's logins
+    django_user_model.objects.create_superuser("admin", password="paddock-admin")
+
+    assert login("admin", "paddock-admin").get(reverse("password_change")).status_code == 200

@@ -5,22 +5,28 @@ Django's ``CommonPasswordValidator`` refuses ``motdepasse`` but takes ``motdepas
 no list refuses ``paddock-admin`` for an account named ``chef``. On a tournament day the
 organiser's password crosses the hall's Wi-Fi, whose own password is on the poster: this
 validator (in ``AUTH_PASSWORD_VALIDATORS``, so in every form that sets a password,
-``createsuperuser`` and the first start of ``make venue``) refuses both.
+``createsuperuser`` and the first start of ``make venue``) refuses both. And with ``DEBUG``
+off, a demo password opens no account, whatever the database holds (``NoDemoLoginBackend``).
 """
 
 from __future__ import annotations
 
+import logging
 import string
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import CommonPasswordValidator
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils.translation import gettext as _
 
 #: load_demo's published logins (its ``DEMO_LOGINS``, README "Try it"): a test keeps the
 #: two equal. Here, on the ground floor, because every floor's forms validate against them.
 DEMO_LOGINS = {"admin": "paddock-admin", "organisateur": "paddock-pc"}
 DEMO_PASSWORDS = frozenset(DEMO_LOGINS.values())
+
+logger = logging.getLogger(__name__)
 
 #: What people add around a common word to pass a length rule: digits, signs, spaces.
 _DECORATION = string.digits + string.punctuation + " "
@@ -60,3 +66,36 @@ class KnownPasswordValidator(CommonPasswordValidator):
 
     def get_help_text(self) -> str:
         return _("Your password can’t be the demo’s, nor a common password with digits added.")
+
+
+class NoDemoLoginBackend:
+    """With ``DEMO_LOGINS_ALLOWED`` off (``DEBUG`` off when the settings were read), a demo
+    password opens no account, whatever the database holds: a demo database restored on a
+    server, even while it runs. An account whose password it really is gets closed (its
+    password made unusable, which ends its sessions) and the server's log says so; typed for
+    an account of another password, it only fails, and closes nothing.
+
+    Before Django's ``ModelBackend`` in ``AUTHENTICATION_BACKENDS``: it never logs anyone in
+    (sessions keep naming ``ModelBackend``), it only stops the chain (``PermissionDenied``).
+    No ``get_user``: the test client's ``force_login`` would pick it, and find nobody.
+    """
+
+    def authenticate(
+        self, request: Any, username: str | None = None, password: str | None = None, **kwargs: Any
+    ) -> None:
+        if settings.DEMO_LOGINS_ALLOWED or password not in DEMO_PASSWORDS:
+            return None
+        User = get_user_model()
+        if username is None:
+            username = kwargs.get(User.USERNAME_FIELD)
+        user = User._default_manager.filter(**{User.USERNAME_FIELD: username}).first()
+        if user is not None and user.check_password(password):
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+            logger.warning(
+                "The demo login %r still opened with its published password: closed. Give it "
+                "a password of its own with: manage.py changepassword %s",
+                username,
+                username,
+            )
+        raise PermissionDenied("A demo password opens nothing here.")

@@ -157,6 +157,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # make venue: organisers act from the laptop only (its user is replaced elsewhere).
+    "tournament.site.laptop.LaptopOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -276,6 +278,8 @@ AUTH_PASSWORD_VALIDATORS = [
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # The demo's published passwords, and a common one with digits added ("motdepasse1").
+    {"NAME": "tournament.site.passwords.KnownPasswordValidator"},
 ]
 # Mail: EMAIL_HOST (SMTP) or EMAIL_BACKEND. Without either nothing is sent, and the password
 # reset pages do not exist (tournament.site.auth_urls): they would promise a mail that never comes.
@@ -294,6 +298,8 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 PASSWORD_RESET_ENABLED = EMAIL_BACKEND != "django.core.mail.backends.dummy.EmailBackend"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # With DEBUG off, a demo password opens nothing (a demo database restored on a server).
+    "tournament.site.passwords.NoDemoLoginBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # How many proxies in front append to X-Forwarded-For (tournament.site.client_ip); 0: clients
@@ -361,6 +367,18 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# make venue (tournament/venue/day.py sets VENUE): the hall's Wi-Fi is plain HTTP and its
+# password is on the poster. The organiser's pages answer on the laptop itself only
+# (tournament.site.laptop) unless the organiser starts it with ORGANISERS_ON_WIFI=1, and a
+# session lasts the day: its cookie goes when the browser closes, and the session itself
+# 12 hours after its last change (a day at a hall, where midnight would cut a late final).
+# Hosted servers keep Django's sessions (14 days) and every page on the network.
+VENUE = env_bool("VENUE", False)
+ORGANISERS_LAPTOP_ONLY = VENUE and not env_bool("ORGANISERS_ON_WIFI", False)
+if VENUE:
+    SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+    SESSION_COOKIE_AGE = 12 * 60 * 60
 
 # Backups of the whole database (manage.py backup; make venue takes one every
 # BACKUP_MINUTES): the last BACKUP_KEEP, and before them the last of each hour.

@@ -23,12 +23,16 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.staticfiles import finders
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.utils import timezone
 
 from tournament.models import Event
+from tournament.site.passwords import DEMO_LOGINS, DEMO_PASSWORDS
+from tournament.venue.database_backup import private_folder
 
 #: Addresses a UDP socket is "connected" to, to learn which interface routes outwards. No
 #: packet is sent: connect() on UDP only picks the route.
@@ -70,10 +74,18 @@ class Venue:
     address: str
     port: int
     hostname: str
+    #: The organiser's choice (``ORGANISERS_ON_WIFI=1``): organiser pages from any device of
+    #: the network, not the laptop alone (tournament.site.laptop).
+    organisers_on_wifi: bool = False
 
     @property
     def site_url(self) -> str:
         return f"http://{self.address}:{self.port}"
+
+    @property
+    def laptop_url(self) -> str:
+        """The address of the organiser's pages on the laptop itself."""
+        return f"http://127.0.0.1:{self.port}"
 
     def environment(self) -> dict[str, str]:
         """What the server's settings are read from: DEBUG off, this address as the host
@@ -96,6 +108,10 @@ class Venue:
             # Shared by gunicorn's workers (public pages built once); Redis when set.
             "CACHE_DIR": os.environ.get("CACHE_DIR") or str(settings.DATA_DIR / "cache"),
             "TRUSTED_PROXY_COUNT": "0",  # phones reach gunicorn directly
+            # Sessions for the day, organiser pages on the laptop only unless chosen here
+            # (tournament.site.laptop): never from the shell's environment by accident.
+            "VENUE": "true",
+            "ORGANISERS_ON_WIFI": "true" if self.organisers_on_wifi else "false",
         }
         if not os.environ.get("SECRET_KEY") and not os.environ.get("SECRET_KEY_FILE"):
             env["SECRET_KEY"] = settings.SECRET_KEY
@@ -152,36 +168,93 @@ def _read(prompt: str, stdin: IO[str], stdout: IO[str], *, secret: bool) -> str:
 
 
 def organiser_exists() -> bool:
-    return get_user_model().objects.filter(is_superuser=True, is_active=True).exists()
+    """True when an active superuser can log in (a closed demo login cannot)."""
+    return (
+        get_user_model()
+        .objects.filter(is_superuser=True, is_active=True)
+        .exclude(password="")
+        .exclude(password__startswith=UNUSABLE_PASSWORD_PREFIX)
+        .exists()
+    )
 
 
 def ask_organiser(stdin: IO[str], stdout: IO[str], *, attempts: int = 3) -> Any:
     """Ask for the organiser's username and password (twice) and create the account, a
     superuser: race control creates the championship and its circuit in the admin.
 
-    Django's password validators apply. Raises ``NoAnswer`` when nobody answers.
+    Django's password validators apply (the demo's and the common passwords refused,
+    ``tournament.site.passwords``): a refused password is asked again, up to ``attempts``
+    times, like the username. Raises ``NoAnswer`` when nobody answers.
     """
     User = get_user_model()
+    username = ""
     for _attempt in range(attempts):
         username = _read("Organiser's username: ", stdin, stdout, secret=False).strip()
         if not username:
             stdout.write("A username is needed.\n")
-            continue
-        if User.objects.filter(username=username).exists():
+        elif User.objects.filter(username=username).exists():
             stdout.write(f"{username} exists already: choose another name.\n")
-            continue
+        else:
+            break
+    else:
+        raise NoAnswer()
+    for _attempt in range(attempts):
         password = _read("Password: ", stdin, stdout, secret=True)
         again = _read("Password (again): ", stdin, stdout, secret=True)
         if password != again:
-            stdout.write("The two passwords differ.\n")
+            stdout.write("The two passwords differ: once more.\n")
             continue
         try:
             validate_password(password, User(username=username))
         except ValidationError as exc:
-            stdout.write(" ".join(exc.messages) + "\n")
+            stdout.write(" ".join(exc.messages) + " Once more.\n")
             continue
         return User.objects.create_superuser(username=username, password=password, email="")
     raise NoAnswer()
+
+
+def close_demo_logins() -> list[str]:
+    """Close every login that still opens with a published demo password (a demo database
+    restored into the venue, or one loaded with DEBUG on): its password becomes unusable,
+    which ends its sessions too. Answers the usernames closed.
+
+    Closed rather than refusing to serve: the hall keeps its pages and every result, and the
+    organiser logs in with an account of their own (asked for at once if none is left).
+    Checked: the demo's usernames and every superuser or staff account, against each demo
+    password (a few hashes at start, a second at most).
+    """
+    User = get_user_model()
+    suspects = (
+        User.objects.filter(is_active=True)
+        .filter(
+            models.Q(username__in=list(DEMO_LOGINS))
+            | models.Q(is_superuser=True)
+            | models.Q(is_staff=True)
+        )
+        .exclude(password="")
+        .exclude(password__startswith=UNUSABLE_PASSWORD_PREFIX)
+        .order_by("pk")
+    )
+    closed = []
+    for user in suspects:
+        if any(user.check_password(password) for password in sorted(DEMO_PASSWORDS)):
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+            closed.append(user.get_username())
+    return closed
+
+
+def protect_data(data_dir: Path, base_dir: Path, database: Any) -> None:
+    """The data folder readable by this account only (0700, like the backups'), and the live
+    SQLite file with its journal (0600): they hold every result, e-mail and session of the
+    day. The project's own folder (no data folder given) keeps its mode."""
+    if data_dir.resolve() != base_dir.resolve():
+        private_folder(data_dir)
+    if database:
+        for suffix in ("", "-wal", "-shm"):
+            path = Path(f"{database}{suffix}")
+            if path.exists():
+                path.chmod(0o600)
 
 
 # --- Serving, and the backups meanwhile ------------------------------------------------------

@@ -5,7 +5,9 @@ an empty database with every result equal.
 
 Tests send packets to loopback only: the server listens on every address of the laptop, and
 the test reaches it through 127.0.0.1 with the network address in the ``Host`` header, which
-is all that the server sees of the address a phone typed.
+is all that the server sees of the address a phone typed. The organiser's pages answer the
+laptop itself (127.0.0.1) only: a phone's refusal, which needs another client address, is
+tested in tests/security/test_laptop_only.py.
 
 Runs subprocesses with a clean environment (SQLite in the data folder, as on the day's
 laptop), whatever the test database is.
@@ -79,6 +81,16 @@ class Lines:
         raise AssertionError(f"no line matching {pattern!r} in:\n" + "\n".join(self.seen))
 
 
+#: A database that already holds the demo's admin with its published password.
+DEMO_DATABASE = (
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'tournament.settings';"
+    "django.setup(); from django.core.management import call_command;"
+    "from django.contrib.auth import get_user_model;"
+    "call_command('migrate', verbosity=0);"
+    "get_user_model().objects.create_superuser('admin', password='paddock-admin')"
+)
+
+
 def rows(database: Path, table: str) -> list[tuple]:
     with closing(sqlite3.connect(database)) as db:
         return sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)  # noqa: S608
@@ -88,6 +100,14 @@ def rows(database: Path, table: str) -> list[tuple]:
 def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(tmp_path: Path) -> None:
     data, restored = tmp_path / "venue", tmp_path / "new-laptop"
     port = free_port()
+    # A demo database brought into the venue (its admin still opens with the published
+    # password), created with the usual modes (a 0644 file in a 0755 folder).
+    brought = subprocess.run(
+        [sys.executable, "-c", DEMO_DATABASE], cwd=ROOT, env=environment(data),
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert brought.returncode == 0, brought.stderr
+    assert (data / "db.sqlite3").stat().st_mode & 0o044  # readable by others, so far
     venue = subprocess.Popen(
         [sys.executable, "manage.py", "venue", "--port", str(port), "--backup-minutes", "0.05",
          "--wifi", "Salle des fêtes", "--workers", "1", "--threads", "4"],
@@ -96,16 +116,24 @@ def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(tmp_path:
     )  # fmt: skip
     output = Lines(venue.stdout)
     try:
-        # First start: the organiser's account is asked for, never a published password.
-        output.wait_for("First start: the organiser", timeout=120)
-        venue.stdin.write(f"chef\n{PASSWORD}\n{PASSWORD}\n")
+        # The demo's login is closed, so no organiser can log in: the first start asks for
+        # the organiser's account, and refuses a published password (asked again).
+        output.wait_for("The demo login 'admin' still opened with its published", timeout=120)
+        output.wait_for("First start: the organiser", timeout=30)
+        venue.stdin.write(f"chef\npaddock-admin\npaddock-admin\n{PASSWORD}\n{PASSWORD}\n")
         venue.stdin.flush()
         output.wait_for("Organiser account created", timeout=30)
+        assert any("démo" in line or "demo" in line for line in output.seen[-4:])
         base = output.wait_for(r"serves the hall on (http://([\d.]+):\d+)/", timeout=60)
         url, address = base.group(1), base.group(2)
         assert not ipaddress.ip_address(address).is_loopback
+        laptop = f"http://127.0.0.1:{port}"
+        output.wait_for(re.escape(f"on this laptop only: {laptop}/"), timeout=10)
         assert (data / "poster.pdf").read_bytes().startswith(b"%PDF")
-        assert (data / "secret_key").stat().st_mode & 0o077 == 0  # the owner's only
+        # The owner's only: the key, the data folder, the live database (made 0644 above).
+        assert (data / "secret_key").stat().st_mode & 0o077 == 0
+        assert data.stat().st_mode & 0o077 == 0
+        assert (data / "db.sqlite3").stat().st_mode & 0o077 == 0
 
         # What a phone on the hall's Wi-Fi sends, through loopback (never the network).
         with httpx.Client(
@@ -138,17 +166,22 @@ def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(tmp_path:
             missing = client.get("/no-such-page/")
             assert missing.status_code == 404
             assert "URLconf" not in missing.text and "DEBUG" not in missing.text
-            # The organiser logs in over the network's plain HTTP (cookies not Secure-only,
-            # the address a trusted origin) and reaches an organiser's page.
+        # The organiser logs in on the laptop itself, over plain HTTP (cookies not
+        # Secure-only, the address a trusted origin), and reaches an organiser's page; the
+        # session is the browser's (no expiry date: it ends when the browser closes).
+        with httpx.Client(base_url=laptop, timeout=10) as client:
             login = client.get("/accounts/login/")
             token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)
             assert token, login.text[:500]
             answer = client.post(
                 "/accounts/login/",
                 data={"username": "chef", "password": PASSWORD, "csrfmiddlewaretoken": token[1]},
-                headers={"Referer": f"{url}/accounts/login/"},
+                headers={"Referer": f"{laptop}/accounts/login/"},
             )
             assert answer.status_code == 302, answer.text[:500]
+            session = [c for c in answer.headers.get_list("set-cookie") if "sessionid=" in c]
+            assert session and "expires" not in session[0].lower(), session
+            assert "max-age" not in session[0].lower(), session
             assert client.get("/me/tables/").status_code == 200
 
         # A day's results arrive while it serves (the demo's, loaded with DEBUG off).

@@ -1,13 +1,16 @@
 """``manage.py venue`` (``make venue``): serve the tournament day from this laptop.
 
-See the README, "A tournament day on a laptop". In order: the database (migrated; SQLite in
-the data folder unless ``DATABASE_URL``), the static files, the organiser's account (asked
-on first start), the laptop's address, the poster and QR code, then gunicorn on every
-interface with ``DEBUG`` off, and a backup every few minutes until Ctrl+C (a last one then).
+See the README, "A tournament day on a laptop". In order: the data folder and the database
+(this account's only: 0700, 0600; migrated; SQLite in the data folder unless
+``DATABASE_URL``), the static files, the demo's logins closed if a demo database came in,
+the organiser's account (asked on first start), the laptop's address, the poster and QR
+code, then gunicorn on every interface with ``DEBUG`` off (organiser pages on the laptop
+only, sessions for the day), and a backup every few minutes until Ctrl+C (a last one then).
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from typing import Any
@@ -25,9 +28,11 @@ from tournament.venue.day import (
     NoAnswer,
     Venue,
     ask_organiser,
+    close_demo_logins,
     featured_event,
     lan_address,
     organiser_exists,
+    protect_data,
     serve,
     static_files_current,
 )
@@ -57,6 +62,13 @@ class Command(BaseCommand):
             default=float(settings.BACKUP_MINUTES),
             help="Minutes between two backups (BACKUP_MINUTES, default 5).",
         )
+        parser.add_argument(
+            "--organisers-on-wifi",
+            action="store_true",
+            help="Organiser pages (login, admin, race control) from any device of the network, "
+            "not this laptop alone (ORGANISERS_ON_WIFI=1): their passwords then cross the "
+            "Wi-Fi in plain HTTP.",
+        )
         parser.add_argument("--workers", type=int, default=2)
         parser.add_argument("--threads", type=int, default=4)
 
@@ -68,10 +80,27 @@ class Command(BaseCommand):
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(line_buffering=True)
         out.write(f"Data folder: {settings.DATA_DIR}")
+        # Every file this command and gunicorn create (database, journal, cache, photos) is
+        # this account's only; the public static files keep the usual mode.
+        usual = os.umask(0o077)
+        database = connections["default"].settings_dict["NAME"]
+        sqlite = connections["default"].vendor == "sqlite"
+        protect_data(settings.DATA_DIR, settings.BASE_DIR, database if sqlite else None)
         call_command("migrate", interactive=False, verbosity=0)
+        protect_data(settings.DATA_DIR, settings.BASE_DIR, database if sqlite else None)
         if not static_files_current():
             out.write("Compressing the static files (once, a few seconds)…")
+            os.umask(usual)
             call_command("collectstatic", interactive=False, verbosity=0)
+            os.umask(0o077)
+        for username in close_demo_logins():
+            out.write(
+                self.style.WARNING(
+                    f"The demo login {username!r} still opened with its published password: "
+                    "closed (it logs in no more, its sessions are ended). Give it a password "
+                    f"of its own with: manage.py changepassword {username}"
+                )
+            )
         if not organiser_exists():
             out.write("First start: the organiser's account (race control logs in with it).")
             try:
@@ -92,7 +121,12 @@ class Command(BaseCommand):
                 )
             )
             address = "127.0.0.1"
-        venue = Venue(address=address, port=options["port"], hostname=socket.gethostname())
+        venue = Venue(
+            address=address,
+            port=options["port"],
+            hostname=socket.gethostname(),
+            organisers_on_wifi=options["organisers_on_wifi"],
+        )
         event = featured_event(options["event"])
         if options["event"] and event is None:
             raise CommandError(f"No event {options['event']!r}.")
@@ -117,9 +151,25 @@ class Command(BaseCommand):
             out.write(f"Wi-Fi: {options['wifi']}")
         out.write(terminal_qr(url))
         out.write(f"Phones: {url}")
+        organisers = base if venue.organisers_on_wifi else venue.laptop_url
         if event:
             out.write(f"Where do I sit? {base}{reverse('where', args=[event.slug])}")
-            out.write(f"Race control: {base}{reverse('event-desk', args=[event.slug])}")
+            out.write(f"Race control: {organisers}{reverse('event-desk', args=[event.slug])}")
+        if venue.organisers_on_wifi:
+            out.write(
+                self.style.WARNING(
+                    "ORGANISERS_ON_WIFI: organiser pages (login, admin, race control) answer "
+                    "every device of the network. Plain HTTP: anyone on this Wi-Fi (its "
+                    "password is on the poster) can read the organiser's password and session."
+                )
+            )
+        else:
+            out.write(
+                f"Organiser pages (login, admin, race control) on this laptop only: "
+                f"{venue.laptop_url}/ (phones get a page saying so). To open them from "
+                "the Wi-Fi too, restart with: make venue ORGANISERS_ON_WIFI=1"
+            )
+        out.write("Sessions last the day: until the browser closes, 12 hours at most.")
         out.write(f"Poster to print (A4): {poster_path}")
         out.write(f"Health (for a monitor): {base}{reverse('health')}")
         out.write(

@@ -2,16 +2,19 @@
 
 The SQLite race day takes a migration in a process of its own (a quarter of a minute on a
 busy machine): it starts with the first fault test and runs while the PostgreSQL tests do,
-and each SQLite test copies the file it leaves.
+each SQLite test copies the file it leaves, and the file is kept for the next runs until a
+migration changes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,25 +46,49 @@ def postgresql_environment(folder: Path, database_url: str, **values: str) -> di
     )
 
 
+#: What the SQLite race day is made of: a change to any of these builds it again.
+DAY_SOURCES = ("*/migrations/*.py", "*/*/migrations/*.py", "tests/faults/world.py",
+               "tests/faults/sqlite_day.py")  # fmt: skip
+
+
+def day_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for pattern in DAY_SOURCES:
+        for path in sorted(ROOT.glob(pattern)):
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:20]
+
+
 @dataclass
 class SqliteDay:
-    """The race day in a migrated SQLite file, built once per session in the background."""
+    """The race day in a migrated SQLite file, built in the background.
+
+    Kept between runs under the machine's temporary folder, named by a digest of every
+    migration and of the code that builds it: a run after a change of either builds it
+    again (a migration takes a quarter of a minute on a busy machine, every run).
+    """
 
     folder: Path
-    key: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | None
+    kept: Path
     world: dict[str, Any] | None = None
 
     def ready(self) -> dict[str, Any]:
-        if self.world is None:
-            wait_until(
-                lambda: self.process.poll() is not None, timeout=180, what="the SQLite race day"
-            )
+        if self.world is None and self.process is not None:
+            process = self.process
+            wait_until(lambda: process.poll() is not None, timeout=180, what="the SQLite day")
             output = (self.folder / "build.log").read_text()
             line = next((x for x in output.splitlines() if x.startswith("WORLD ")), None)
-            assert self.process.returncode == 0 and line, output[-4000:]
-            self.world = json.loads(line.removeprefix("WORLD "))
+            assert process.returncode == 0 and line, output[-4000:]
+            (self.folder / "world.json").write_text(line.removeprefix("WORLD "))
+            keep(self.folder, self.kept)
+        if self.world is None:
+            self.world = json.loads((self.folder / "world.json").read_text())
         return self.world
+
+    @property
+    def key(self) -> str:
+        return (self.folder / "key").read_text()
 
     def environment(self, data: Path, **values: str) -> dict[str, str]:
         """``make venue``'s setup on ``data``: SQLite (WAL) and the cache in that folder."""
@@ -78,18 +105,35 @@ class SqliteDay:
         return world
 
 
+def keep(built: Path, kept: Path) -> None:
+    """A copy of ``built`` at ``kept``, whole or not at all (another run may race)."""
+    if kept.exists():
+        return
+    partial = Path(tempfile.mkdtemp(prefix=kept.name + ".", dir=kept.parent))
+    for name in ("db.sqlite3", "world.json", "key"):
+        shutil.copyfile(built / name, partial / name)
+    try:
+        partial.rename(kept)
+    except OSError:  # another run kept it first
+        shutil.rmtree(partial, ignore_errors=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def sqlite_day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteDay]:
+    kept = Path(tempfile.gettempdir()) / f"paddock-faults-day-{day_fingerprint()}"
+    if (kept / "world.json").exists():
+        yield SqliteDay(kept, None, kept)
+        return
     folder = tmp_path_factory.mktemp("sqlite-day")
     key = "faults-" + os.urandom(32).hex()
+    (folder / "key").write_text(key)
     process = start(
         [sys.executable, "-m", "tests.faults.sqlite_day"],
         env=paddock_environment(PADDOCK_DATA_DIR=str(folder), SECRET_KEY=key),
         log=folder / "build.log",
         cwd=ROOT,
     )
-    day = SqliteDay(folder, key, process)
     try:
-        yield day
+        yield SqliteDay(folder, process, kept)
     finally:
         stop(process)

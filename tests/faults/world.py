@@ -47,7 +47,12 @@ def race_day(*, tables: int = TABLES) -> dict[str, Any]:
         Entry.objects.create(event=event, driver=driver)
     actor = Actor(user=organiser)
     allocation_run(actor=actor, event=event, table_size=2)
-    world: dict[str, Any] = {"event": SLUG, "organiser": ApiToken.issue(organiser), "tables": {}}
+    world: dict[str, Any] = {
+        "event": SLUG,
+        "championship": championship.slug,
+        "organiser": ApiToken.issue(organiser),
+        "tables": {},
+    }
     for table in RaceTable.objects.filter(event=event).order_by("number"):
         grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
         if table.number <= tables // 2:

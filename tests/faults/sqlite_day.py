@@ -3,7 +3,8 @@ migrated with the settings' own SQLite options (WAL, as ``make venue`` has it), 
 tests' race day built in it (``tests.faults.world``), printed as one ``WORLD {json}`` line.
 
 A process of its own because settings are read at import: the suite's database may be
-PostgreSQL. The SQLite tests copy the file this leaves, once per test.
+PostgreSQL. With the production's password hasher: the servers started on this file log
+race control in. The SQLite tests copy the file this leaves, once per test.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
 django.setup()
 
-from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from tests.faults.world import race_day  # noqa: E402
 
-settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 call_command("migrate", verbosity=0, interactive=False)
 world = race_day()
 with connection.cursor() as cursor:  # one file to copy: the write-ahead log folded into it

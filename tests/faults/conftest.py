@@ -41,9 +41,7 @@ def suite_database_url() -> str:
 def postgresql_environment(folder: Path, database_url: str, **values: str) -> dict[str, str]:
     """A production server on ``database_url``; no Redis (a cache of its own, tasks inline)
     unless ``values`` give one."""
-    return paddock_environment(
-        DATABASE_URL=database_url, PADDOCK_DATA_DIR=str(folder), **values
-    )
+    return paddock_environment(DATABASE_URL=database_url, PADDOCK_DATA_DIR=str(folder), **values)
 
 
 #: What the SQLite race day is made of: a change to any of these builds it again.

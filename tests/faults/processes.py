@@ -92,10 +92,8 @@ def stop(process: subprocess.Popen[bytes], *, timeout: float = 10) -> None:
     try:
         if process.poll() is None:
             _signal_group(process, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                pass
         _signal_group(process, signal.SIGKILL)  # what the leader left behind, if anything
         process.wait(timeout=timeout)
     finally:
@@ -341,8 +339,10 @@ class PostgresCluster:
         return f"postgres://root@127.0.0.1:{self.port}/{database}"
 
     def psql(self, database: str, sql: str) -> str:
-        return self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "root",
-                         "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql).stdout  # fmt: skip
+        return self._run(
+            "psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "root", "-d", database,
+            "-At", "-v", "ON_ERROR_STOP=1", "-c", sql,
+        ).stdout  # fmt: skip
 
     def destroy(self) -> None:
         """Stopped (immediately) if running, its process killed if it outlived that, its

@@ -22,6 +22,7 @@ from tests.faults.conftest import SqliteDay
 from tests.faults.processes import ROOT, Gunicorn, file_size_limit
 
 WARNING = "La dernière sauvegarde a échoué"
+PASSWORD = "chef-password-2026"  # tests.faults.world
 
 
 def backup(env: dict[str, str], *, limit: int | None = None) -> subprocess.CompletedProcess[str]:
@@ -45,7 +46,7 @@ def logged_in(server: Gunicorn) -> httpx.Client:
     assert token, login.text[:500]
     answer = client.post(
         "/accounts/login/",
-        data={"username": "chef", "password": "chef-password-2026", "csrfmiddlewaretoken": token[1]},
+        data={"username": "chef", "password": PASSWORD, "csrfmiddlewaretoken": token[1]},
         headers={"Referer": f"{server.url}/accounts/login/"},
     )
     assert answer.status_code == 302, answer.text[:500]
@@ -59,7 +60,10 @@ def test_backups_disk_full_the_server_serves_and_the_desk_says_so(
     world = sqlite_day.copy(data)
     env = sqlite_day.environment(data)
     slug = world["event"]
-    with Gunicorn(env, tmp_path, workers=1, threads=4) as server, closing(logged_in(server)) as desk:
+    with (
+        Gunicorn(env, tmp_path, workers=1, threads=4) as server,
+        closing(logged_in(server)) as desk,
+    ):
         assert WARNING not in desk.get(f"/e/{slug}/desk/").text
 
         full = backup(env, limit=64 * 1024)

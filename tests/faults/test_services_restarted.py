@@ -108,9 +108,7 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
     with postgres_cluster() as cluster, RedisServer(tmp_path) as redis:
         cluster.psql("postgres", "CREATE DATABASE paddock")
         copy_suite_database(cluster.url("paddock"), tmp_path)
-        env = postgresql_environment(
-            tmp_path, cluster.url("paddock"), REDIS_URL=redis.url(0)
-        )
+        env = postgresql_environment(tmp_path, cluster.url("paddock"), REDIS_URL=redis.url(0))
         with Gunicorn(env, tmp_path, workers=2, threads=2) as server:
             phone = Phone(server, world)
             workers = server.worker_pids()
@@ -127,8 +125,10 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
                 "seconds. What was saved before is kept.",
                 "errors": {},
             }
-            assert phone.save(7, language="fr").json()["detail"].startswith(
-                "Le serveur ne joint pas sa base de données"
+            assert (
+                phone.save(7, language="fr")
+                .json()["detail"]
+                .startswith("Le serveur ne joint pas sa base de données")
             )
             for path in ("/", f"/e/{slug}/", f"/e/{slug}/desk/", f"/c/{world['championship']}/"):
                 assert_unavailable_page(phone.page(path))

@@ -61,4 +61,3 @@ def race_day(*, tables: int = TABLES) -> dict[str, Any]:
             )
         world["tables"][str(table.number)] = {"token": table.token, "grid": grid}
     return world
-

@@ -114,6 +114,26 @@ class Ledger:
         return figures
 
 
+def settle(ledger: Ledger, failed: list[Sent], *, rounds: int = 3) -> Ledger:
+    """Send ``failed`` again, as a referee's phone does, until each is stored (2xx) or told
+    it already was (409, with the stored result); a 503 (the database busy past its
+    timeout on a loaded machine) is tried again, up to ``rounds`` times. Answers the
+    ledger of the last tries of each."""
+    last = Ledger(ledger.base_url, ledger.world)
+    pending = [Sent(item.kind, item.table) for item in failed]
+    for _round in range(rounds):
+        if not pending:
+            break
+        tries = Ledger(ledger.base_url, ledger.world)
+        tries.send_all(pending)
+        last.sent.extend(i for i in tries.sent if i.succeeded or i.status == 409)
+        pending = [
+            Sent(i.kind, i.table) for i in tries.sent if not (i.succeeded or i.status == 409)
+        ]
+    last.sent.extend(pending)  # never answered: they fail the caller's check
+    return last
+
+
 def all_writes(tables: Iterable[int]) -> list[Sent]:
     """A write for every table: race control confirms the submitted tables while the
     referees of the empty ones submit their sheets."""

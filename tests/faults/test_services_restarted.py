@@ -62,26 +62,39 @@ class Phone:
     def __init__(self, server: Gunicorn, world: dict[str, Any]) -> None:
         self.server, self.world = server, world
         self.event = f"{API}/events/{world['event']}"
+        self.phase = "up"
+        #: Per phase: requests sent, answered 2xx, answered otherwise (told of failure).
+        self.tally: dict[str, list[int]] = {}
+
+    def count(self, answer: httpx.Response) -> httpx.Response:
+        sent, succeeded, told = self.tally.setdefault(self.phase, [0, 0, 0])
+        ok = 200 <= answer.status_code < 300
+        self.tally[self.phase] = [sent + 1, succeeded + ok, told + (not ok)]
+        return answer
 
     def save(self, table: int, *, language: str = "en") -> httpx.Response:
         sheet = self.world["tables"][str(table)]
-        return httpx.put(
-            f"{self.server.url}{self.event}/tables/{table}/result",
-            json={"version": 0, "finish": sheet["grid"], "submit": True},
-            headers={"Authorization": f"Bearer {sheet['token']}", "Accept-Language": language},
-            timeout=30,
+        return self.count(
+            httpx.put(
+                f"{self.server.url}{self.event}/tables/{table}/result",
+                json={"version": 0, "finish": sheet["grid"], "submit": True},
+                headers={"Authorization": f"Bearer {sheet['token']}", "Accept-Language": language},
+                timeout=30,
+            )
         )
 
     def publish(self) -> httpx.Response:
-        return httpx.post(
-            f"{self.server.url}{self.event}/publish",
-            json={"allocation": True, "results": True},
-            headers={"Authorization": f"Bearer {self.world['organiser']}"},
-            timeout=30,
+        return self.count(
+            httpx.post(
+                f"{self.server.url}{self.event}/publish",
+                json={"allocation": True, "results": True},
+                headers={"Authorization": f"Bearer {self.world['organiser']}"},
+                timeout=30,
+            )
         )
 
     def page(self, path: str) -> httpx.Response:
-        return httpx.get(f"{self.server.url}{path}", timeout=30)
+        return self.count(httpx.get(f"{self.server.url}{path}", timeout=30))
 
 
 def stored_statuses(cluster: Any, slug: str) -> dict[int, str]:
@@ -118,6 +131,7 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
 
             # PostgreSQL stops: a clear 503 everywhere, in the user's language.
             cluster.stop(mode="fast")
+            phone.phase = "postgresql down"
             refused = phone.save(7)
             assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
             assert refused.json() == {
@@ -136,6 +150,7 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
 
             # Back: the next requests are served, by the same workers.
             cluster.start()
+            phone.phase = "postgresql back"
             assert phone.save(7).status_code == 200
             assert phone.page(f"/e/{slug}/").status_code == 200
             assert phone.page("/health/").json() == {
@@ -145,6 +160,7 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
 
             # Redis stops: pages from the database, writes and a publication hold.
             redis.stop()
+            phone.phase = "redis down"
             assert phone.page(f"/e/{slug}/").status_code == 200
             assert phone.page("/").status_code == 200
             assert phone.save(8).status_code == 200
@@ -153,6 +169,7 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
 
             # Back: the pages are kept in it again.
             redis.start()
+            phone.phase = "redis back"
             assert phone.save(9).status_code == 200
             assert phone.page(f"/e/{slug}/").status_code == 200
             assert redis_keys(redis) > 0
@@ -164,3 +181,4 @@ def test_postgresql_then_redis_restarted_mid_day(tmp_path: Path) -> None:
         statuses = stored_statuses(cluster, slug)
         assert [statuses[n] for n in (6, 7, 8, 9)] == ["submitted"] * 4
         assert statuses[10] == "empty"
+        print(f"\nFAULT restarts (sent, succeeded, told of failure; lost 0): {phone.tally}")

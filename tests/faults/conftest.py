@@ -8,6 +8,7 @@ migration changes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +106,12 @@ class SqliteDay:
 
 
 def keep(built: Path, kept: Path) -> None:
-    """A copy of ``built`` at ``kept``, whole or not at all (another run may race)."""
+    """A copy of ``built`` at ``kept``, whole or not at all (another run may race); the
+    days of other migrations left unused for a day are removed."""
+    for old in kept.parent.glob("paddock-faults-day-*"):
+        with contextlib.suppress(OSError):
+            if old != kept and time.time() - old.stat().st_mtime > 86400:
+                shutil.rmtree(old, ignore_errors=True)
     if kept.exists():
         return
     partial = Path(tempfile.mkdtemp(prefix=kept.name + ".", dir=kept.parent))
@@ -120,6 +127,7 @@ def keep(built: Path, kept: Path) -> None:
 def sqlite_day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteDay]:
     kept = Path(tempfile.gettempdir()) / f"paddock-faults-day-{day_fingerprint()}"
     if (kept / "world.json").exists():
+        kept.touch()  # in use: not removed as unused
         yield SqliteDay(kept, None, kept)
         return
     folder = tmp_path_factory.mktemp("sqlite-day")

@@ -47,6 +47,7 @@ from tournament.public.cache import public_page
 from tournament.registration.forms import RegisterForm
 from tournament.registration.services import referee_account_set
 from tournament.registration.tables import sorted_or_exported
+from tournament.site import backup_state
 from tournament.site.confirm import confirm_page, confirmed
 
 # --- Organiser desk -----------------------------------------------------------------------
@@ -103,6 +104,7 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),
             "progress": progress,
             "ran": ran,
+            "backup_failure": backup_state.last_failure(),
         },
     )
 

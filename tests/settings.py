@@ -57,3 +57,5 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F
 
 # Photos of the signed sheets land in a folder of this process, never in the repository.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="paddock-test-media-"))
+# And the last backup's outcome (tournament.site.backup_state).
+BACKUP_STATE_FILE = Path(tempfile.mkdtemp(prefix="paddock-test-state-")) / "backup-state.json"

@@ -154,6 +154,8 @@ MIDDLEWARE = [
     "tournament.site.middleware.LanguageMiddleware",
     # Before anything reads a body, after the language is chosen (its page is translated).
     "tournament.site.middleware.BodySizeMiddleware",
+    # A database or Redis that does not answer: a 503 in the user's language, not a 500.
+    "tournament.site.unavailable.ServiceUnavailableMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -204,9 +206,11 @@ else:
                 # Referees save from several phones at once; wait for the lock instead of failing.
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",
-                # Write-ahead log: the players' pages read while race control writes, and a
-                # power cut loses at most the last transactions, never the file.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                # Write-ahead log: the players' pages read while race control writes. FULL:
+                # each commit is on the disk before the referee is told "saved", so that a
+                # power cut loses no acknowledged result (NORMAL could lose the last ones;
+                # a write costs one more flush, which a day's few thousand writes afford).
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
             },
         }
     }
@@ -385,6 +389,9 @@ if VENUE:
 BACKUP_DIR = Path(env_str("BACKUP_DIR") or DATA_DIR / "backups").resolve()
 BACKUP_MINUTES = env_int("BACKUP_MINUTES", 5)
 BACKUP_KEEP = env_int("BACKUP_KEEP", 12)
+# The last backup's outcome, for race control's desk (tournament.site.backup_state): in the
+# data folder, not beside the backups, whose disk may be the full one.
+BACKUP_STATE_FILE = Path(env_str("BACKUP_STATE_FILE") or DATA_DIR / "backup-state.json").resolve()
 
 # Photos of the signed sheets (races/photos/), stored re-encoded under the data folder and
 # served only to organisers and the table's own link (never through the public cache).

@@ -4,6 +4,9 @@ from django.urls import include, path
 from tournament.api import api
 from tournament.site import favicon, health
 
+# A database outage raised outside a view (a middleware's query) is a 503, not a 500.
+handler500 = "tournament.site.unavailable.server_error"
+
 urlpatterns = [
     path("health/", health.health, name="health"),
     path("favicon.ico", favicon.favicon, name="favicon"),

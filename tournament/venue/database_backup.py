@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.utils import timezone
 
 from qualifying.models import Run
 from races.models import RaceTable
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
+from tournament.site import backup_state
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
 
@@ -315,3 +316,22 @@ def restored_summary() -> str:
     confirmed = RaceTable.objects.filter(result_status="confirmed").count()
     parts.append(f"{confirmed} of {tables} race {'table' if tables == 1 else 'tables'} confirmed")
     return ", ".join(parts)
+
+
+def backup_recorded(*, directory: Path, keep: int) -> Taken:
+    """:func:`backup_now`, its outcome kept for race control's desk (``backup_state``).
+
+    A full disk or a folder gone is a :class:`BackupProblem` like the others, never another
+    exception: ``make venue``'s loop reports it and keeps serving the hall.
+    """
+    try:
+        taken = backup_now(directory=directory, keep=keep)
+    except BackupProblem as exc:
+        backup_state.record_failure(str(exc))
+        raise
+    except (OSError, sqlite3.Error, DatabaseError) as exc:
+        problem = BackupProblem(f"The backup could not be written into {directory}: {exc}")
+        backup_state.record_failure(str(problem))
+        raise problem from exc
+    backup_state.record_success()
+    return taken

@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from tournament.venue.database_backup import BackupProblem, backup_now
+from tournament.venue.database_backup import BackupProblem, backup_recorded
 
 
 class Command(BaseCommand):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         directory = options["directory"] or settings.BACKUP_DIR
         keep = options["keep"] if options["keep"] is not None else settings.BACKUP_KEEP
         try:
-            taken = backup_now(directory=directory, keep=max(1, keep))
+            taken = backup_recorded(directory=directory, keep=max(1, keep))
         except BackupProblem as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(

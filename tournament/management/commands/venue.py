@@ -22,7 +22,7 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import translation
 
-from tournament.venue.database_backup import BackupProblem, backup_now
+from tournament.venue.database_backup import BackupProblem, backup_recorded
 from tournament.venue.day import (
     Gunicorn,
     NoAnswer,
@@ -181,7 +181,7 @@ class Command(BaseCommand):
 
         def backup() -> None:
             try:
-                taken = backup_now(directory=settings.BACKUP_DIR, keep=settings.BACKUP_KEEP)
+                taken = backup_recorded(directory=settings.BACKUP_DIR, keep=settings.BACKUP_KEEP)
             except BackupProblem as exc:
                 self.stderr.write(f"Backup failed: {exc}")
                 return

@@ -1,0 +1,98 @@
+"""``kill -9`` of a gunicorn worker in the middle of a hundred result writes, on PostgreSQL
+and on SQLite (WAL): every request either succeeded and is stored, or failed and its client
+was told (a broken connection, or a status that is not 2xx); no table half-written, no
+acknowledged write lost, the history equal to what is stored. The clients told of a failure
+then send again, as a referee's phone does: each lands once (or is told it was already
+stored, with a 409), and every table ends where it was meant to.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from tests.faults.conftest import SqliteDay, postgresql_environment, suite_database_url
+from tests.faults.ledger import Ledger, all_writes, half_written, lost, settle, stored_tables
+from tests.faults.processes import Gunicorn, wait_until
+from tests.faults.world import SUBMITTED, TABLES, race_day
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def read_postgresql(slug: str) -> dict[int, dict[str, Any]]:
+    with connection.cursor() as cursor:
+        return stored_tables(cursor, slug)
+
+
+def read_sqlite(database: Path, slug: str) -> dict[int, dict[str, Any]]:
+    with closing(sqlite3.connect(database)) as db:
+        return stored_tables(db.cursor(), slug)
+
+
+@pytest.mark.parametrize("database", ["postgresql", "sqlite"])
+def test_a_worker_killed_mid_writes_loses_nothing_acknowledged(
+    database: str, tmp_path: Path, sqlite_day: SqliteDay
+) -> None:
+    if database == "postgresql":
+        env = postgresql_environment(tmp_path, suite_database_url())
+        world = race_day()
+        read = lambda: read_postgresql(world["event"])  # noqa: E731
+    else:
+        world = sqlite_day.copy(tmp_path / "venue")
+        env = sqlite_day.environment(tmp_path / "venue")
+        read = lambda: read_sqlite(tmp_path / "venue" / "db.sqlite3", world["event"])  # noqa: E731
+
+    with Gunicorn(env, tmp_path, workers=2, threads=4) as server:
+        ledger = Ledger(server.url, world)
+        kill: dict[str, float] = {}
+
+        def kill_a_worker() -> None:
+            wait_until(lambda: ledger.done >= 15, timeout=60, what="the first answers")
+            victim = server.busiest_worker()
+            kill["at"] = time.monotonic()
+            os.kill(victim, signal.SIGKILL)
+
+        ledger.send_all(all_writes(range(1, TABLES + 1)), meanwhile=kill_a_worker)
+        figures = ledger.figures(since=kill["at"])
+        stored = read()
+        figures["lost"] = len(lost(ledger, stored))
+        print(f"\nFAULT worker kill -9 on {database}: {figures}")
+        assert figures["sent"] == TABLES
+        assert lost(ledger, stored) == []
+        assert half_written(stored, world) == []
+        # The kill hit requests under way, and their clients were told.
+        assert figures["in_flight"] > 0 and figures["told_of_failure"] > 0, figures
+        assert all(item.error or item.status for item in ledger.sent)
+        # Told by a broken connection, or by a 503 (never a 500, never a half answer).
+        assert {i.status for i in ledger.sent} <= {200, 503, None}, [
+            (i.status, i.body) for i in ledger.sent if i.status not in (200, 503, None)
+        ]
+
+        # The arbiter replaced the worker; what failed is sent again, once each.
+        wait_until(lambda: len(server.worker_pids()) == 2, timeout=30, what="a new worker")
+        again = [item for item in ledger.sent if item.told_of_failure]
+        retried = settle(ledger, again)
+        already = [i for i in retried.sent if i.status == 409]
+        assert all(i.succeeded or i.status == 409 for i in retried.sent), [
+            (i.table, i.status, i.error) for i in retried.sent if not i.succeeded
+        ]
+        # A 409 says the first try was stored after all, with the stored result.
+        assert all(i.body["current"]["version"] >= 1 for i in already)
+        print(f"FAULT retried on {database}: {len(again)}, already stored {len(already)}")
+
+        final = read()
+        assert half_written(final, world) == []
+        assert {n for n, row in final.items() if row["status"] == "confirmed"} == set(
+            range(1, SUBMITTED + 1)
+        )
+        assert {n for n, row in final.items() if row["status"] == "submitted"} == set(
+            range(SUBMITTED + 1, TABLES + 1)
+        )

@@ -16,7 +16,7 @@ from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
 from tournament.players.models import Player, PlayerChange, PlayerRating, RatingPoint  # noqa: F401
-from tournament.site.tokens import ApiToken  # noqa: F401
+from tournament.site.accounts.tokens import ApiToken  # noqa: F401
 
 
 class HistoryActor(models.Model):

@@ -160,7 +160,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # make venue: organisers act from the laptop only (its user is replaced elsewhere).
-    "tournament.site.laptop.LaptopOnlyMiddleware",
+    "tournament.site.accounts.laptop.LaptopOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -283,10 +283,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     # The demo's published passwords, and a common one with digits added ("motdepasse1").
-    {"NAME": "tournament.site.passwords.KnownPasswordValidator"},
+    {"NAME": "tournament.site.accounts.passwords.KnownPasswordValidator"},
 ]
 # Mail: EMAIL_HOST (SMTP) or EMAIL_BACKEND. Without either nothing is sent, and the password
-# reset pages do not exist (tournament.site.auth_urls): they would promise a mail that never comes.
+# reset pages do not exist (tournament.site.accounts.urls): they would promise a mail that
+# never comes.
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
@@ -303,7 +304,7 @@ PASSWORD_RESET_ENABLED = EMAIL_BACKEND != "django.core.mail.backends.dummy.Email
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # With DEBUG off, a demo password opens nothing (a demo database restored on a server).
-    "tournament.site.passwords.NoDemoLoginBackend",
+    "tournament.site.accounts.passwords.NoDemoLoginBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # How many proxies in front append to X-Forwarded-For (tournament.site.client_ip); 0: clients
@@ -374,7 +375,7 @@ if not DEBUG:
 
 # make venue (tournament/venue/day.py sets VENUE): the hall's Wi-Fi is plain HTTP and its
 # password is on the poster. The organiser's pages answer on the laptop itself only
-# (tournament.site.laptop) unless the organiser starts it with ORGANISERS_ON_WIFI=1, and a
+# (tournament.site.accounts.laptop) unless the organiser starts it with ORGANISERS_ON_WIFI=1, and a
 # session lasts the day: its cookie goes when the browser closes, and the session itself
 # 12 hours after its last change (a day at a hall, where midnight would cut a late final).
 # Hosted servers keep Django's sessions (14 days) and every page on the network.

@@ -13,7 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("accounts/", include("tournament.site.auth_urls")),
+    path("accounts/", include("tournament.site.accounts.urls")),
     path("", include("qualifying.urls")),
     path("", include("races.urls")),
     path("", include("races.results.urls")),

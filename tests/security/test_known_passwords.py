@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tests.security.conftest import World, logged_in
 from tournament.management.commands.load_demo import DEMO_LOGINS as LOAD_DEMO_LOGINS
-from tournament.site.passwords import DEMO_LOGINS, DEMO_PASSWORDS, KnownPasswordValidator
+from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, KnownPasswordValidator
 
 
 def refusals(password: str, username: str = "chef") -> list[str]:
@@ -35,7 +35,7 @@ def refusals(password: str, username: str = "chef") -> list[str]:
 def test_the_validator_is_in_every_password_form() -> None:
     names = [validator["NAME"] for validator in settings.AUTH_PASSWORD_VALIDATORS]
     assert "django.contrib.auth.password_validation.CommonPasswordValidator" in names
-    assert "tournament.site.passwords.KnownPasswordValidator" in names
+    assert "tournament.site.accounts.passwords.KnownPasswordValidator" in names
 
 
 def test_the_demo_passwords_are_load_demos() -> None:

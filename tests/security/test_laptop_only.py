@@ -33,7 +33,7 @@ from tests.security.test_permission_matrix import (
     api_token,
     codes,
 )
-from tournament.site.laptop import ACCOUNT_PAGES
+from tournament.site.accounts.laptop import ACCOUNT_PAGES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: A phone on the hall's Wi-Fi (a private address, as a hall's router gives).
@@ -252,7 +252,7 @@ def test_venue_sessions_last_the_day_and_organisers_stay_on_the_laptop(monkeypat
     assert hosted["ORGANISERS_LAPTOP_ONLY"] is False
     assert "SESSION_EXPIRE_AT_BROWSER_CLOSE" not in hosted
     assert "SESSION_COOKIE_AGE" not in hosted
-    assert "tournament.site.laptop.LaptopOnlyMiddleware" in hosted["MIDDLEWARE"]
+    assert "tournament.site.accounts.laptop.LaptopOnlyMiddleware" in hosted["MIDDLEWARE"]
 
 
 @pytest.mark.django_db

@@ -31,7 +31,7 @@ from django.db import models
 from django.utils import timezone
 
 from tournament.models import Event
-from tournament.site.passwords import DEMO_LOGINS, DEMO_PASSWORDS
+from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS
 from tournament.venue.database_backup import private_folder
 
 #: Addresses a UDP socket is "connected" to, to learn which interface routes outwards. No
@@ -75,7 +75,7 @@ class Venue:
     port: int
     hostname: str
     #: The organiser's choice (``ORGANISERS_ON_WIFI=1``): organiser pages from any device of
-    #: the network, not the laptop alone (tournament.site.laptop).
+    #: the network, not the laptop alone (tournament.site.accounts.laptop).
     organisers_on_wifi: bool = False
 
     @property
@@ -109,7 +109,7 @@ class Venue:
             "CACHE_DIR": os.environ.get("CACHE_DIR") or str(settings.DATA_DIR / "cache"),
             "TRUSTED_PROXY_COUNT": "0",  # phones reach gunicorn directly
             # Sessions for the day, organiser pages on the laptop only unless chosen here
-            # (tournament.site.laptop): never from the shell's environment by accident.
+            # (tournament.site.accounts.laptop): never from the shell's environment by accident.
             "VENUE": "true",
             "ORGANISERS_ON_WIFI": "true" if self.organisers_on_wifi else "false",
         }
@@ -183,7 +183,7 @@ def ask_organiser(stdin: IO[str], stdout: IO[str], *, attempts: int = 3) -> Any:
     superuser: race control creates the championship and its circuit in the admin.
 
     Django's password validators apply (the demo's and the common passwords refused,
-    ``tournament.site.passwords``): a refused password is asked again, up to ``attempts``
+    ``tournament.site.accounts.passwords``): a refused password is asked again, up to ``attempts``
     times, like the username. Raises ``NoAnswer`` when nobody answers.
     """
     User = get_user_model()

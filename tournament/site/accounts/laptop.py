@@ -31,9 +31,9 @@ from django.shortcuts import render, resolve_url
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from tournament.site.auth_urls import urlpatterns as account_patterns
+from tournament.site.accounts.tokens import ApiToken
+from tournament.site.accounts.urls import urlpatterns as account_patterns
 from tournament.site.client_ip import client_ip
-from tournament.site.tokens import ApiToken
 
 #: The account pages (login, logout, password change and reset, under ``/accounts/``): a
 #: password typed there would cross the Wi-Fi.

@@ -16,7 +16,9 @@ class Command(BaseCommand):
     help = (
         "Restore a backup file (.sqlite3 or .pgdump) into the configured database, which "
         "must be empty unless --replace (make restore ... REPLACE=1), and the photos of the "
-        "sheets kept beside it into the media root. Stop the server first."
+        "sheets kept beside it into the media root. Stop the server first. Only what Paddock "
+        "writes is accepted (anything else is refused, by name, before the database is "
+        "touched); PostgreSQL restores as the application's own role, never a superuser."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -26,10 +28,18 @@ class Command(BaseCommand):
             action="store_true",
             help="Replace a database that is not empty (SQLite: kept aside first).",
         )
+        parser.add_argument(
+            "--role",
+            default=None,
+            help=(
+                "PostgreSQL: the role the restore acts as (SET ROLE), when DATABASE_URL's is "
+                "a superuser; never a superuser itself."
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            kept = restore(options["file"], replace=options["replace"])
+            kept = restore(options["file"], replace=options["replace"], role=options["role"])
         except BackupProblem as exc:
             raise CommandError(str(exc)) from exc
         if kept:

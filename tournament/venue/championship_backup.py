@@ -395,14 +395,26 @@ def _reset_sequences(labels: list[str]) -> None:
 MAX_PROBLEMS = 50
 
 
+def _empty_as_paddock_writes(field: models.Field, value: object) -> bool:
+    """An empty value Paddock itself writes: a null the column takes (a history row's reason),
+    or the field's own default (no swap yet: ``[]``)."""
+    if value not in field.empty_values:
+        return False
+    return field.null or (field.has_default() and value == field.get_default())
+
+
 def _problems(row: models.Model) -> list[str]:
     """What the models' own validators say of a row from a file (slugs, lengths, choices,
     points scales, numbers), in the user's language: the file is not trusted more than a
     form. Links between rows are the database's to check (history rows name deleted ones).
     """
-    relations = [field.name for field in row._meta.fields if field.is_relation]
+    exclude = [
+        field.name
+        for field in row._meta.fields
+        if field.is_relation or _empty_as_paddock_writes(field, getattr(row, field.attname))
+    ]
     try:
-        row.full_clean(exclude=relations, validate_unique=False, validate_constraints=False)
+        row.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
     except ValidationError as exc:
         what = f"{row._meta.verbose_name} {row.pk}"
         return [

@@ -35,4 +35,6 @@ def referee_link(table: QualifyingTable) -> str | None:
     server opens the sealed link (a database restored without its key: the desk asks for a
     new link)."""
     token = table.token_or_none
-    return None if token is None else settings.SITE_URL.rstrip("/") + reverse("qtable", args=[token])
+    if token is None:
+        return None
+    return settings.SITE_URL.rstrip("/") + reverse("qtable", args=[token])

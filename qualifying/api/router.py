@@ -35,8 +35,8 @@ from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable
 from qualifying.seating import services as seating
 from tournament.access import Actor
 from tournament.apikit import (
-    SEALED_LINK,
     ERRORS,
+    SEALED_LINK,
     DriverNumber,
     DriverOut,
     Int,

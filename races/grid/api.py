@@ -45,8 +45,8 @@ from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_referee_link, race_sheets
 from tournament.access import Actor
 from tournament.apikit import (
-    SEALED_LINK,
     ERRORS,
+    SEALED_LINK,
     DriverNumber,
     DriverOut,
     ErrorOut,

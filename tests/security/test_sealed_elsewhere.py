@@ -116,9 +116,8 @@ def test_the_organisers_pages_say_why_and_a_new_link_mends_it(sealed_elsewhere: 
     assert {(t["referee_link"], t["referee_token"]) for t in tables.json()} == {(None, None)}
 
     # A new link (the desk's button) is sealed with this server's key: the table is whole.
-    renewed = referee_link_regenerate(
-        actor=Actor(user=world.users["organiser"]), table=RaceTable.objects.get(pk=world.rtables[0].pk)
-    )
+    table = RaceTable.objects.get(pk=world.rtables[0].pk)
+    renewed = referee_link_regenerate(actor=Actor(user=world.users["organiser"]), table=table)
     fresh = RaceTable.objects.get(pk=renewed.pk)
     assert fresh.link_available and fresh.token == renewed.token
     allocation = text_of(organiser, reverse("allocation", args=[slug]))
@@ -134,4 +133,5 @@ def test_a_referee_phone_opens_its_table_by_the_link_it_holds(sealed_elsewhere: 
     page = text_of(phone, reverse("rtable", args=[token]))
     assert reverse("result-entry", args=[token]) in page
     qtoken = world.qtables[0].token
-    assert reverse("qtable-history", args=[qtoken]) in text_of(phone, reverse("qtable", args=[qtoken]))
+    page = text_of(phone, reverse("qtable", args=[qtoken]))
+    assert reverse("qtable-history", args=[qtoken]) in page

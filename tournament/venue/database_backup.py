@@ -39,8 +39,9 @@ from django.db import connections
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from qualifying.models import Run
+from qualifying.models import QualifyingTable, Run
 from races.models import RaceTable
+from tournament import sealing
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.venue import backup_checks
@@ -274,7 +275,11 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
             "--replace; with DATABASE_URL, an empty database of its own)."
         )
     if _is_sqlite():
-        _refuse(source, backup_checks.sqlite_refusals(source))
+        try:
+            refused = backup_checks.sqlite_refusals(source)
+        except RuntimeError as exc:  # this code's own schema could not be built
+            raise BackupProblem(str(exc)) from exc
+        _refuse(source, refused)
         connections["default"].close()
         target = Path(_settings()["NAME"])
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -358,6 +363,16 @@ def _pg_restore(source: Path, *, replace: bool, role: str | None) -> None:
               "--dbname", name, str(source)], env)  # fmt: skip
     # Paddock's own function and triggers, from this code rather than from the file.
     freshness.install(connections["default"])
+
+
+def unreadable_links() -> int:
+    """How many tables' referee links no key of this server opens (a backup restored without
+    its ``secret_key``): they still open their tables, but cannot be printed again."""
+    count = 0
+    for model in (QualifyingTable, RaceTable):
+        for sealed in model.objects.values_list("token_sealed", flat=True).iterator():
+            count += sealing.unseal(sealed) is None
+    return count
 
 
 def age(path: Path) -> datetime.timedelta:

@@ -158,13 +158,17 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
         ).fetchone() == (0,)
     # Told which role to act as (SET ROLE), it restores as that role: every object its own.
+    # On a server with another key (its links then say so: issue 20, finding 5).
     with_role = postgresql.database("with_role")
     acted = subprocess.run(
         [sys.executable, "manage.py", "restore", str(taken.path), "--role", postgresql.role],
-        cwd=ROOT, env={**env, "DATABASE_URL": postgresql.url(with_role)}, capture_output=True,
-        text=True, timeout=120,
+        cwd=ROOT, env={**env, "DATABASE_URL": postgresql.url(with_role),
+                       "SECRET_KEY": "another-laptops-key-" + "x7Qm2" * 10},
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert acted.returncode == 0, acted.stderr
+    tables = len(world.qtables) + len(world.rtables)
+    assert f"{tables} liens commissaires ont été scellés avec une autre SECRET_KEY" in acted.stdout
     with psycopg.connect(postgresql.url(with_role)) as db:
         owners = db.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'")
         assert owners.fetchall() == [(postgresql.role,)]

@@ -8,8 +8,15 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
-from tournament.venue.database_backup import PHOTOS, BackupProblem, restore, restored_summary
+from tournament.venue.database_backup import (
+    PHOTOS,
+    BackupProblem,
+    restore,
+    restored_summary,
+    unreadable_links,
+)
 
 
 class Command(BaseCommand):
@@ -49,3 +56,20 @@ class Command(BaseCommand):
         self.stdout.write(f"Photos of the sheets in {photos}: {count} files.")
         self.stdout.write(self.style.SUCCESS(f"Restored {options['file']}."))
         self.stdout.write(f"The database now holds: {restored_summary()}.")
+        if unreadable := unreadable_links():
+            self.stdout.write(
+                self.style.WARNING(
+                    ngettext(
+                        "%(count)s referee link was sealed with another SECRET_KEY: it still "
+                        "opens its table, but cannot be printed again. Put that key in "
+                        "SECRET_KEY_FALLBACKS, or give the table a new link at the desk and "
+                        "print its sheet again.",
+                        "%(count)s referee links were sealed with another SECRET_KEY: they "
+                        "still open their tables, but cannot be printed again. Put that key in "
+                        "SECRET_KEY_FALLBACKS, or give those tables new links at the desk and "
+                        "print their sheets again.",
+                        unreadable,
+                    )
+                    % {"count": unreadable}
+                )
+            )

@@ -30,6 +30,11 @@ def register() -> None:
     register_links(find=table_for_link, refereed=refereed)
 
 
-def referee_link(table: QualifyingTable) -> str:
-    """The URL printed as a QR code on a qualifying table's sheet."""
-    return settings.SITE_URL.rstrip("/") + reverse("qtable", args=[table.token])
+def referee_link(table: QualifyingTable) -> str | None:
+    """The URL printed as a QR code on a qualifying table's sheet, or None when no key of this
+    server opens the sealed link (a database restored without its key: the desk asks for a
+    new link)."""
+    token = table.token_or_none
+    if token is None:
+        return None
+    return settings.SITE_URL.rstrip("/") + reverse("qtable", args=[token])

@@ -490,4 +490,6 @@ def _race_table(request: HttpRequest, token: str) -> tuple[RaceTable, Actor]:
     )
     if table is None:
         replaced_or_404(token, request)
+    # Its pages link to themselves with the secret of the address, whatever key sealed it.
+    table.opened_with(token)  # type: ignore[union-attr]
     return table, table_actor(request, table)  # type: ignore[return-value]

@@ -204,7 +204,7 @@ def table_for_link(token: str) -> Any:
     for find in _TABLE_FINDERS:
         table = find(digest)
         if table is not None:
-            return table
+            return table.opened_with(token)
     return None
 
 

@@ -373,6 +373,14 @@ def _contains_nul(value: Any) -> bool:
     return False
 
 
+#: What a table's ``referee_link`` and ``referee_token`` say in the API's document.
+SEALED_LINK = (
+    "Organisers only. Null when no key of this server opens the link (a database restored "
+    "without its SECRET_KEY): give the table a new link at the desk (a race table: POST "
+    "/events/{event}/tables/{t}/referee-link)."
+)
+
+
 def referee_link(token: str) -> str:
     """The URL printed as a QR code on a table's sheet."""
     return f"{settings.SITE_URL.rstrip('/')}/q/{token}/"

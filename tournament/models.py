@@ -35,14 +35,14 @@ def _record_actor(sender: object, instance: models.Model, history_instance: obje
         history_instance.history_actor = getattr(instance, "_history_actor", "")[:120]
 
 
-class RefereeLinked(models.Model):
-    """A table opened by a referee link (qualifying and race tables).
+class LinkSealedElsewhere(ImproperlyConfigured):
+    """A referee link sealed with a key this server does not have (``token_or_none``)."""
 
-    The link's secret is kept as its digest (``token_digest``: how a link finds its table)
-    and as a sealed copy (``token_sealed``: how the same link is printed again), never as
-    it is (``tournament.sealing``). ``token`` reads and sets the secret itself; a new table
-    gets a fresh one.
-    """
+
+class RefereeLinked(models.Model):
+    """A table opened by a referee link (qualifying and race tables): the secret is kept as its
+    digest (``token_digest``, how a link finds its table) and sealed (``token_sealed``, how it
+    is printed again), never as it is (``tournament.sealing``); a new table gets a fresh one."""
 
     token_digest = models.CharField(max_length=64, unique=True, editable=False)
     token_sealed = models.CharField(max_length=200, editable=False)
@@ -64,18 +64,35 @@ class RefereeLinked(models.Model):
 
     @property
     def token(self) -> str:
-        """The link's secret, opened from the sealed copy with the server's key."""
+        """The link's secret, opened with the server's key (or known: ``opened_with``)."""
+        if (secret := self.token_or_none) is None:
+            raise LinkSealedElsewhere(
+                f"The referee link of {self._meta.label} {self.pk} was sealed with another "
+                "SECRET_KEY: put that key in SECRET_KEY_FALLBACKS, or renew the link."
+            )
+        return secret
+
+    @property
+    def token_or_none(self) -> str | None:
+        """The secret, or None when no key of this server opens it (restored without its key)."""
         opened = self.__dict__.get("_opened_link")
         if opened is None or opened[0] != self.token_sealed:
-            secret = sealing.unseal(self.token_sealed)
+            secret = sealing.unseal(self.token_sealed) or sealing.remembered_link(self.token_digest)
             if secret is None:
-                raise ImproperlyConfigured(
-                    f"The referee link of {self._meta.label} {self.pk} was sealed with another "
-                    "SECRET_KEY: put that key in SECRET_KEY_FALLBACKS, or renew the link."
-                )
-            opened = (self.token_sealed, secret)
-            self.__dict__["_opened_link"] = opened
+                return None
+            opened = self.__dict__["_opened_link"] = (self.token_sealed, secret)
         return opened[1]
+
+    @property
+    def link_available(self) -> bool:
+        return self.token_or_none is not None
+
+    def opened_with(self, secret: str) -> RefereeLinked:
+        """The table reached by ``secret``: its pages build their links from it, whatever key."""
+        if sealing.link_digest(secret) == self.token_digest:
+            sealing.remember_link(secret)
+            self.__dict__["_opened_link"] = (self.token_sealed, secret)
+        return self
 
     @token.setter
     def token(self, secret: str) -> None:

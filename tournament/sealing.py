@@ -22,10 +22,13 @@ import base64
 import functools
 import hashlib
 import secrets
+from contextvars import ContextVar
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
+from django.core.signals import request_started
 from django.db import models
+from django.dispatch import receiver
 from django.utils.crypto import salted_hmac
 
 #: Keeps the sealing key apart from every other use of SECRET_KEY.
@@ -40,6 +43,27 @@ def new_link_secret() -> str:
 def link_digest(secret: str) -> str:
     """The SHA-256 of a link's secret (hex): what the database keeps to find its table."""
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+#: The links that opened this request's table (digest → secret): a database restored without
+#: its key cannot open the sealed copies, but a referee's address holds the secret itself,
+#: and the table's pages link to themselves with it.
+_MET: ContextVar[dict[str, str] | None] = ContextVar("paddock_links_met", default=None)
+
+
+def remember_link(secret: str) -> None:
+    """``secret`` opened this request's table (its digest matched)."""
+    _MET.set({**(_MET.get() or {}), link_digest(secret): secret})
+
+
+def remembered_link(digest: str) -> str | None:
+    """The secret of ``digest`` when this request's address held it, or None."""
+    return (_MET.get() or {}).get(digest)
+
+
+@receiver(request_started)
+def _forget_links(**kwargs: object) -> None:
+    _MET.set(None)  # each request knows the links of its own address only
 
 
 @functools.lru_cache(maxsize=8)

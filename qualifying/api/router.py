@@ -36,6 +36,7 @@ from qualifying.seating import services as seating
 from tournament.access import Actor
 from tournament.apikit import (
     ERRORS,
+    SEALED_LINK,
     DriverNumber,
     DriverOut,
     Int,
@@ -198,8 +199,8 @@ class QualifyingTableOut(Schema):
     drivers: list[DriverOut]
     referee: str
     fast: bool
-    referee_link: str | None = Field(None, description="Organisers only.")
-    referee_token: str | None = Field(None, description="Organisers only.")
+    referee_link: str | None = Field(None, description=SEALED_LINK)
+    referee_token: str | None = Field(None, description=SEALED_LINK)
 
 
 def table_out(table: QualifyingTable, *, secrets: bool) -> dict[str, Any]:
@@ -208,8 +209,8 @@ def table_out(table: QualifyingTable, *, secrets: bool) -> dict[str, Any]:
         "drivers": [driver_out(d) for d in selectors.table_drivers(table=table)],
         "referee": table.referee_name,
         "fast": table.fast,
-        "referee_link": referee_link(table.token) if secrets else None,
-        "referee_token": table.token if secrets else None,
+        "referee_link": referee_link(token) if secrets and (token := table.token_or_none) else None,
+        "referee_token": table.token_or_none if secrets else None,
     }
 
 

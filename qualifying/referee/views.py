@@ -49,6 +49,7 @@ def table_and_actor(request: HttpRequest, token: str) -> tuple[QualifyingTable, 
     )
     if table is None:
         replaced_or_404(token, request)
+    table.opened_with(token)  # type: ignore[union-attr]  # its pages link by this address
     # An organiser or the table's referee account acts under their own name; anyone else
     # holding the link acts as the link.
     return table, table_actor(request, table)

@@ -46,6 +46,7 @@ from races.sheets.selectors import race_referee_link, race_sheets
 from tournament.access import Actor
 from tournament.apikit import (
     ERRORS,
+    SEALED_LINK,
     DriverNumber,
     DriverOut,
     ErrorOut,
@@ -156,8 +157,8 @@ class GridLineOut(Schema):
 class TableOut(Schema):
     number: int
     referee: str
-    referee_link: str | None = Field(None, description="Organisers only.")
-    referee_token: str | None = Field(None, description="Organisers only.")
+    referee_link: str | None = Field(None, description=SEALED_LINK)
+    referee_token: str | None = Field(None, description=SEALED_LINK)
     weather: WeatherName | None = Field(description="The table's weather (null before the draw).")
     track: TrackName | None
     weather_fixed: bool
@@ -176,7 +177,7 @@ class TableOut(Schema):
     )
 
 
-def _link(table: RaceTable) -> str:
+def _link(table: RaceTable) -> str | None:
     return race_referee_link(table)
 
 
@@ -225,7 +226,7 @@ def table_out(table: RaceTable, *, secrets: bool, warnings: list[dict[str, Any]]
         "number": table.number,
         "referee": table.referee_name,
         "referee_link": _link(table) if secrets else None,
-        "referee_token": table.token if secrets else None,
+        "referee_token": table.token_or_none if secrets else None,
         "weather": table.weather or None,
         "track": table.track or None,
         "weather_fixed": table.weather_fixed,

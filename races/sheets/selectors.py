@@ -11,8 +11,13 @@ from races.sheets.data import GridLine, PrintedConfiguration, PrintedSanction, R
 from tournament.models import Event, Sanction, driver_name
 
 
-def race_referee_link(table: RaceTable) -> str:
-    return settings.SITE_URL.rstrip("/") + reverse("rtable", args=[table.token])
+def race_referee_link(table: RaceTable) -> str | None:
+    """The URL printed as a QR code, or None when no key of this server opens the sealed link
+    (a database restored without its key: the desk asks for a new link)."""
+    token = table.token_or_none
+    if token is None:
+        return None
+    return settings.SITE_URL.rstrip("/") + reverse("rtable", args=[token])
 
 
 def _grids(tables: list[RaceTable]) -> dict[int, list[dict]]:

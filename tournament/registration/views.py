@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.conf import settings
@@ -67,13 +68,25 @@ def language_switch(request: HttpRequest, code: str) -> HttpResponse:
     return response
 
 
+#: What an address's ``<slug:...>`` holds (``django.urls.converters.SlugConverter``).
+ADDRESSABLE = re.compile(r"[-a-zA-Z0-9_]+")
+
+
 @public_page("tournament.Championship", "tournament.Event")
 def home(request: HttpRequest) -> HttpResponse:
-    championships = list(Championship.objects.prefetch_related("events").all())
+    # A slug no address can hold (written around the validators: an import of before, a
+    # hand-edited database) is left out rather than breaking the page for everyone.
+    championships = [
+        championship
+        for championship in Championship.objects.prefetch_related("events").all()
+        if ADDRESSABLE.fullmatch(championship.slug)
+    ]
     for championship in championships:
-        championship.shown_events = _shown_events(  # type: ignore[attr-defined]
-            request, championship, championship.events.all()
-        )
+        championship.shown_events = [  # type: ignore[attr-defined]
+            event
+            for event in _shown_events(request, championship, championship.events.all())
+            if ADDRESSABLE.fullmatch(event.slug)
+        ]
     return render(request, "tournament/home.html", {"championships": championships})
 
 

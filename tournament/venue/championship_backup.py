@@ -35,6 +35,7 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core import serializers
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management.color import no_style
 from django.core.serializers.base import DeserializationError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -390,6 +391,43 @@ def _reset_sequences(labels: list[str]) -> None:
                 )
 
 
+#: Problems listed at most, when a file is refused (the rest counted).
+MAX_PROBLEMS = 50
+
+
+def _empty_as_paddock_writes(field: models.Field, value: object) -> bool:
+    """An empty value Paddock itself writes: a null the column takes (a history row's reason),
+    or the field's own default (no swap yet: ``[]``)."""
+    if value not in field.empty_values:
+        return False
+    return field.null or (field.has_default() and value == field.get_default())
+
+
+def _problems(row: models.Model) -> list[str]:
+    """What the models' own validators say of a row from a file (slugs, lengths, choices,
+    points scales, numbers), in the user's language: the file is not trusted more than a
+    form. Links between rows are the database's to check (history rows name deleted ones).
+    """
+    exclude = [
+        field.name
+        for field in row._meta.fields
+        if field.is_relation or _empty_as_paddock_writes(field, getattr(row, field.attname))
+    ]
+    try:
+        row.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
+    except ValidationError as exc:
+        what = f"{row._meta.verbose_name} {row.pk}"
+        return [
+            _("%(row)s: %(message)s") % {"row": what, "message": message}
+            if field == NON_FIELD_ERRORS
+            else _("%(row)s, %(field)s: %(message)s")
+            % {"row": what, "field": field, "message": message}
+            for field, messages in exc.message_dict.items()
+            for message in messages
+        ]
+    return []
+
+
 @dataclass(frozen=True)
 class Imported:
     """What an import did: the championship, and how many referee links it renewed."""
@@ -435,11 +473,25 @@ def import_championship(data: Any) -> Imported:
             _ensure_users(users)
             objects = _circuits(objects)
             labels: list[str] = []
+            problems: list[str] = []
             for item in serializers.deserialize("python", objects, ignorenonexistent=False):
+                problems += _problems(item.object)
+                if problems:
+                    continue  # nothing saved from here: the whole file is refused below
                 item.save()
                 label = item.object._meta.label
                 if label not in labels:
                     labels.append(label)
+            if problems:
+                raise BackupError(
+                    _("The export was refused, nothing was imported:")
+                    + "".join(f"\n- {problem}" for problem in problems[:MAX_PROBLEMS])
+                    + (
+                        "\n- " + _("and %(count)s more.") % {"count": len(problems) - MAX_PROBLEMS}
+                        if len(problems) > MAX_PROBLEMS
+                        else ""
+                    )
+                )
             _reset_sequences(labels)
             renewed = _renew_unreadable_links(slug)
     except BackupError:

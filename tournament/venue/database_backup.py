@@ -28,6 +28,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +37,15 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connections
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from qualifying.models import Run
+from qualifying.models import QualifyingTable, Run
 from races.models import RaceTable
+from tournament import sealing
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.site import backup_state
+from tournament.venue import backup_checks
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
 
@@ -176,7 +180,7 @@ def _pg_environment() -> tuple[dict[str, str], list[str]]:
     return env, args
 
 
-def _run(command: list[str], env: dict[str, str]) -> None:
+def _run(command: list[str], env: dict[str, str]) -> str:
     program = shutil.which(command[0])
     if program is None:
         raise BackupProblem(
@@ -186,6 +190,7 @@ def _run(command: list[str], env: dict[str, str]) -> None:
     result = subprocess.run([program, *command[1:]], env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise BackupProblem(f"{command[0]} failed: {result.stderr.strip()[:500]}")
+    return result.stdout
 
 
 def _pg_dump(target: Path) -> None:
@@ -242,7 +247,7 @@ def database_is_empty(alias: str = "default") -> bool:
     return not connections[alias].introspection.table_names()
 
 
-def restore(source: Path, *, replace: bool = False) -> Path | None:
+def restore(source: Path, *, replace: bool = False, role: str | None = None) -> Path | None:
     """Load the backup ``source`` into the configured database.
 
     The database must be empty (a new laptop, a new data folder), unless ``replace``: then
@@ -250,6 +255,10 @@ def restore(source: Path, *, replace: bool = False) -> Path | None:
     PostgreSQL one is cleaned object by object by ``pg_restore --clean``.
     Stop the server first: a restore under its feet would mix two days. The photos kept
     beside ``source`` go back into the media root (``restore_photos``).
+
+    Only what Paddock itself writes is accepted (``backup_checks``), checked before anything
+    of the live database is touched; PostgreSQL restores as the application's own role (or
+    ``role``), never as a superuser.
     """
     if not source.is_file():
         raise BackupProblem(f"No backup file at {source}.")
@@ -266,29 +275,105 @@ def restore(source: Path, *, replace: bool = False) -> Path | None:
             f"kept aside first): make restore FILE={source} REPLACE=1 (manage.py restore "
             "--replace; with DATABASE_URL, an empty database of its own)."
         )
-    connections["default"].close()
     if _is_sqlite():
+        try:
+            refused = backup_checks.sqlite_refusals(source)
+        except RuntimeError as exc:  # this code's own schema could not be built
+            raise BackupProblem(str(exc)) from exc
+        _refuse(source, refused)
+        connections["default"].close()
         target = Path(_settings()["NAME"])
         target.parent.mkdir(parents=True, exist_ok=True)
         if not empty:
             kept_aside = target.with_name(f"{target.name}.replaced-{_stamp()}")
             _sqlite_copy(target, kept_aside)
-        with closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as src:
-            if src.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-                raise BackupProblem(f"{source} is damaged (SQLite's integrity check failed).")
-            with closing(sqlite3.connect(target, timeout=30)) as dst:
-                src.backup(dst)
-                dst.execute("PRAGMA journal_mode=WAL")
+        with (
+            closing(backup_checks.read_only(source)) as src,
+            closing(sqlite3.connect(target, timeout=30)) as dst,
+        ):
+            src.backup(dst)
+            dst.execute("PRAGMA journal_mode=WAL")
     else:
-        env, args = _pg_environment()
-        clean = ["--clean", "--if-exists"] if replace else []
-        name = str(_settings()["NAME"])
-        _run(["pg_restore", "--no-owner", "--exit-on-error", *clean, *args, "--dbname", name,
-              str(source)], env)  # fmt: skip
+        _pg_restore(source, replace=replace, role=role)
     # Counters went back to the backup's: cache keys of before must never match again.
     freshness.renew_incarnation(connections["default"])
     restore_photos(source.parent)
     return kept_aside
+
+
+def _refuse(source: Path, refused: list[str]) -> None:
+    if refused:
+        raise BackupProblem(
+            _(
+                "%(file)s was refused, nothing was restored (the database is as it was). It "
+                "holds what Paddock never writes:"
+            )
+            % {"file": source}
+            + "".join(f"\n- {what}" for what in refused)
+        )
+
+
+def _pg_role(role: str | None) -> None:
+    """Refuse to restore as a superuser: the archive's SQL would run with every right."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user")
+        user, superuser = cursor.fetchone()
+        if role is None:
+            if superuser:
+                raise BackupProblem(
+                    _(
+                        "PostgreSQL is reached as %(user)s, a superuser: a backup's SQL would run "
+                        "with every right. Restore as the application's own role (DATABASE_URL "
+                        "with that role), or name one that is not a superuser: --role <name>."
+                    )
+                    % {"user": user}
+                )
+            return
+        cursor.execute(
+            "SELECT rolsuper, pg_has_role(current_user, oid, 'MEMBER') FROM pg_roles "
+            "WHERE rolname = %s",
+            [role],
+        )
+        found = cursor.fetchone()
+    if found is None or found[0] or not found[1]:
+        raise BackupProblem(
+            _(
+                "The role %(role)s cannot restore: it must exist, not be a superuser, and be "
+                "one that %(user)s may act as."
+            )
+            % {"role": role, "user": user}
+        )
+
+
+def _pg_restore(source: Path, *, replace: bool, role: str | None) -> None:
+    """``pg_restore`` of the entries Paddock writes, as the application's role (or ``role``),
+    with no owner and no privileges of the archive; the change counters made again."""
+    _pg_role(role)
+    env, args = _pg_environment()
+    refused, keep = backup_checks.pg_refusals(_run(["pg_restore", "--list", str(source)], env))
+    _refuse(source, refused)
+    connections["default"].close()
+    clean = ["--clean", "--if-exists"] if replace else []
+    acting = [f"--role={role}"] if role else []
+    name = str(_settings()["NAME"])
+    with tempfile.TemporaryDirectory() as folder:
+        listing = Path(folder) / "accepted.list"
+        listing.write_text("\n".join(keep) + "\n")
+        _run(["pg_restore", "--no-owner", "--no-privileges", "--exit-on-error",
+              "--single-transaction", *clean, *acting, *args, "--use-list", str(listing),
+              "--dbname", name, str(source)], env)  # fmt: skip
+    # Paddock's own function and triggers, from this code rather than from the file.
+    freshness.install(connections["default"])
+
+
+def unreadable_links() -> int:
+    """How many tables' referee links no key of this server opens (a backup restored without
+    its ``secret_key``): they still open their tables, but cannot be printed again."""
+    count = 0
+    for model in (QualifyingTable, RaceTable):
+        for sealed in model.objects.values_list("token_sealed", flat=True).iterator():
+            count += sealing.unseal(sealed) is None
+    return count
 
 
 def age(path: Path) -> datetime.timedelta:

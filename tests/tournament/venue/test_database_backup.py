@@ -121,12 +121,12 @@ def rows(url: str) -> dict[str, list[tuple]]:
         }
 
 
-@pytest.mark.skipif(
-    not os.environ.get("DATABASE_URL", "").startswith("postgres"),
-    reason="the PostgreSQL backup needs DATABASE_URL (CI sets it)",
-)
 @pytest.mark.django_db(transaction=True)
-def test_a_postgresql_backup_restores_into_an_empty_database(tmp_path, django_user_model, settings):
+def test_a_postgresql_backup_restores_into_an_empty_database(
+    tmp_path, django_user_model, settings, postgresql
+):
+    """Restored as the application's own role (not a superuser: issue 20), into a database
+    of its own; as a superuser it is refused unless told which role to act as."""
     settings.MEDIA_ROOT = tmp_path / "media"
     world = build_world(django_user_model)
     result_confirm(actor=Actor(user=world.users["organiser"]), table=world.rtables[0])
@@ -141,50 +141,68 @@ def test_a_postgresql_backup_restores_into_an_empty_database(tmp_path, django_us
     assert taken.photos == 2 and backup_now(directory=backups, keep=5).photos == 0
 
     config = connection.settings_dict
-    base = f"postgres://{config['USER']}@{config['HOST']}:{config['PORT'] or 5432}"
-    name = f"{config['NAME']}_restored"
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        elsewhere = tmp_path / "another-folder" / "media"
-        env = {"PATH": os.environ.get("PATH", ""), "DEBUG": "true",
-               "DATABASE_URL": f"{base}/{name}", "MEDIA_ROOT": str(elsewhere)}  # fmt: skip
-        restored = subprocess.run(
-            [sys.executable, "manage.py", "restore", str(taken.path)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert restored.returncode == 0, restored.stdout + restored.stderr
-        assert "Photos of the sheets" in restored.stdout and ": 2 files." in restored.stdout
-        # It says what it restored.
-        assert "The database now holds: " in restored.stdout
-        assert "1 event (latest: Grand Prix d'Été, 2026-07-14), 8 drivers" in restored.stdout
-        assert "8 runs, 1 of 2 race tables confirmed" in restored.stdout
-        original, copy = rows(f"{base}/{config['NAME']}"), rows(f"{base}/{name}")
-        assert len(original["races_resultline"]) == 4
-        assert copy == original
-        # Restored on another folder, the photo is still shown: its row is in the copy, its
-        # files in the other media root, served from there.
-        assert len(copy["races_sheetphoto"]) == 1
-        with psycopg.connect(f"{base}/{name}") as db:
-            assert db.execute("SELECT count(*) FROM django_session").fetchone() == (0,)
-        with psycopg.connect(f"{base}/{config['NAME']}") as db:
-            assert db.execute("SELECT count(*) FROM django_session").fetchone()[0] >= 1
-        settings.MEDIA_ROOT = elsewhere
-        served = image_response(photo)
-        assert (
-            b"".join(served.streaming_content) == (elsewhere / "photos" / photo.image).read_bytes()
-        )
-        again = subprocess.run(
-            [sys.executable, "manage.py", "restore", str(taken.path)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert again.returncode != 0 and "not empty" in again.stderr
-        # The hint speaks the Makefile's words.
-        assert "REPLACE=1" in again.stderr and "DATA=" in again.stderr
-        assert "PADDOCK_DATA_DIR" not in again.stderr
-    finally:
-        with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    name = postgresql.database("restored")
+    elsewhere = tmp_path / "another-folder" / "media"
+    env = {"PATH": os.environ.get("PATH", ""), "DEBUG": "true",
+           "DATABASE_URL": postgresql.url(name), "MEDIA_ROOT": str(elsewhere)}  # fmt: skip
+    # Reached as a superuser, the restore is refused (the archive's SQL would run with every
+    # right): nothing restored.
+    as_superuser = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(taken.path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert as_superuser.returncode != 0 and "--role" in as_superuser.stderr
+    assert config["USER"] in as_superuser.stderr
+    with psycopg.connect(postgresql.url(name)) as db:
+        assert db.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+        ).fetchone() == (0,)
+    # Told which role to act as (SET ROLE), it restores as that role: every object its own.
+    # On a server with another key (its links then say so: issue 20, finding 5).
+    with_role = postgresql.database("with_role")
+    acted = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(taken.path), "--role", postgresql.role],
+        cwd=ROOT, env={**env, "DATABASE_URL": postgresql.url(with_role),
+                       "SECRET_KEY": "another-laptops-key-" + "x7Qm2" * 10},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert acted.returncode == 0, acted.stderr
+    tables = len(world.qtables) + len(world.rtables)
+    assert f"{tables} liens commissaires ont été scellés avec une autre SECRET_KEY" in acted.stdout
+    with psycopg.connect(postgresql.url(with_role)) as db:
+        owners = db.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'")
+        assert owners.fetchall() == [(postgresql.role,)]
+    assert rows(postgresql.url(with_role)) == rows(postgresql.url(config["NAME"]))
+    # The application's own role (DATABASE_URL's user is not a superuser): restored.
+    env["DATABASE_URL"] = postgresql.url(name, user=postgresql.role)
+    restored = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(taken.path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert "Photos of the sheets" in restored.stdout and ": 2 files." in restored.stdout
+    # It says what it restored.
+    assert "The database now holds: " in restored.stdout
+    assert "1 event (latest: Grand Prix d'Été, 2026-07-14), 8 drivers" in restored.stdout
+    assert "8 runs, 1 of 2 race tables confirmed" in restored.stdout
+    original, copy = rows(postgresql.url(config["NAME"])), rows(postgresql.url(name))
+    assert len(original["races_resultline"]) == 4
+    assert copy == original
+    # Restored on another folder, the photo is still shown: its row is in the copy, its
+    # files in the other media root, served from there.
+    assert len(copy["races_sheetphoto"]) == 1
+    with psycopg.connect(postgresql.url(name)) as db:
+        assert db.execute("SELECT count(*) FROM django_session").fetchone() == (0,)
+    with psycopg.connect(postgresql.url(config["NAME"])) as db:
+        assert db.execute("SELECT count(*) FROM django_session").fetchone()[0] >= 1
+    settings.MEDIA_ROOT = elsewhere
+    served = image_response(photo)
+    assert b"".join(served.streaming_content) == (elsewhere / "photos" / photo.image).read_bytes()
+    again = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(taken.path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert again.returncode != 0 and "not empty" in again.stderr
+    # The hint speaks the Makefile's words.
+    assert "REPLACE=1" in again.stderr and "DATA=" in again.stderr
+    assert "PADDOCK_DATA_DIR" not in again.stderr

@@ -1,0 +1,122 @@
+"""A crafted ``.pgdump`` is refused before anything is restored (issue 20, finding 4).
+
+The red team's archive ran SQL as PostgreSQL's superuser during ``manage.py restore``: a
+function and a trigger planted among Paddock's tables. The archive's table of contents is
+now read first (``pg_restore --list``): functions, triggers, views, other schemas, tables
+Paddock never makes and privileges are refused by name, and the database stays empty. A
+real backup restoring is in ``test_database_backup.py``; the table of contents of a real
+one is accepted here, entry by entry.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.db import connection
+
+from tests.tournament.venue.conftest import PostgreSQL
+from tournament.venue.backup_checks import pg_refusals
+
+ROOT = Path(__file__).resolve().parents[3]
+
+PLANTED = [
+    "CREATE TABLE tournament_circuit (id integer PRIMARY KEY, name text)",
+    "CREATE FUNCTION public.steal() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$ BEGIN EXECUTE 'ALTER ROLE ' || quote_ident(session_user) || ' SUPERUSER'; "
+    "RETURN NULL; END $$",
+    "CREATE TRIGGER steal AFTER INSERT ON tournament_circuit "
+    "FOR EACH ROW EXECUTE FUNCTION public.steal()",
+    # Paddock's own function's name, with another body.
+    "CREATE FUNCTION public.paddock_change_bump() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$ BEGIN RETURN NULL; END $$",
+    "CREATE VIEW public.sessions AS SELECT 1 AS key",
+    "CREATE SCHEMA elsewhere",
+    "CREATE TABLE elsewhere.t (id integer)",
+    "CREATE TABLE public.notes (id integer)",
+    "GRANT SELECT ON tournament_circuit TO PUBLIC",
+    "INSERT INTO tournament_circuit VALUES (1, 'Monza')",
+]
+
+
+def pg_dump(url: str, target: Path) -> Path:
+    done = subprocess.run(
+        ["pg_dump", "--format=custom", "--file", str(target), url],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return target
+
+
+def public_tables(url: str) -> list[tuple[str]]:
+    with psycopg.connect(url) as db:
+        return db.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', "
+            "'information_schema') ORDER BY 1"
+        ).fetchall()
+
+
+@pytest.mark.django_db
+def test_a_crafted_archive_is_refused_by_name_and_nothing_is_restored(
+    postgresql: PostgreSQL, tmp_path: Path
+) -> None:
+    crafted = postgresql.database("crafted", owner=postgresql.superuser)
+    with psycopg.connect(postgresql.url(crafted), autocommit=True) as db:
+        for statement in PLANTED:
+            db.execute(statement)
+    archive = pg_dump(postgresql.url(crafted), tmp_path / "paddock-20260714-150000.pgdump")
+    target = postgresql.database("target")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "DEBUG": "true",
+        "DATABASE_URL": postgresql.url(target, user=postgresql.role),
+        "MEDIA_ROOT": str(tmp_path / "media"),
+    }
+    refused = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(archive)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert refused.returncode != 0
+    said = refused.stderr
+    for name in (
+        "FUNCTION public.steal()",
+        "TRIGGER public.tournament_circuit steal",
+        "VIEW public.sessions",
+        "SCHEMA elsewhere",
+        "elsewhere.t",
+        "notes",
+        "ACL public.TABLE tournament_circuit",
+    ):
+        assert name in said, (name, said)
+    # Paddock's own function is never taken from a file: left out, not refused.
+    assert "paddock_change_bump" not in said
+    assert "rien n'a été restauré" in said  # in the user's language (French by default)
+    assert public_tables(postgresql.url(target)) == []
+
+
+@pytest.mark.django_db
+def test_a_real_backups_table_of_contents_is_accepted_but_paddocks_counters(
+    postgresql: PostgreSQL, tmp_path: Path
+) -> None:
+    """Every entry of a backup of a migrated database is kept, but Paddock's function and
+    its triggers (made again by ``freshness.install`` after the restore)."""
+    archive = pg_dump(postgresql.url(connection.settings_dict["NAME"]), tmp_path / "paddock.pgdump")
+    listing = subprocess.run(
+        ["pg_restore", "--list", str(archive)], capture_output=True, text=True, check=True
+    ).stdout
+    refused, keep = pg_refusals(listing)
+    assert refused == []
+    entries = [line for line in listing.splitlines() if line and not line.startswith(";")]
+    left_out = [line for line in entries if line not in keep]
+    assert left_out and all(
+        " FUNCTION public paddock_change_bump() " in line
+        or " TRIGGER public " in line
+        and (" paddock_change_row " in line or " paddock_change_truncate " in line)
+        for line in left_out
+    ), left_out
+    assert any(" TABLE DATA public tournament_event " in line for line in keep)

@@ -1,0 +1,164 @@
+"""A SQLite backup is restored only if Paddock could have written it (issue 20, finding 4).
+
+The red team planted a trigger in a backup: restored, it copied the organiser's session key
+into a championship's name, on a public page. The backup is now read first, read-only, and
+compared with the schema this code's migrations make: a trigger, a view, a table or a
+column Paddock never makes, or a migration it does not know, is refused by name, in the
+user's language, and the live database is left exactly as it was.
+
+The backups are real: a database migrated by this code (in a process of its own, on SQLite
+whatever the test database is), then tampered with as the red team did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.utils import translation
+
+from tournament.venue.backup_checks import sqlite_refusals
+
+ROOT = Path(__file__).resolve().parents[3]
+
+MIGRATED = """
+import sqlite3, sys
+import django
+django.setup()
+from django.core.management import call_command
+from django.db import connection
+call_command("migrate", verbosity=0, interactive=False)
+connection.ensure_connection()
+with sqlite3.connect(sys.argv[1]) as target:
+    connection.connection.backup(target)
+"""
+
+LEAK = (
+    "CREATE TRIGGER leak AFTER INSERT ON django_session BEGIN "
+    "UPDATE tournament_championship SET name = NEW.session_key; END"
+)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database as this code's migrations make it, on SQLite, with a championship."""
+    path = tmp_path_factory.mktemp("restore") / "paddock-20260714-150000.sqlite3"
+    env = {**os.environ, "DATABASE_URL": "sqlite://:memory:", "PYTHONPATH": str(ROOT)}
+    made = subprocess.run(
+        [sys.executable, "-c", MIGRATED, str(path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO tournament_championship (slug, name, season, points_scale, "
+            "points_mode, created_at) VALUES ('cf', 'Coupe de France', '2026', "
+            "'[10, 8, 6]', 'table', '2026-07-14 09:00:00')"
+        )
+    return path
+
+
+def tampered(clean: Path, folder: Path, *statements: str) -> Path:
+    copy = folder / "paddock-20260714-160000.sqlite3"
+    copy.write_bytes(clean.read_bytes())
+    with sqlite3.connect(copy) as db:
+        for statement in statements:
+            db.execute(statement)
+    return copy
+
+
+def test_a_backup_paddock_wrote_is_accepted(clean: Path) -> None:
+    """Paddock's own triggers (the change counters) and every table, column and index."""
+    assert sqlite_refusals(clean) == []
+
+
+@pytest.mark.parametrize(
+    ("statements", "refused"),
+    [
+        ([LEAK], ["the trigger leak, which Paddock never makes"]),
+        (["CREATE VIEW sessions AS SELECT * FROM django_session"],
+         ["the view sessions, which Paddock never makes"]),
+        (["CREATE TABLE notes (text)"], ["the table notes, which Paddock never makes"]),
+        (["ALTER TABLE tournament_event ADD COLUMN extra text"],
+         ["an unknown column extra in the table tournament_event"]),
+        (["CREATE INDEX shadow ON tournament_event (name)"],
+         ["the index shadow, which Paddock never makes"]),
+        # One of Paddock's own triggers, rewritten to do something else.
+        (["DROP TRIGGER paddock_change_tournament_event_insert",
+          'CREATE TRIGGER "paddock_change_tournament_event_insert" AFTER INSERT ON '
+          '"tournament_event" BEGIN DELETE FROM auth_user; END'],
+         ["the trigger paddock_change_tournament_event_insert is not Paddock's"]),
+        (["DROP TRIGGER paddock_change_tournament_event_delete"],
+         ["the trigger paddock_change_tournament_event_delete is missing"]),
+        (["INSERT INTO django_migrations (app, name, applied) "
+          "VALUES ('tournament', '9999_from_elsewhere', '2026-07-14')"],
+         ["the migration tournament.9999_from_elsewhere, unknown to this version of Paddock "
+          "(a newer one?)"]),
+    ],
+)  # fmt: skip
+def test_what_paddock_never_writes_is_refused_by_name(
+    clean: Path, tmp_path: Path, statements: list[str], refused: list[str]
+) -> None:
+    with translation.override("en"):
+        assert sqlite_refusals(tampered(clean, tmp_path, *statements)) == refused
+
+
+def test_a_file_that_is_no_database_is_refused(tmp_path: Path) -> None:
+    junk = tmp_path / "paddock-20260714-150000.sqlite3"
+    junk.write_bytes(b"SQLite format 3\x00" + b"\xff" * 2000)
+    with translation.override("en"):
+        (refusal,) = sqlite_refusals(junk)
+    assert refusal.startswith(("the file is not a SQLite database", "the file is damaged"))
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def restore_in(data: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``manage.py restore`` as on the venue's laptop: SQLite in ``data``, French."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PADDOCK_DATA_DIR": str(data),
+        "SECRET_KEY_FILE": str(data / "secret_key"),
+        "LANG": "C.UTF-8",
+    }
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "manage.py", "restore", *args],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    return run
+
+
+def test_a_planted_trigger_is_refused_and_the_live_database_is_unchanged(
+    clean: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "venue"
+    data.mkdir()
+    live = data / "db.sqlite3"
+    live.write_bytes(clean.read_bytes())
+    with sqlite3.connect(live) as db:
+        db.execute("UPDATE tournament_championship SET name = 'Coupe du jour'")
+    before = digest(live)
+    backup = tampered(clean, tmp_path, LEAK, "CREATE VIEW v AS SELECT 1")
+
+    refused = restore_in(data)(str(backup), "--replace")
+
+    assert refused.returncode != 0
+    # Said in the user's language (French on the venue's laptop), each thing by name.
+    assert "rien n'a été restauré" in refused.stderr, refused.stderr
+    assert "- le déclencheur leak, que Paddock ne crée jamais" in refused.stderr
+    assert "- la vue v, que Paddock ne crée jamais" in refused.stderr
+    assert digest(live) == before
+    assert sorted(p.name for p in data.iterdir() if p.name.startswith("db.sqlite3")) == [
+        "db.sqlite3"
+    ]  # not even kept aside: nothing was touched

@@ -1,0 +1,305 @@
+"""What a restore accepts: only what Paddock itself writes (issue 20).
+
+A backup is a file from elsewhere: a USB stick, a mail, a shared folder. A trigger planted in
+a SQLite backup published the organiser's session key on a public page; a crafted
+``.pgdump`` ran SQL as PostgreSQL's superuser. So before anything of the live database is
+touched, the backup is read and compared with what this code writes:
+
+- SQLite: the file opened read-only, its schema (tables and their columns, indexes,
+  triggers, views) compared with a database made by this code's migrations up to the
+  migrations the backup records (``reference_schema``: a fresh in-memory database, in a
+  process of its own), and every migration it records known to this code. Anything else
+  (a view, a trigger, a table or a column Paddock never makes) is refused, by name.
+- PostgreSQL: the archive's table of contents (``pg_restore -l``) holds only tables, their
+  data, sequences, defaults, constraints and indexes of Paddock's own tables in the public
+  schema; Paddock's change counters (a function and its triggers,
+  ``tournament.public.freshness``) are left out of the restore and made again by this code.
+  Functions, triggers, views, rules, extensions, large objects, other schemas, privileges
+  are refused.
+
+Each function answers the list of what it refused, in the user's language (empty: accepted).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import django
+from django.apps import apps
+from django.core.management import call_command
+from django.db import connections
+from django.db.migrations.loader import MigrationLoader
+from django.utils.translation import gettext as _
+
+from tournament.public import freshness
+
+#: Internal tables of SQLite: its sequences and the planner's statistics.
+SQLITE_OWN = {"sqlite_sequence", "sqlite_stat1", "sqlite_stat4"}
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """``path`` opened so that nothing in it can be written, nor any code of its schema run."""
+    db = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
+    db.execute("PRAGMA trusted_schema = OFF")
+    db.execute("PRAGMA query_only = ON")
+    return db
+
+
+def sqlite_schema(db: sqlite3.Connection) -> dict[str, Any]:
+    """Every object of a SQLite database, as comparable values: ``"table x"`` → its columns,
+    ``"index x"`` → its table, columns and kind, ``"trigger x"``/``"view x"`` → its SQL."""
+    schema: dict[str, Any] = {}
+    rows = db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name")
+    for kind, name, table, sql in rows.fetchall():
+        if kind == "table":
+            if name in SQLITE_OWN:
+                continue
+            columns = db.execute(
+                'SELECT name, type, "notnull", dflt_value, pk, hidden '
+                "FROM pragma_table_xinfo(?) ORDER BY cid",
+                (name,),
+            )
+            schema[f"table {name}"] = [list(column) for column in columns.fetchall()]
+        elif kind == "index":
+            listed = db.execute(
+                'SELECT "unique", partial FROM pragma_index_list(?) WHERE name = ?', (table, name)
+            ).fetchone()
+            columns = db.execute(
+                "SELECT name FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", (name,)
+            )
+            shown = name if not name.startswith("sqlite_autoindex_") else f"{table} (unique)"
+            schema[f"index {shown}"] = [table, list(listed or ()), [c[0] for c in columns]]
+        else:  # a trigger or a view: its SQL, exactly
+            schema[f"{kind} {name}"] = [table, " ".join(str(sql).split())]
+    return schema
+
+
+def _migrations(db: sqlite3.Connection) -> set[tuple[str, str]] | None:
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'django_migrations'"
+    ).fetchone()
+    if not found:
+        return None
+    return {
+        (str(app), str(name)) for app, name in db.execute("SELECT app, name FROM django_migrations")
+    }
+
+
+def _targets(applied: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """For each app, its last migration among ``applied`` (the one the others lead to)."""
+    graph = MigrationLoader(None, ignore_no_migrations=True).graph
+    targets = []
+    for app in sorted({app for app, _name in applied}):
+        mine = {node for node in applied if node[0] == app}
+        for node in sorted(mine):
+            if mine <= set(graph.forwards_plan(node)):
+                targets.append(node)
+                break
+    return targets
+
+
+def reference_schema(applied: set[tuple[str, str]]) -> dict[str, Any]:
+    """The schema this code's migrations make, up to ``applied``: built in a process of its
+    own on an in-memory database (a data migration there never reaches the live one), once
+    per process and set of migrations (a few seconds)."""
+    return json.loads(_reference(frozenset(applied)))
+
+
+@functools.lru_cache(maxsize=4)
+def _reference(applied: frozenset[tuple[str, str]]) -> str:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "schema.json"
+        env = {
+            **os.environ,
+            "DATABASE_URL": "sqlite://:memory:",
+            "DJANGO_SETTINGS_MODULE": os.environ.get(
+                "DJANGO_SETTINGS_MODULE", "tournament.settings"
+            ),
+        }
+        targets = json.dumps(_targets(applied))
+        command = [sys.executable, "-m", "tournament.venue.backup_checks", str(out), targets]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0 or not out.exists():
+            raise RuntimeError(f"The reference schema could not be built: {done.stderr[-800:]}")
+        return out.read_text()
+
+
+def _described(key: str) -> str:
+    kind, name = key.split(" ", 1)
+    return {
+        "table": _("the table %(name)s"),
+        "index": _("the index %(name)s"),
+        "trigger": _("the trigger %(name)s"),
+        "view": _("the view %(name)s"),
+    }.get(kind, "%(name)s") % {"name": name}
+
+
+def _column_words(table: str, found: list[list[Any]], expected: list[list[Any]]) -> list[str]:
+    known = {column[0]: column for column in expected}
+    seen = {column[0]: column for column in found}
+    words = [
+        _("an unknown column %(column)s in the table %(table)s") % {"column": name, "table": table}
+        for name in seen
+        if name not in known
+    ]
+    words += [
+        _("the column %(column)s of the table %(table)s is missing or not Paddock's")
+        % {"column": name, "table": table}
+        for name in known
+        if seen.get(name) != known[name]
+    ]
+    return words or [_("the columns of the table %(table)s are not Paddock's") % {"table": table}]
+
+
+def sqlite_refusals(path: Path, reference: Any = reference_schema) -> list[str]:
+    """What a SQLite backup holds that Paddock never writes (empty: it may be restored).
+
+    ``reference`` answers the schema of this code's migrations up to a set of migrations."""
+    try:
+        with closing(read_only(path)) as db:
+            if db.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                return [_("the file is damaged (SQLite's integrity check failed)")]
+            found = sqlite_schema(db)
+            applied = _migrations(db)
+    except sqlite3.DatabaseError as exc:
+        return [_("the file is not a SQLite database (%(error)s)") % {"error": exc}]
+    if not applied:
+        return [_("the file holds no migration of Paddock: it is not a Paddock backup")]
+    known = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
+    unknown = sorted(applied - known)
+    if unknown:
+        return [
+            _("the migration %(migration)s, unknown to this version of Paddock (a newer one?)")
+            % {"migration": f"{app}.{name}"}
+            for app, name in unknown
+        ]
+    expected = reference(applied)
+    refused = []
+    for key in sorted(found.keys() - expected.keys()):
+        refused.append(_("%(thing)s, which Paddock never makes") % {"thing": _described(key)})
+    for key in sorted(expected.keys() - found.keys()):
+        refused.append(_("%(thing)s is missing") % {"thing": _described(key)})
+    for key in sorted(found.keys() & expected.keys()):
+        if found[key] == expected[key]:
+            continue
+        if key.startswith("table "):
+            refused += _column_words(key[6:], found[key], expected[key])
+        else:
+            refused.append(_("%(thing)s is not Paddock's") % {"thing": _described(key)})
+    return refused
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------
+
+#: The entries of a Paddock backup's table of contents (``pg_restore -l``).
+PG_ACCEPTED = {
+    "ENCODING", "STDSTRINGS", "SEARCHPATH", "TABLE", "TABLE DATA", "SEQUENCE", "SEQUENCE SET",
+    "SEQUENCE OWNED BY", "DEFAULT", "CONSTRAINT", "FK CONSTRAINT", "INDEX",
+}  # fmt: skip
+#: Paddock's change counters: left out of the restore, made again by ``freshness.install``.
+PG_COUNTERS = {("FUNCTION", "paddock_change_bump()")}
+PG_COUNTER_TRIGGERS = ("paddock_change_row", "paddock_change_truncate")
+#: Entry types of more than one word, longest first, as pg_restore -l prints them.
+PG_TYPES = sorted(
+    {
+        *PG_ACCEPTED, "DEFAULT ACL", "EVENT TRIGGER", "LARGE OBJECT", "MATERIALIZED VIEW",
+        "MATERIALIZED VIEW DATA", "FOREIGN TABLE", "PUBLICATION TABLE", "TEXT SEARCH CONFIGURATION",
+        "TEXT SEARCH DICTIONARY", "FOREIGN DATA WRAPPER", "SERVER", "USER MAPPING", "BLOB",
+        "BLOBS", "ACL", "COMMENT", "SCHEMA", "EXTENSION", "FUNCTION", "PROCEDURE", "TRIGGER",
+        "VIEW", "RULE", "POLICY", "ROW SECURITY", "TYPE", "DOMAIN", "AGGREGATE", "OPERATOR",
+        "CAST", "COLLATION", "CONVERSION", "LANGUAGE", "PUBLICATION", "SUBSCRIPTION",
+        "STATISTICS", "PROCEDURAL LANGUAGE", "OPERATOR CLASS", "OPERATOR FAMILY", "DATABASE",
+        "DATABASE PROPERTIES", "LARGE OBJECTS",
+    },
+    key=len,
+    reverse=True,
+)  # fmt: skip
+TOC_LINE = re.compile(r"^(\d+); (\d+) (\d+) (.*)$")
+
+
+def pg_tables() -> set[str]:
+    """The tables of this code's models (and the migrations' own)."""
+    tables = {"django_migrations", freshness.TABLE}
+    for model in apps.get_models(include_auto_created=True):
+        if model._meta.managed and not model._meta.proxy:
+            tables.add(model._meta.db_table)
+    return tables
+
+
+def toc_entries(listing: str) -> list[tuple[str, str, str, str]]:
+    """(line, type, schema, rest) of each entry of ``pg_restore -l``'s listing."""
+    entries = []
+    for line in listing.splitlines():
+        match = TOC_LINE.match(line.strip())
+        if not match:
+            continue  # comments (;) and blank lines
+        body = match.group(4)
+        kind = next((t for t in PG_TYPES if body == t or body.startswith(t + " ")), "")
+        if not kind:
+            kind = body.split(" ", 1)[0]
+        rest = body[len(kind) :].strip().split(" ")
+        schema = rest[0] if rest else "-"
+        entries.append((line.strip(), kind, schema, " ".join(rest[1:])))
+    return entries
+
+
+def pg_refusals(listing: str) -> tuple[list[str], list[str]]:
+    """What an archive holds that Paddock never writes, and the lines of its table of contents
+    to restore (Paddock's counters left out: ``freshness.install`` makes them again)."""
+    tables = pg_tables()
+    refused: list[str] = []
+    keep: list[str] = []
+    for line, kind, schema, rest in toc_entries(listing):
+        named = rest.rsplit(" ", 1)[0] if " " in rest else rest  # the owner last
+        if (kind, named) in PG_COUNTERS and schema == "public":
+            continue
+        table, _space, trigger = named.partition(" ")
+        if (
+            kind == "TRIGGER"
+            and schema == "public"
+            and (table in tables)
+            and (trigger in PG_COUNTER_TRIGGERS)
+        ):
+            continue
+        if kind not in PG_ACCEPTED:
+            refused.append(
+                _("%(kind)s %(name)s, which Paddock never writes")
+                % {"kind": kind, "name": f"{schema}.{named}" if schema != "-" else named}
+            )
+        elif kind in ("ENCODING", "STDSTRINGS", "SEARCHPATH"):
+            keep.append(line)
+        elif schema != "public":
+            refused.append(
+                _("%(kind)s %(name)s, in a schema other than public")
+                % {"kind": kind, "name": f"{schema}.{named}"}
+            )
+        elif kind in ("TABLE", "TABLE DATA") and table not in tables:
+            refused.append(_("the table %(name)s, which Paddock never makes") % {"name": table})
+        else:
+            keep.append(line)
+    return refused, keep
+
+
+def _write_reference(out: Path, targets: list[list[str]]) -> None:
+    """In a process of its own (``reference_schema``): migrate the in-memory database."""
+    for app, name in targets:
+        call_command("migrate", app, name, verbosity=0, interactive=False)
+    db = connections["default"]
+    db.ensure_connection()
+    out.write_text(json.dumps(sqlite_schema(db.connection)))
+
+
+if __name__ == "__main__":  # pragma: no cover - run by reference_schema
+    django.setup()
+    _write_reference(Path(sys.argv[1]), json.loads(sys.argv[2]))

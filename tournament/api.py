@@ -37,6 +37,7 @@ from tournament.apikit import (
 )
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
 from tournament.registration.api import setup
+from tournament.registration.season_api import next_season_router
 from tournament.standings.api import standings_router
 
 api = NinjaAPI(
@@ -122,6 +123,7 @@ def _mount(router: Router, operation_prefix: str) -> None:
 
 
 _mount(setup, "tournament_api")
+_mount(next_season_router, "tournament_api")
 _mount(standings_router, "tournament_api")
 _mount(qualifying_router, "qualifying_api")
 _mount(draw_router, "qualifying_api")

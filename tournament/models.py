@@ -15,7 +15,13 @@ from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_st
 from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
-from tournament.players.models import Player, PlayerChange, PlayerRating, RatingPoint  # noqa: F401
+from tournament.players.models import (  # noqa: F401
+    NotSamePlayer,
+    Player,
+    PlayerChange,
+    PlayerRating,
+    RatingPoint,
+)
 from tournament.site.tokens import ApiToken  # noqa: F401
 
 

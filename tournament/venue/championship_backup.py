@@ -20,6 +20,12 @@ the file (``"photos": "not included"`` says so): they are images, not rows, and 
 venue's backups (``tournament.venue.database_backup``). E-mail addresses (drivers', organisers')
 are kept: they are the organisers' contact data.
 
+Players (one person across championships) are not a championship's rows: the file lists
+its drivers' players (``"players"``: name, licence number, e-mail) and, on import, each
+driver gets the player of this server holding that licence number, else a new player
+(``tournament.players.identity``); matches by name or e-mail are then proposed to race
+control like any new driver's, never made by the import.
+
 Django's own serializer turns rows into data and back; this module chooses the rows,
 orders them, checks a file before touching the database and loads it in one transaction.
 """
@@ -43,6 +49,8 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from tournament import sealing
+from tournament.errors import ServiceError
+from tournament.players.identity import new_player, player_for
 
 FORMAT = "paddock.championship"
 VERSION = 1
@@ -240,10 +248,26 @@ def export_championship(slug: str) -> dict[str, Any]:
         }
         for user in get_user_model().objects.filter(pk__in=user_ids).order_by("username")
     ]
+    players = (
+        apps.get_model("tournament.Player")
+        .objects.filter(drivers__championship=championship)
+        .order_by("pk")
+        .distinct()
+    )
     return {
         "format": FORMAT,
         "version": VERSION,
         "championship": slug,
+        "players": [
+            {
+                "id": player.pk,
+                "first_name": player.first_name,
+                "last_name": player.last_name,
+                "licence": player.licence,
+                "email": player.email,
+            }
+            for player in players
+        ],
         # The photos of the signed sheets stay with the venue's backups (module docstring).
         "photos": "not included",
         "users": users,
@@ -280,7 +304,53 @@ def _check(data: Any) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
     for user in users:
         if not isinstance(user, dict) or not isinstance(user.get("username"), str):
             raise BackupError(_("A person of the export has no username."))
+    players = data.get("players", [])
+    if not isinstance(players, list) or not all(
+        isinstance(p, dict) and all(isinstance(p.get(k) or "", str) for k in _PLAYER_TEXTS)
+        for p in players
+    ):
+        raise BackupError(_("The export's players are damaged."))
     return slug, users, objects
+
+
+#: A player's words in an export (``export_championship``'s ``"players"``).
+_PLAYER_TEXTS = ("first_name", "last_name", "licence", "email")
+
+
+def _take_players(objects: list[dict[str, Any]]) -> dict[Any, Any]:
+    """Driver id → the file's player id; the drivers' rows then load without one."""
+    taken = {}
+    for row in objects:
+        if row["model"] == "tournament.driver":
+            taken[row.get("pk")] = row["fields"].pop("player", None)
+    return taken
+
+
+def _give_players(slug: str, taken: dict[Any, Any], listed: list[dict[str, Any]]) -> None:
+    """Each imported driver's player: the one here holding the file player's licence
+    number, else a new one (one per player of the file)."""
+    driver_model = apps.get_model("tournament.Driver")
+    championship = apps.get_model("tournament.Championship").objects.get(slug=slug)
+    in_file = {p.get("id"): p for p in listed}
+    made: dict[Any, Any] = {}
+    for driver in driver_model.objects.filter(championship=championship).order_by("pk"):
+        key = taken.get(driver.pk)
+        known = in_file.get(key) if key is not None else None
+        if key is not None and key in made:
+            player = made[key]
+        elif known is not None:
+            player = player_for(
+                championship=championship,
+                first_name=str(known.get("first_name") or driver.first_name)[:100],
+                last_name=str(known.get("last_name") or driver.last_name)[:100],
+                email=str(known.get("email") or "")[:254],
+                licence=known.get("licence"),
+            )
+        else:
+            player = new_player(driver.first_name, driver.last_name, driver.email)
+        if key is not None:
+            made[key] = player
+        driver_model.objects.filter(pk=driver.pk).update(player=player)
 
 
 def _refuse_taken(slug: str, objects: list[dict[str, Any]]) -> None:
@@ -434,16 +504,23 @@ def import_championship(data: Any) -> Imported:
             _refuse_taken(slug, objects)
             _ensure_users(users)
             objects = _circuits(objects)
+            players = _take_players(objects)
             labels: list[str] = []
             for item in serializers.deserialize("python", objects, ignorenonexistent=False):
                 item.save()
                 label = item.object._meta.label
                 if label not in labels:
                     labels.append(label)
+            _give_players(slug, players, data.get("players", []))
             _reset_sequences(labels)
             renewed = _renew_unreadable_links(slug)
     except BackupError:
         raise
+    except ServiceError as exc:  # e.g. two drivers of the file with one licence number
+        raise BackupError(
+            _("The export could not be loaded, nothing was imported: %(error)s")
+            % {"error": exc.message}
+        ) from exc
     except (DeserializationError, IntegrityError, DatabaseError, ValueError, TypeError) as exc:
         raise BackupError(
             _("The export could not be loaded, nothing was imported: %(error)s")

@@ -153,6 +153,13 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
 #: the venue's backups (the export says ``"photos": "not included"``).
 NOT_EXPORTED = {
     "tournament.ApiToken",
+    # Players span championships: the file lists its drivers' players apart ("players"),
+    # and an import finds or makes them here; ratings are computed again from results.
+    "tournament.Player",
+    "tournament.PlayerChange",
+    "tournament.NotSamePlayer",
+    "tournament.PlayerRating",
+    "tournament.RatingPoint",
     "races.SheetBatch",
     "races.SheetPhoto",
     "races.HistoricalSheetPhoto",

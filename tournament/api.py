@@ -36,6 +36,7 @@ from tournament.apikit import (
     pydantic_message,
 )
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
+from tournament.players.change_api import player_changes_router
 from tournament.registration.api import setup
 from tournament.registration.season_api import next_season_router
 from tournament.standings.api import standings_router
@@ -124,6 +125,7 @@ def _mount(router: Router, operation_prefix: str) -> None:
 
 _mount(setup, "tournament_api")
 _mount(next_season_router, "tournament_api")
+_mount(player_changes_router, "tournament_players_api")
 _mount(standings_router, "tournament_api")
 _mount(qualifying_router, "qualifying_api")
 _mount(draw_router, "qualifying_api")

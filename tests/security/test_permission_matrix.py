@@ -489,6 +489,16 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("get", "/championships"): (None, "200 200 200 200 200 200"),
     ("get", "/championships/{slug}"): (None, "200 200 200 200 200 200"),
+    # Players: any championship's organisers get in; no player or change 999999 (404).
+    ("post", "/players/merge"): (
+        {"keep": 999999, "merge": 999998},
+        "404 403 403 403 404 401",
+    ),
+    ("post", "/players/{id}/split"): (
+        {"drivers": [{"championship": "cf", "number": 1}]},
+        "404 403 403 403 404 401",
+    ),
+    ("post", "/players/changes/{id}/undo"): (None, "404 403 403 403 404 401"),
     # The next season: the championship's organisers (the organisers come along).
     ("post", "/championships/{slug}/next-season"): (
         {"slug": "cf-next", "name": "Suivante", "season": "2027"},

@@ -7,6 +7,8 @@ reader may decide (``changes.may_decide``).
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
@@ -32,8 +34,11 @@ def _organiser(request: HttpRequest) -> Actor:
     return actor
 
 
+_ID = re.compile(r"[0-9]{1,18}")
+
+
 def _player(value: str | None) -> Player | None:
-    if not (value or "").isdigit() or len(value or "") > 18:
+    if not _ID.fullmatch(value or ""):
         return None
     return Player.objects.filter(pk=int(value or 0)).first()
 
@@ -127,7 +132,7 @@ def split(request: HttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied(_("You run no championship of this player."))
     drivers = Driver.objects.filter(player=player).select_related("championship", "team")
     if request.method == "POST":
-        chosen = [int(v) for v in request.POST.getlist("drivers") if v.isdigit() and len(v) < 18]
+        chosen = [int(v) for v in request.POST.getlist("drivers") if _ID.fullmatch(v)]
         try:
             changes.player_split(
                 actor=actor, player=player, drivers=chosen, reason=request.POST.get("reason", "")

@@ -70,8 +70,11 @@ def test_a_refused_merge_says_why_and_changes_nothing(clubs: Clubs, pc):
         reverse("player-merge"), {"keep": a.player_id, "other": b.player_id}, follow=True
     )
     assert "one person drives once per championship" in page.content.decode()
-    gone = pc.post(reverse("player-merge"), {"keep": "x", "other": ""}, follow=True)
-    assert "no longer exist" in gone.content.decode()
+    for keep, other in (("x", ""), ("²", "3"), ("9" * 40, "1")):
+        gone = pc.post(reverse("player-merge"), {"keep": keep, "other": other}, follow=True)
+        assert "no longer exist" in gone.content.decode()
+    odd = pc.post(reverse("player-split", args=[a.player_id]), {"drivers": ["²", "x"]})
+    assert "Choose the drivers" in odd.content.decode()
     assert not PlayerChange.objects.exists()
 
 

@@ -50,7 +50,8 @@ from django.utils.translation import gettext as _
 
 from tournament import sealing
 from tournament.errors import ServiceError
-from tournament.players.identity import new_player, player_for
+from tournament.players.identity import checked_licence, new_player, player_for
+from tournament.players.names import name_key
 
 FORMAT = "paddock.championship"
 VERSION = 1
@@ -346,13 +347,25 @@ def _give_players(slug: str, taken: dict[Any, Any], listed: list[dict[str, Any]]
         if key is not None and key in made:
             player = made[key]
         elif known is not None:
-            player = player_for(
-                championship=championship,
-                first_name=str(known.get("first_name") or driver.first_name)[:100],
-                last_name=str(known.get("last_name") or driver.last_name)[:100],
-                email=str(known.get("email") or "")[:254],
-                licence=known.get("licence"),
-            )
+            first_name = str(known.get("first_name") or driver.first_name)[:100]
+            last_name = str(known.get("last_name") or driver.last_name)[:100]
+            email = str(known.get("email") or "")[:254]
+            licence = checked_licence(known.get("licence"))
+            player_model = apps.get_model("tournament.Player")
+            free = isinstance(key, int) and not player_model.objects.filter(pk=key).exists()
+            held = licence is not None and player_model.objects.filter(licence=licence).exists()
+            if free and not held:
+                # Restored where its id is free (an empty database): the same player as
+                # exported, id included, so that an export of the import is the same file.
+                player = player_model.objects.create(
+                    pk=key, first_name=first_name, last_name=last_name, email=email,
+                    licence=licence, name_key=name_key(first_name, last_name),
+                )  # fmt: skip
+            else:
+                player = player_for(
+                    championship=championship, first_name=first_name, last_name=last_name,
+                    email=email, licence=licence,
+                )  # fmt: skip
         else:
             player = new_player(driver.first_name, driver.last_name, driver.email)
         if key is not None:
@@ -519,7 +532,7 @@ def import_championship(data: Any) -> Imported:
                 if label not in labels:
                     labels.append(label)
             _give_players(slug, players, data.get("players", []))
-            _reset_sequences(labels)
+            _reset_sequences([*labels, "tournament.Player"])
             renewed = _renew_unreadable_links(slug)
     except BackupError:
         raise

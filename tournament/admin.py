@@ -16,9 +16,15 @@ from tournament.models import (
     Driver,
     Entry,
     Event,
+    NotSamePlayer,
+    Player,
+    PlayerChange,
+    PlayerRating,
+    RatingPoint,
     Sanction,
     Team,
 )
+from tournament.players.names import licence_key, name_key
 
 
 class PointsScaleField(forms.CharField):
@@ -105,6 +111,80 @@ class DriverAdmin(admin.ModelAdmin):
     search_fields = ("first_name", "last_name", "email", "=number")
     list_filter = ("championship", "team")
     list_select_related = ("team", "championship")
+    raw_id_fields = ("player",)
+
+
+class PlayerForm(forms.ModelForm):
+    class Meta:
+        model = Player
+        fields = ("first_name", "last_name", "licence", "email")
+
+    def clean_licence(self) -> str | None:
+        """Stored stripped and upper case, None when empty (unique when given)."""
+        return licence_key(self.cleaned_data.get("licence"))
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    """A player's name, licence and e-mail; merges and splits go through race control's
+    pages (recorded, undoable), never through here."""
+
+    form = PlayerForm
+    list_display = ("last_name", "first_name", "licence", "email", "merged_into", "created_at")
+    search_fields = ("first_name", "last_name", "=licence", "email", "name_key")
+    readonly_fields = ("name_key", "merged_into", "created_at")
+    list_select_related = ("merged_into",)
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        obj.name_key = name_key(obj.first_name, obj.last_name)
+        super().save_model(request, obj, form, change)
+
+
+class RecordAdmin(admin.ModelAdmin):
+    """A record of race control's decisions on players: shown, never edited here (undo a
+    change on its page, where the undo is recorded too)."""
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(PlayerChange)
+class PlayerChangeAdmin(RecordAdmin):
+    list_display = ("kind", "player", "other", "actor", "created_at", "undone_at", "undone_by")
+    list_filter = ("kind",)
+    search_fields = ("player__last_name", "other__last_name", "actor", "reason")
+    list_select_related = ("player", "other")
+
+
+@admin.register(NotSamePlayer)
+class NotSamePlayerAdmin(RecordAdmin):
+    list_display = ("player", "other", "actor", "created_at")
+    search_fields = ("player__last_name", "other__last_name")
+    list_select_related = ("player", "other")
+
+
+@admin.register(PlayerRating)
+class PlayerRatingAdmin(RecordAdmin):
+    """Computed from the confirmed tables (tournament.ratings): recompute, never edit."""
+
+    list_display = ("player", "family", "rating", "mu", "sigma", "races", "updated_at")
+    list_filter = ("family",)
+    search_fields = ("player__last_name", "player__first_name")
+    list_select_related = ("player",)
+
+
+@admin.register(RatingPoint)
+class RatingPointAdmin(RecordAdmin):
+    list_display = ("player", "family", "seq", "event", "table_number", "place", "rating")
+    list_filter = ("family",)
+    search_fields = ("player__last_name", "player__first_name")
+    list_select_related = ("player", "event")
 
 
 @admin.register(Event)

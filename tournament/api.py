@@ -37,8 +37,10 @@ from tournament.apikit import (
 )
 from tournament.careers.api import players_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
+from tournament.players.change_api import player_changes_router
 from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
+from tournament.registration.season_api import next_season_router
 from tournament.standings.api import standings_router
 
 api = NinjaAPI(
@@ -124,6 +126,8 @@ def _mount(router: Router, operation_prefix: str) -> None:
 
 
 _mount(setup, "tournament_api")
+_mount(next_season_router, "tournament_api")
+_mount(player_changes_router, "tournament_players_api")
 _mount(standings_router, "tournament_api")
 _mount(players_router, "tournament_careers_api")
 _mount(qualifying_router, "qualifying_api")

@@ -205,14 +205,18 @@ class DriverOut(Schema):
     number: int
     name: str
     team: str | None
+    player: int | None = Field(
+        description="The player's id: the same person in every championship and season."
+    )
 
 
 def driver_out(driver: Driver) -> dict[str, Any]:
-    """A driver as the contract returns it: ``{number, name, team}``."""
+    """A driver as the contract returns it: ``{number, name, team, player}``."""
     return {
         "number": driver.number,
         "name": driver.name,
         "team": driver.team.name if driver.team_id else None,
+        "player": driver.player_id,
     }
 
 

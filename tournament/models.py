@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.dispatch import receiver
@@ -15,7 +15,14 @@ from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_st
 from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
-from tournament.players.models import Player, PlayerChange, PlayerRating, RatingPoint  # noqa: F401
+from tournament.players.models import (  # noqa: F401
+    NotSamePlayer,
+    Player,
+    PlayerChange,
+    PlayerRating,
+    RatingPoint,
+)
+from tournament.players.names import driver_name
 from tournament.site.accounts.tokens import ApiToken  # noqa: F401
 
 
@@ -33,10 +40,6 @@ def _record_actor(sender: object, instance: models.Model, history_instance: obje
     # Services set ``_history_actor`` ("table link Q2", "API token of alice", ...).
     if hasattr(history_instance, "history_actor"):
         history_instance.history_actor = getattr(instance, "_history_actor", "")[:120]
-
-
-class LinkSealedElsewhere(ImproperlyConfigured):
-    """A referee link sealed with a key this server does not have (``token_or_none``)."""
 
 
 class RefereeLinked(models.Model):
@@ -66,7 +69,7 @@ class RefereeLinked(models.Model):
     def token(self) -> str:
         """The link's secret, opened with the server's key (or known: ``opened_with``)."""
         if (secret := self.token_or_none) is None:
-            raise LinkSealedElsewhere(
+            raise sealing.LinkSealedElsewhere(
                 f"The referee link of {self._meta.label} {self.pk} was sealed with another "
                 "SECRET_KEY: put that key in SECRET_KEY_FALLBACKS, or renew the link."
             )
@@ -256,11 +259,6 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-def driver_name(first_name: str, last_name: str) -> str:
-    """First and last name as players write them (also for rows read without a model)."""
-    return f"{first_name} {last_name}".strip()
 
 
 class Driver(models.Model):

@@ -26,6 +26,7 @@ from contextvars import ContextVar
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_started
 from django.db import models
 from django.dispatch import receiver
@@ -33,6 +34,10 @@ from django.utils.crypto import salted_hmac
 
 #: Keeps the sealing key apart from every other use of SECRET_KEY.
 _SALT = "paddock.sealing.referee-links"
+
+
+class LinkSealedElsewhere(ImproperlyConfigured):
+    """A referee link sealed with a key this server does not have (``token_or_none``)."""
 
 
 def new_link_secret() -> str:

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from races import history_views, referee_views
+from tournament.players import desk as player_desk
 from tournament.registration import event_views, views
 from tournament.standings import views as standings_views
 
@@ -10,6 +11,11 @@ urlpatterns = [
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),
     path("c/<slug:slug>/events/new/", event_views.event_new, name="event-new"),
+    path(
+        "c/<slug:slug>/next-season/",
+        views.championship_next_season,
+        name="championship-next-season",
+    ),
     path(
         "c/<slug:slug>/scoring/", standings_views.championship_scoring, name="championship-scoring"
     ),
@@ -24,6 +30,13 @@ urlpatterns = [
         name="qualifying-referee-link",
     ),
     path("me/tables/", referee_views.my_tables, name="my-tables"),
+    # Players across championships (issue 22): race control's matches and changes.
+    path("players/matches/", player_desk.matches, name="player-matches"),
+    path("players/matches/merge/", player_desk.merge, name="player-merge"),
+    path("players/matches/not-same/", player_desk.not_same, name="player-not-same"),
+    path("players/changes/", player_desk.change_list, name="player-changes"),
+    path("players/changes/<int:pk>/undo/", player_desk.change_undo, name="player-change-undo"),
+    path("players/<int:pk>/split/", player_desk.split, name="player-split"),
     path("q/<str:token>/history/", history_views.qualifying_table_history, name="qtable-history"),
     path("r/<str:token>/history/", history_views.race_table_history, name="rtable-history"),
     path("r/<str:token>/result/restore/", history_views.result_restore_view, name="result-restore"),

@@ -8,7 +8,8 @@ from django.urls import reverse
 from races.grid.configuration import FIELDS
 from races.models import GridSlot, RaceTable, RaceWeather, RaceWeatherDraw
 from races.sheets.data import GridLine, PrintedConfiguration, PrintedSanction, RaceSheetData
-from tournament.models import Event, Sanction, driver_name
+from tournament.models import Event, Sanction
+from tournament.players.names import driver_name
 
 
 def race_referee_link(table: RaceTable) -> str | None:

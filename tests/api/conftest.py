@@ -18,6 +18,7 @@ from django.test import Client
 
 from qualifying.models import QualifyingSeat, QualifyingTable
 from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
+from tournament.players.identity import new_player
 
 PREFIX = "/api/v1"
 
@@ -80,6 +81,11 @@ def championship(db: None) -> Championship:
     )
 
 
+def player_of(number: int, championship: str = "cfd-2025") -> int | None:
+    """The player id the API answers in a driver's shape (API.md): that driver's player."""
+    return Driver.objects.get(championship__slug=championship, number=number).player_id
+
+
 @pytest.fixture
 def drivers(championship: Championship) -> dict[int, Driver]:
     """Drivers 1-6; 1 and 2 are team-mates at Ferrari."""
@@ -100,6 +106,7 @@ def drivers(championship: Championship) -> dict[int, Driver]:
             last_name=last,
             team=ferrari if number in (1, 2) else None,
             email=f"d{number}@example.org",
+            player=new_player(first, last),
         )
         for number, (first, last) in names.items()
     }

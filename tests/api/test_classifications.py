@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.api.conftest import player_of
 from tests.api.test_runs import lap, open_session
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def test_session_classification(organiser, session_one):
     ]
     assert lines[0] == {
         "rank": 1,
-        "driver": {"number": 3, "name": "Chloé Durand", "team": None},
+        "driver": {"number": 3, "name": "Chloé Durand", "team": None, "player": player_of(3)},
         "status": "ok",
         "absolute_time": 19,
         "stopwatch": "1:20.00",

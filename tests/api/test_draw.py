@@ -25,7 +25,7 @@ def order(body: dict) -> list[int]:
     return [line["driver"]["number"] for line in body["order"]]
 
 
-def test_physical_rolls_with_a_tie_then_the_re_roll(organiser, quick):
+def test_physical_rolls_with_a_tie_then_the_re_roll(organiser, quick, drivers):
     rolls = {"1": 5, "2": [7], "3": 5, "4": 1, "5": 20, "6": 12}
     response = organiser.post(DRAW, {"rolls": rolls})
     assert response.status_code == 200, response.content
@@ -33,14 +33,24 @@ def test_physical_rolls_with_a_tie_then_the_re_roll(organiser, quick):
     assert order(body) == [4, 1, 3, 2, 6, 5]
     assert body["order"][0] == {
         "rank": 1,
-        "driver": {"number": 4, "name": "David Leroy", "team": None},
+        "driver": {
+            "number": 4,
+            "name": "David Leroy",
+            "team": None,
+            "player": drivers[4].player_id,
+        },
         "rolls": [1],
         "source": "physical",
     }
     assert body["pending_ties"] == [
         [
-            {"number": 1, "name": "Alice Martin", "team": "Ferrari"},
-            {"number": 3, "name": "Chloé Durand", "team": None},
+            {
+                "number": 1,
+                "name": "Alice Martin",
+                "team": "Ferrari",
+                "player": drivers[1].player_id,
+            },
+            {"number": 3, "name": "Chloé Durand", "team": None, "player": drivers[3].player_id},
         ]
     ]
 

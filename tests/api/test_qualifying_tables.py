@@ -6,6 +6,7 @@ import pytest
 from django.test import override_settings
 
 from qualifying.models import QualifyingTable
+from tests.api.conftest import player_of
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +26,9 @@ def test_organiser_sees_links_and_tokens(organiser, event):
     assert tables[0] == {
         "number": 1,
         "drivers": [
-            {"number": 1, "name": "Alice Martin", "team": "Ferrari"},
-            {"number": 2, "name": "Bruno Petit", "team": "Ferrari"},
-            {"number": 3, "name": "Chloé Durand", "team": None},
+            {"number": 1, "name": "Alice Martin", "team": "Ferrari", "player": player_of(1)},
+            {"number": 2, "name": "Bruno Petit", "team": "Ferrari", "player": player_of(2)},
+            {"number": 3, "name": "Chloé Durand", "team": None, "player": player_of(3)},
         ],
         "referee": "",
         "fast": False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from races.models import CarConfiguration, GridSlot
+from tests.api.conftest import player_of
 from tests.api.test_race_tables import (
     TABLES,
     allocate,
@@ -65,7 +66,12 @@ def test_referee_records_stands_and_gets_the_table(referee1):
     assert (table["referee_link"], table["referee_token"]) == (None, None)
     assert stands_of(table) == [(5, 3), (1, 1), (7, None), (3, None)]
     assert table["warnings"] == []
-    assert table["next_to_choose"] == {"number": 7, "name": "Gaëlle Roux", "team": None}
+    assert table["next_to_choose"] == {
+        "number": 7,
+        "name": "Gaëlle Roux",
+        "team": None,
+        "player": player_of(7),
+    }
     # Drivers left out keep theirs; exchanging two stands works; null frees the last one.
     table = put(referee1, STANDS, {"stands": {"7": 2}}).json()
     assert stands_of(table) == [(5, 3), (1, 1), (7, 2), (3, None)]
@@ -222,8 +228,14 @@ def test_referee_records_configurations(referee1, organiser):
     response = put(referee1, CONFIGURATIONS, {"configurations": {"7": GOOD, "5": with_stand}})
     assert response.status_code == 200, response.content
     assert response.json() == [
-        {"driver": {"number": 5, "name": "Emma Moreau", "team": None}, **with_stand},
-        {"driver": {"number": 7, "name": "Gaëlle Roux", "team": None}, **GOOD},
+        {
+            "driver": {"number": 5, "name": "Emma Moreau", "team": None, "player": player_of(5)},
+            **with_stand,
+        },
+        {
+            "driver": {"number": 7, "name": "Gaëlle Roux", "team": None, "player": player_of(7)},
+            **GOOD,
+        },
     ]
     # Correcting one driver answers every configuration stored at the table.
     changed = {**GOOD, "tyres": 4, "brakes": 5}

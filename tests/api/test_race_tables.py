@@ -15,7 +15,7 @@ from django.test import override_settings
 from qualifying.models import QualifyingSession, QualifyingTable, Run
 from races.grid.services import referee_link_regenerate
 from races.models import ManualSwap, RaceTable
-from tests.api.conftest import Api, make_event
+from tests.api.conftest import Api, make_event, player_of
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 
@@ -134,7 +134,12 @@ def test_allocation_keeps_team_mates_apart_and_grids_in_rank_order(organiser, ra
         "grid": [
             {
                 "position": 1,
-                "driver": {"number": 5, "name": "Emma Moreau", "team": None},
+                "driver": {
+                    "number": 5,
+                    "name": "Emma Moreau",
+                    "team": None,
+                    "player": player_of(5),
+                },
                 "stand": None,
                 "rank": 1,
                 "swapped": False,
@@ -142,7 +147,12 @@ def test_allocation_keeps_team_mates_apart_and_grids_in_rank_order(organiser, ra
             },
             {
                 "position": 2,
-                "driver": {"number": 1, "name": "Alice Martin", "team": "Ferrari"},
+                "driver": {
+                    "number": 1,
+                    "name": "Alice Martin",
+                    "team": "Ferrari",
+                    "player": player_of(1),
+                },
                 "stand": None,
                 "rank": 2,
                 "swapped": False,
@@ -150,7 +160,12 @@ def test_allocation_keeps_team_mates_apart_and_grids_in_rank_order(organiser, ra
             },
             {
                 "position": 3,
-                "driver": {"number": 7, "name": "Gaëlle Roux", "team": None},
+                "driver": {
+                    "number": 7,
+                    "name": "Gaëlle Roux",
+                    "team": None,
+                    "player": player_of(7),
+                },
                 "stand": None,
                 "rank": 4,
                 "swapped": False,
@@ -158,7 +173,12 @@ def test_allocation_keeps_team_mates_apart_and_grids_in_rank_order(organiser, ra
             },
             {
                 "position": 4,
-                "driver": {"number": 3, "name": "Chloé Durand", "team": None},
+                "driver": {
+                    "number": 3,
+                    "name": "Chloé Durand",
+                    "team": None,
+                    "player": player_of(3),
+                },
                 "stand": None,
                 "rank": 5,
                 "swapped": True,
@@ -167,11 +187,16 @@ def test_allocation_keeps_team_mates_apart_and_grids_in_rank_order(organiser, ra
         ],
         "warnings": [],
         "started_at": None,
-        "next_to_choose": {"number": 5, "name": "Emma Moreau", "team": None},
+        "next_to_choose": {
+            "number": 5,
+            "name": "Emma Moreau",
+            "team": None,
+            "player": player_of(5),
+        },
     }
     assert tables[1]["grid"][0] == {
         "position": 1,
-        "driver": {"number": 2, "name": "Bruno Petit", "team": "Ferrari"},
+        "driver": {"number": 2, "name": "Bruno Petit", "team": "Ferrari", "player": player_of(2)},
         "stand": None,
         "rank": 3,
         "swapped": True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from races.models import RaceTable, ResultLine
-from tests.api.conftest import Api, make_user
+from tests.api.conftest import Api, make_user, player_of
 from tests.api.test_race_tables import TABLES, table_api
 from tests.api.test_results_table import (
     RESULT_1,
@@ -34,7 +34,7 @@ def line(rank, table, position, number, name, team, status, cause, lap, points, 
         "rank": rank,
         "table": table,
         "position": position,
-        "driver": {"number": number, "name": name, "team": team},
+        "driver": {"number": number, "name": name, "team": team, "player": player_of(number)},
         "status": status,
         "cause": cause,
         "lap": lap,
@@ -44,31 +44,33 @@ def line(rank, table, position, number, name, team, status, cause, lap, points, 
     }
 
 
-DAY = [
-    line(1, 1, 1, 5, "Emma Moreau", None, "finished", None, None, 10),
-    line(2, 1, 2, 1, "Alice Martin", "Ferrari", "finished", None, None, 6),
-    # 7 retired after 3 (the latest retirement first); 3rd place scores 4, but only
-    # finishers score (§21-1-2).
-    line(3, 1, 3, 7, "Gaëlle Roux", None, "retired", "other", 3, 0, "Disqualified"),
-    line(4, 1, 4, 3, "Chloé Durand", None, "retired", "engine", 2, 0),
-    line(5, 2, 1, 8, "Hugo Blanc", None, "finished", None, None, 10),
-    line(6, 2, 2, 2, "Bruno Petit", "Ferrari", "finished", None, None, 6),
-    line(7, 2, 3, 4, "David Leroy", None, "finished", None, None, 4),
-    line(8, 2, 4, 6, "Félix Simon", None, "dns", None, None, 0),
-]
+def day() -> list[dict]:
+    """The day's classification as the API answers it (players looked up now)."""
+    return [
+        line(1, 1, 1, 5, "Emma Moreau", None, "finished", None, None, 10),
+        line(2, 1, 2, 1, "Alice Martin", "Ferrari", "finished", None, None, 6),
+        # 7 retired after 3 (the latest retirement first); 3rd place scores 4, but only
+        # finishers score (§21-1-2).
+        line(3, 1, 3, 7, "Gaëlle Roux", None, "retired", "other", 3, 0, "Disqualified"),
+        line(4, 1, 4, 3, "Chloé Durand", None, "retired", "engine", 2, 0),
+        line(5, 2, 1, 8, "Hugo Blanc", None, "finished", None, None, 10),
+        line(6, 2, 2, 2, "Bruno Petit", "Ferrari", "finished", None, None, 6),
+        line(7, 2, 3, 4, "David Leroy", None, "finished", None, None, 4),
+        line(8, 2, 4, 6, "Félix Simon", None, "dns", None, None, 0),
+    ]
 
 
 def test_day_classification_of_confirmed_tables(organiser, allocated):
     assert organiser.get(RESULTS).json() == []
     enter(organiser, "gp-race", 2, SHEET_2)
     # Only confirmed tables count; table 2's ranks follow table 1's four seats already.
-    assert organiser.get(RESULTS).json() == DAY[4:]
+    assert organiser.get(RESULTS).json() == day()[4:]
     save(organiser, RESULT_1, 0, SHEET_1, submit=True)
-    assert organiser.get(RESULTS).json() == DAY[4:]
+    assert organiser.get(RESULTS).json() == day()[4:]
     organiser.post(f"{TABLES}/1/confirm", {})
     response = organiser.get(RESULTS)
     assert response.status_code == 200
-    assert response.json() == DAY
+    assert response.json() == day()
     assert sum(line.points for line in ResultLine.objects.filter(status="retired")) == 0
 
 
@@ -88,10 +90,10 @@ def test_results_are_public_once_published(organiser, outsider, anon, allocated,
     rita_api = Api(ApiToken.issue(rita))
     assert rita_api.get(RESULTS).status_code == 403
     organiser.post("/events/gp-race/publish", {"results": True})
-    assert anon.get(RESULTS).json() == DAY[:4]
-    assert outsider.get(RESULTS).json() == DAY[:4]
-    assert table_api(allocated, 2).get(RESULTS).json() == DAY[:4]
-    assert rita_api.get(RESULTS).json() == DAY[:4]
+    assert anon.get(RESULTS).json() == day()[:4]
+    assert outsider.get(RESULTS).json() == day()[:4]
+    assert table_api(allocated, 2).get(RESULTS).json() == day()[:4]
+    assert rita_api.get(RESULTS).json() == day()[:4]
     assert anon.get("/events/nope/results").status_code == 404
 
 
@@ -99,7 +101,7 @@ def test_reopened_table_leaves_the_day_classification(organiser, allocated):
     enter(organiser, "gp-race", 1, SHEET_1)
     enter(organiser, "gp-race", 2, SHEET_2)
     organiser.post(f"{TABLES}/1/reopen", {"reason": "Protest"})
-    assert organiser.get(RESULTS).json() == DAY[4:]
+    assert organiser.get(RESULTS).json() == day()[4:]
     assert organiser.get(RESULT_2).json()["status"] == "confirmed"
 
 

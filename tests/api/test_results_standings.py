@@ -20,7 +20,7 @@ import datetime
 import pytest
 
 from races.models import RaceTable
-from tests.api.conftest import Api
+from tests.api.conftest import Api, player_of
 from tests.api.test_results_table import enter, make_drivers, race_day
 from tournament.models import Championship, Entry, Team
 
@@ -95,7 +95,7 @@ def test_standings_sum_share_ranks_and_break_ties_by_countback(organiser, season
     lines = {line["driver"]["number"]: line for line in organiser.get(STANDINGS).json()}
     assert lines[1] == {
         "rank": 1,
-        "driver": {"number": 1, "name": "Driver 1", "team": "Ferrari"},
+        "driver": {"number": 1, "name": "Driver 1", "team": "Ferrari", "player": player_of(1)},
         "points": 16,
         "points_removed": 0,
         "results": [result("gp-a", 1, "finished", 10), result("gp-b", 2, "finished", 6)],
@@ -112,7 +112,7 @@ def test_standings_sum_share_ranks_and_break_ties_by_countback(organiser, season
     assert lines[8]["countback"] == [0, 0, 0, 0]
     assert lines[9] == {
         "rank": 8,
-        "driver": {"number": 9, "name": "Driver 9", "team": "Brabham"},
+        "driver": {"number": 9, "name": "Driver 9", "team": "Brabham", "player": player_of(9)},
         "points": 0,
         "points_removed": 0,
         "results": [],

@@ -13,7 +13,7 @@ import pytest
 
 from qualifying.models import QualifyingTable, Run
 from races.grid.services import allocation_run
-from tests.api.conftest import Api, make_user
+from tests.api.conftest import Api, make_user, player_of
 from tests.api.test_runs import RUNS, lap, open_session
 from tournament.access import Actor
 from tournament.models import ApiToken, Entry, Event
@@ -228,7 +228,7 @@ def test_race_control_flags_fast_drivers_and_marks_a_table(organiser, event):
     assert [d["number"] for d in response.json()] == [2, 5]
     assert organiser.post(
         "/events/monaco-2025/fast-drivers", {"numbers": [2], "fast": False}
-    ).json() == [{"number": 5, "name": "Emma Moreau", "team": None}]
+    ).json() == [{"number": 5, "name": "Emma Moreau", "team": None, "player": player_of(5)}]
     assert list(Entry.objects.filter(fast=True).values_list("driver__number", flat=True)) == [5]
 
     tables = organiser.post(

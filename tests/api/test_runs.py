@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qualifying.models import QualifyingSession, Run
+from tests.api.conftest import player_of
 from tournament.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +58,7 @@ def test_referee_records_a_run(referee, dry):
     performed_at = body.pop("performed_at")
     assert performed_at
     assert body == {
-        "driver": {"number": 1, "name": "Alice Martin", "team": "Ferrari"},
+        "driver": {"number": 1, "name": "Alice Martin", "team": "Ferrari", "player": player_of(1)},
         "session": 1,
         "version": 1,
         "tyres": "hard",
@@ -243,7 +244,12 @@ def test_stale_version_is_409_with_current(referee, organiser, dry):
     body = response.json()
     assert body["current"]["version"] == 2
     assert body["current"]["throws"] == 19
-    assert body["current"]["driver"] == {"number": 1, "name": "Alice Martin", "team": "Ferrari"}
+    assert body["current"]["driver"] == {
+        "number": 1,
+        "name": "Alice Martin",
+        "team": "Ferrari",
+        "player": player_of(1),
+    }
     assert Run.objects.get().throws == 19
 
 

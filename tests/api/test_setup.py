@@ -122,10 +122,13 @@ def test_organiser_registers_a_driver_with_a_new_team(organiser, championship):
         },
     )
     assert response.status_code == 201, response.content
+    player = Driver.objects.get(championship__slug="cfd-2025", number=44).player_id
+    assert player is not None
     assert response.json() == {
         "number": 44,
         "name": "Élodie Lefèvre",
         "team": "Écurie Étoile",
+        "player": player,
         "first_name": "Élodie",
         "last_name": "Lefèvre",
         "email": "elodie@example.org",
@@ -190,6 +193,7 @@ def test_driver_list_hides_emails_from_non_organisers(organiser, anon, drivers):
         "number": 1,
         "name": "Alice Martin",
         "team": "Ferrari",
+        "player": drivers[1].player_id,
         "first_name": "Alice",
         "last_name": "Martin",
         "email": "d1@example.org",
@@ -329,8 +333,19 @@ def test_entries_register_and_checkin(organiser, championship, circuit, drivers)
     assert response.status_code == 200, response.content
     body = response.json()
     assert [(e["driver"], e["checked_in"]) for e in body] == [
-        ({"number": 3, "name": "Chloé Durand", "team": None}, False),
-        ({"number": 1, "name": "Alice Martin", "team": "Ferrari"}, False),
+        (
+            {"number": 3, "name": "Chloé Durand", "team": None, "player": drivers[3].player_id},
+            False,
+        ),
+        (
+            {
+                "number": 1,
+                "name": "Alice Martin",
+                "team": "Ferrari",
+                "player": drivers[1].player_id,
+            },
+            False,
+        ),
     ]
     assert organiser.post("/events/spa/entries", {"numbers": [1]}).status_code == 200
     assert Entry.objects.filter(event=event).count() == 2

@@ -43,6 +43,7 @@ from races.sanctions.services import sanction_record, sanction_withdraw
 from tests.security.conftest import World, build_world
 from tournament.access import Actor, table_for_link
 from tournament.models import Championship, Driver, Entry
+from tournament.players.identity import new_player
 from tournament.venue.championship_backup import LABELS, NOT_EXPORTED
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -97,6 +98,11 @@ def build_championship_world() -> World:
         reason="Ignored « Levier »",
     )  # fmt: skip
     sanction_withdraw(actor=organiser, sanction=sanction, reason="Appeal")
+    # Every driver a player (the file lists them apart), one with a licence number.
+    for driver in Driver.objects.filter(championship=world.championship).order_by("pk"):
+        licence = "FFJ-0001" if driver.number == 1 else None
+        driver.player = new_player(driver.first_name, driver.last_name, driver.email, licence)
+        driver.save(update_fields=["player"])
     return world
 
 

@@ -194,6 +194,11 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"},
     ),
     "event-new": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    # The next season: its organisers only (an empty form comes back with its errors).
+    "championship-next-season": (
+        champ,
+        {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"},
+    ),
     "event": (event, {"GET": UNPUBLISHED, "POST": UNPUBLISHED}),
     "event-settings": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "event-desk": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
@@ -206,6 +211,20 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": POST_ONLY, "POST": ORGANISER_PAGE},
     ),
     "my-tables": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
+    # Players (issue 22): any championship's organisers (the outsider runs another one) see
+    # what they may decide; nothing sent is a message back (302); no change 999999 (404).
+    "player-matches": (none, {"GET": "200 403 403 403 200 403", "POST": GET_ONLY}),
+    "player-merge": (none, {"GET": POST_ONLY, "POST": "302 403 403 403 302 403"}),
+    "player-not-same": (none, {"GET": POST_ONLY, "POST": "302 403 403 403 302 403"}),
+    "player-changes": (none, {"GET": "200 403 403 403 200 403", "POST": GET_ONLY}),
+    "player-change-undo": (
+        lambda world, role: {"pk": 999999},
+        {"GET": POST_ONLY, "POST": "404 403 403 403 404 403"},
+    ),
+    "player-split": (
+        lambda world, role: {"pk": 999999},
+        {"GET": "404 403 403 403 404 403", "POST": "404 403 403 403 404 403"},
+    ),
     # Qualifying.
     "desk-session-create": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "desk-tables-auto": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
@@ -493,6 +512,21 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("get", "/championships"): (None, "200 200 200 200 200 200"),
     ("get", "/championships/{slug}"): (None, "200 200 200 200 200 200"),
+    # Players: any championship's organisers get in; no player or change 999999 (404).
+    ("post", "/players/merge"): (
+        {"keep": 999999, "merge": 999998},
+        "404 403 403 403 404 401",
+    ),
+    ("post", "/players/{id}/split"): (
+        {"drivers": [{"championship": "cf", "number": 1}]},
+        "404 403 403 403 404 401",
+    ),
+    ("post", "/players/changes/{id}/undo"): (None, "404 403 403 403 404 401"),
+    # The next season: the championship's organisers (the organisers come along).
+    ("post", "/championships/{slug}/next-season"): (
+        {"slug": "cf-next", "name": "Suivante", "season": "2027"},
+        "201 403 403 403 403 401",
+    ),
     ("post", "/circuits"): (
         {
             "slug": "spa",

@@ -130,3 +130,31 @@ class RatingPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} {self.family} #{self.seq}: {self.rating:.2f}"
+
+
+class NotSamePlayer(models.Model):
+    """Race control said two players proposed as one person are not ("Not the same"): the
+    pair is not proposed again. Stored once per pair, the lower id first."""
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+    )
+    other = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("other player")
+    )
+    actor = models.CharField(_("by"), max_length=120, blank=True, default="")
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("players not the same person")
+        verbose_name_plural = _("players not the same person")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "other"], name="not_same_player_once"),
+            models.CheckConstraint(
+                condition=models.Q(player__lt=models.F("other")), name="not_same_player_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} ≠ {self.other}"

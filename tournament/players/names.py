@@ -14,3 +14,19 @@ def name_key(first_name: str, last_name: str) -> str:
     text = unicodedata.normalize("NFKD", f"{first_name} {last_name}".casefold())
     text = "".join(c for c in text if not unicodedata.combining(c))
     return " ".join(sorted(_WORD.findall(text)))
+
+
+#: The longest licence number a player holds (``Player.licence``).
+LICENCE_MAX = 30
+
+
+def licence_key(text: str | None) -> str | None:
+    """A licence number as stored: stripped and upper-cased; None when none is given
+    (never "": the column is unique when given)."""
+    licence = (text or "").strip().upper()
+    return licence or None
+
+
+def driver_name(first_name: str, last_name: str) -> str:
+    """First and last name as players write them (also for rows read without a model)."""
+    return f"{first_name} {last_name}".strip()

@@ -189,12 +189,14 @@ class DriverIn(Schema):
     last_name: str
     team: str | None = None
     email: str = ""
+    licence: str | None = Field(None, description="The federation's: finds the player.")
 
 
 class DriverDetailOut(Schema):
     number: int
     name: str
     team: str | None
+    player: int | None
     first_name: str
     last_name: str
     email: str | None = Field(None, description="Organisers only.")

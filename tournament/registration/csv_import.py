@@ -1,8 +1,9 @@
 """Reading a drivers CSV as French spreadsheet programs export it. No database here.
 
-Columns ``number,first_name,last_name,team,email`` (``team`` and ``email`` optional, French
-headers accepted too), separated by ``;`` or ``,``, UTF-8 with or without BOM; files saved
-by older spreadsheet programs in Windows-1252 are read too rather than refused.
+Columns ``number,first_name,last_name,team,email,licence`` (``team``, ``email`` and
+``licence`` optional, French headers accepted too), separated by ``;`` or ``,``, UTF-8 with
+or without BOM; files saved by older spreadsheet programs in Windows-1252 are read too
+rather than refused.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ HEADER_ALIASES = {
     "e-mail": "email",
     "mail": "email",
     "courriel": "email",
+    "licence": "licence",
+    "license": "licence",
+    "licence_number": "licence",
+    "numero_de_licence": "licence",
 }
 REQUIRED = ("number", "first_name", "last_name")
 MAX_NUMBER = 99999
@@ -49,6 +54,8 @@ class DriverRow:
     last_name: str
     team: str
     email: str
+    #: The federation's licence number as typed (the player is found by it); "" if none.
+    licence: str = ""
 
 
 @dataclass(frozen=True)
@@ -155,12 +162,15 @@ def _parse(lines: list[str], skipped: int) -> tuple[list[DriverRow], list[LineEr
                 validate_email(email)
             except ValidationError:
                 problems.append(_("“%(value)s” is not an email address") % {"value": email})
+        licence = values.get("licence", "")
+        if len(licence) > 30:
+            problems.append(_("licence numbers are limited to 30 characters"))
         if problems:
             message = "; ".join(str(p) for p in problems)
             errors.append(LineError(line_no, message[0].upper() + message[1:] + "."))
             continue
         seen[number] = line_no
-        rows.append(DriverRow(line_no, number, first_name, last_name, team, email))
+        rows.append(DriverRow(line_no, number, first_name, last_name, team, email, licence))
     if not rows and not errors:
         errors.append(LineError(skipped + 1, _("The file has a header but no driver.")))
     return rows, errors

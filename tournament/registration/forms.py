@@ -25,8 +25,8 @@ class DriverImportForm(forms.Form):
     file = forms.FileField(
         label=_("CSV file"),
         help_text=_(
-            "Columns number, first_name, last_name, team, email; separated by ; or , "
-            "(UTF-8, as saved by a spreadsheet)."
+            "Columns number, first_name, last_name, team, email, licence (the last three "
+            "may be left out); separated by ; or , (UTF-8, as saved by a spreadsheet)."
         ),
     )
 
@@ -35,6 +35,18 @@ class DriverImportForm(forms.Form):
         if upload.size > MAX_UPLOAD:
             raise forms.ValidationError(_("The file is larger than 2 MB: is it really a CSV?"))
         return upload
+
+
+class NextSeasonForm(forms.Form):
+    """The next season's slug, name and season (prefilled: ``seasons.next_season_defaults``)."""
+
+    slug = forms.SlugField(
+        label=_("Slug (the address)"),
+        max_length=50,
+        help_text=_("Lowercase letters, digits and hyphens."),
+    )
+    name = forms.CharField(label=_("Name"), max_length=200)
+    season = forms.CharField(label=_("Season"), max_length=20)
 
 
 class NumberListField(forms.CharField):

@@ -15,11 +15,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from tournament.access import Actor
-from tournament.errors import Conflict, InvalidInput, NotAllowed, invalid_from_validation_error
+from tournament.errors import (
+    Conflict,
+    InvalidInput,
+    NotAllowed,
+    ServiceError,
+    invalid_from_validation_error,
+)
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
+from tournament.players.identity import player_for
 from tournament.public.tasks import warm_event_pages_soon
 from tournament.ratings.soon import recompute_ratings_soon
-from tournament.registration.csv_import import MAX_NUMBER, LineError, parse_drivers_csv
+from tournament.registration.csv_import import MAX_NUMBER, DriverRow, LineError, parse_drivers_csv
 
 
 def _require_superuser(actor: Actor) -> None:
@@ -144,7 +151,10 @@ def driver_create(
     last_name: str,
     team: str | None = None,
     email: str = "",
+    licence: str | None = None,
 ) -> Driver:
+    """Register a driver; its player is the one holding ``licence`` when known, else a new
+    one (matches by name or e-mail are proposed to race control, never made here)."""
     require_organiser(actor, championship)
     _check_numbers([number])
     if Driver.objects.filter(championship=championship, number=number).exists():
@@ -160,6 +170,13 @@ def driver_create(
         email=(email or "").strip(),
         team=_team_named(championship, team),
     )
+    driver.player = player_for(
+        championship=championship,
+        first_name=driver.first_name,
+        last_name=driver.last_name,
+        email=driver.email,
+        licence=licence,
+    )
     return save_checked(driver, _("The driver could not be registered."))
 
 
@@ -171,45 +188,75 @@ class ImportReport:
 
 
 def drivers_import(*, actor: Actor, championship: Championship, text: str) -> ImportReport:
-    """Create or update (by number) every driver of a CSV; all or nothing.
+    """Create or update (by number) every driver of a CSV; all or nothing. Each driver's
+    player is found by its licence number (``player_for``), else a new driver gets a new one.
 
     Raises InvalidInput carrying the report's errors when any line is bad: nothing is saved.
     """
     require_organiser(actor, championship)
     rows, errors = parse_drivers_csv(text)
     if errors:
-        raise InvalidInput(
-            ngettext(
-                "Nothing was imported: %(count)s line to fix.",
-                "Nothing was imported: %(count)s lines to fix.",
-                len(errors),
-            )
-            % {"count": len(errors)},
-            {f"line {e.line}": [e.message] for e in errors},
-            current=errors,
+        raise _lines_to_fix(errors)
+    try:
+        return _drivers_write(championship, rows)
+    except _LineRefused as refused:  # e.g. a licence number already another driver's
+        raise _lines_to_fix([refused.error]) from None
+
+
+def _lines_to_fix(errors: list[LineError]) -> InvalidInput:
+    return InvalidInput(
+        ngettext(
+            "Nothing was imported: %(count)s line to fix.",
+            "Nothing was imported: %(count)s lines to fix.",
+            len(errors),
         )
+        % {"count": len(errors)},
+        {f"line {e.line}": [e.message] for e in errors},
+        current=errors,
+    )
+
+
+class _LineRefused(Exception):
+    def __init__(self, error: LineError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@transaction.atomic
+def _drivers_write(championship: Championship, rows: list[DriverRow]) -> ImportReport:
+    """Write the parsed rows (one transaction: a refused line undoes them all)."""
     created = updated = 0
-    with transaction.atomic():
-        existing = {d.number: d for d in Driver.objects.filter(championship=championship)}
-        teams = teams_by_name(championship)
-        for row in rows:
-            team = None
-            if row.team:
-                team = teams.get(row.team.casefold())
-                if team is None:
-                    team = Team.objects.create(championship=championship, name=row.team)
-                    teams[row.team.casefold()] = team
-            driver = existing.get(row.number)
-            if driver is None:
-                driver = Driver(championship=championship, number=row.number)
-                created += 1
-            else:
-                updated += 1
-            driver.first_name = row.first_name
-            driver.last_name = row.last_name
-            driver.team = team
-            driver.email = row.email
-            driver.save()
+    existing = {d.number: d for d in Driver.objects.filter(championship=championship)}
+    teams = teams_by_name(championship)
+    for row in rows:
+        team = None
+        if row.team:
+            team = teams.get(row.team.casefold())
+            if team is None:
+                team = Team.objects.create(championship=championship, name=row.team)
+                teams[row.team.casefold()] = team
+        driver = existing.get(row.number)
+        if driver is None:
+            driver = Driver(championship=championship, number=row.number)
+            created += 1
+        else:
+            updated += 1
+        driver.first_name = row.first_name
+        driver.last_name = row.last_name
+        driver.team = team
+        driver.email = row.email
+        try:
+            driver.player = player_for(
+                championship=championship,
+                first_name=row.first_name,
+                last_name=row.last_name,
+                email=row.email,
+                licence=row.licence,
+                driver=driver,
+            )
+        except ServiceError as exc:
+            raise _LineRefused(LineError(row.line, exc.message)) from exc
+        driver.save()
     return ImportReport(created=created, updated=updated, errors=[])
 
 

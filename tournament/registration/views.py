@@ -24,7 +24,9 @@ from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
 from tournament.public.players import remembered_number
 from tournament.registration.csv_import import decode
-from tournament.registration.forms import DriverImportForm, RegisterForm
+from tournament.registration.forms import DriverImportForm, NextSeasonForm, RegisterForm
+from tournament.registration.seasons import championship_next_season as next_season_create
+from tournament.registration.seasons import next_season_defaults
 from tournament.registration.services import (
     drivers_import,
     entries_checkin,
@@ -145,6 +147,41 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "tournament/import.html",
         {"championship": championship, "form": form, "line_errors": line_errors},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def championship_next_season(request: HttpRequest, slug: str) -> HttpResponse:
+    """ "Start next season": a form prefilled with the years one later; the new
+    championship takes this one's settings, organisers, teams and drivers."""
+    championship = get_object_or_404(Championship, slug=slug)
+    actor = actor_for(request)
+    if not actor.can_organise(championship):
+        raise PermissionDenied(_("Only the organisers of this championship may do this."))
+    if request.method == "POST":
+        form = NextSeasonForm(request.POST)
+        if form.is_valid():
+            try:
+                new = next_season_create(
+                    actor=actor, championship=championship, **form.cleaned_data
+                )
+            except ServiceError as exc:
+                for name, errors in exc.errors.items():
+                    for error in errors:
+                        form.add_error(name if name in form.fields else None, error)
+                if not exc.errors:
+                    form.add_error(None, exc.message)
+            else:
+                messages.success(
+                    request,
+                    _("%(name)s is ready: its teams and drivers are those of %(old)s.")
+                    % {"name": new, "old": championship},
+                )
+                return redirect("championship", slug=new.slug)
+    else:
+        form = NextSeasonForm(initial=next_season_defaults(championship))
+    return render(
+        request, "tournament/next_season.html", {"championship": championship, "form": form}
     )
 
 

@@ -20,6 +20,12 @@ the file (``"photos": "not included"`` says so): they are images, not rows, and 
 venue's backups (``tournament.venue.database_backup``). E-mail addresses (drivers', organisers')
 are kept: they are the organisers' contact data.
 
+Players (one person across championships) are not a championship's rows: the file lists
+its drivers' players (``"players"``: name, licence number, e-mail) and, on import, each
+driver gets the player of this server holding that licence number, else a new player
+(``tournament.players.identity``); matches by name or e-mail are then proposed to race
+control like any new driver's, never made by the import.
+
 Django's own serializer turns rows into data and back; this module chooses the rows,
 orders them, checks a file before touching the database and loads it in one transaction.
 """
@@ -35,7 +41,6 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core import serializers
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management.color import no_style
 from django.core.serializers.base import DeserializationError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -44,6 +49,10 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from tournament import sealing
+from tournament.errors import ServiceError
+from tournament.players.identity import checked_licence, new_player, player_for
+from tournament.players.names import name_key
+from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
 
 FORMAT = "paddock.championship"
 VERSION = 1
@@ -146,6 +155,13 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
 #: the venue's backups (the export says ``"photos": "not included"``).
 NOT_EXPORTED = {
     "tournament.ApiToken",
+    # Players span championships: the file lists its drivers' players apart ("players"),
+    # and an import finds or makes them here; ratings are computed again from results.
+    "tournament.Player",
+    "tournament.PlayerChange",
+    "tournament.NotSamePlayer",
+    "tournament.PlayerRating",
+    "tournament.RatingPoint",
     "races.SheetBatch",
     "races.SheetPhoto",
     "races.HistoricalSheetPhoto",
@@ -241,10 +257,26 @@ def export_championship(slug: str) -> dict[str, Any]:
         }
         for user in get_user_model().objects.filter(pk__in=user_ids).order_by("username")
     ]
+    players = (
+        apps.get_model("tournament.Player")
+        .objects.filter(drivers__championship=championship)
+        .order_by("pk")
+        .distinct()
+    )
     return {
         "format": FORMAT,
         "version": VERSION,
         "championship": slug,
+        "players": [
+            {
+                "id": player.pk,
+                "first_name": player.first_name,
+                "last_name": player.last_name,
+                "licence": player.licence,
+                "email": player.email,
+            }
+            for player in players
+        ],
         # The photos of the signed sheets stay with the venue's backups (module docstring).
         "photos": "not included",
         "users": users,
@@ -281,7 +313,65 @@ def _check(data: Any) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
     for user in users:
         if not isinstance(user, dict) or not isinstance(user.get("username"), str):
             raise BackupError(_("A person of the export has no username."))
+    players = data.get("players", [])
+    if not isinstance(players, list) or not all(
+        isinstance(p, dict) and all(isinstance(p.get(k) or "", str) for k in _PLAYER_TEXTS)
+        for p in players
+    ):
+        raise BackupError(_("The export's players are damaged."))
     return slug, users, objects
+
+
+#: A player's words in an export (``export_championship``'s ``"players"``).
+_PLAYER_TEXTS = ("first_name", "last_name", "licence", "email")
+
+
+def _take_players(objects: list[dict[str, Any]]) -> dict[Any, Any]:
+    """Driver id → the file's player id; the drivers' rows then load without one."""
+    taken = {}
+    for row in objects:
+        if row["model"] == "tournament.driver":
+            taken[row.get("pk")] = row["fields"].pop("player", None)
+    return taken
+
+
+def _give_players(slug: str, taken: dict[Any, Any], listed: list[dict[str, Any]]) -> None:
+    """Each imported driver's player: the one here holding the file player's licence
+    number, else a new one (one per player of the file)."""
+    driver_model = apps.get_model("tournament.Driver")
+    championship = apps.get_model("tournament.Championship").objects.get(slug=slug)
+    in_file = {p.get("id"): p for p in listed}
+    made: dict[Any, Any] = {}
+    for driver in driver_model.objects.filter(championship=championship).order_by("pk"):
+        key = taken.get(driver.pk)
+        known = in_file.get(key) if key is not None else None
+        if key is not None and key in made:
+            player = made[key]
+        elif known is not None:
+            first_name = str(known.get("first_name") or driver.first_name)[:100]
+            last_name = str(known.get("last_name") or driver.last_name)[:100]
+            email = str(known.get("email") or "")[:254]
+            licence = checked_licence(known.get("licence"))
+            player_model = apps.get_model("tournament.Player")
+            free = isinstance(key, int) and not player_model.objects.filter(pk=key).exists()
+            held = licence is not None and player_model.objects.filter(licence=licence).exists()
+            if free and not held:
+                # Restored where its id is free (an empty database): the same player as
+                # exported, id included, so that an export of the import is the same file.
+                player = player_model.objects.create(
+                    pk=key, first_name=first_name, last_name=last_name, email=email,
+                    licence=licence, name_key=name_key(first_name, last_name),
+                )  # fmt: skip
+            else:
+                player = player_for(
+                    championship=championship, first_name=first_name, last_name=last_name,
+                    email=email, licence=licence,
+                )  # fmt: skip
+        else:
+            player = new_player(driver.first_name, driver.last_name, driver.email)
+        if key is not None:
+            made[key] = player
+        driver_model.objects.filter(pk=driver.pk).update(player=player)
 
 
 def _refuse_taken(slug: str, objects: list[dict[str, Any]]) -> None:
@@ -391,43 +481,6 @@ def _reset_sequences(labels: list[str]) -> None:
                 )
 
 
-#: Problems listed at most, when a file is refused (the rest counted).
-MAX_PROBLEMS = 50
-
-
-def _empty_as_paddock_writes(field: models.Field, value: object) -> bool:
-    """An empty value Paddock itself writes: a null the column takes (a history row's reason),
-    or the field's own default (no swap yet: ``[]``)."""
-    if value not in field.empty_values:
-        return False
-    return field.null or (field.has_default() and value == field.get_default())
-
-
-def _problems(row: models.Model) -> list[str]:
-    """What the models' own validators say of a row from a file (slugs, lengths, choices,
-    points scales, numbers), in the user's language: the file is not trusted more than a
-    form. Links between rows are the database's to check (history rows name deleted ones).
-    """
-    exclude = [
-        field.name
-        for field in row._meta.fields
-        if field.is_relation or _empty_as_paddock_writes(field, getattr(row, field.attname))
-    ]
-    try:
-        row.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
-    except ValidationError as exc:
-        what = f"{row._meta.verbose_name} {row.pk}"
-        return [
-            _("%(row)s: %(message)s") % {"row": what, "message": message}
-            if field == NON_FIELD_ERRORS
-            else _("%(row)s, %(field)s: %(message)s")
-            % {"row": what, "field": field, "message": message}
-            for field, messages in exc.message_dict.items()
-            for message in messages
-        ]
-    return []
-
-
 @dataclass(frozen=True)
 class Imported:
     """What an import did: the championship, and how many referee links it renewed."""
@@ -472,10 +525,11 @@ def import_championship(data: Any) -> Imported:
             _refuse_taken(slug, objects)
             _ensure_users(users)
             objects = _circuits(objects)
+            players = _take_players(objects)
             labels: list[str] = []
             problems: list[str] = []
             for item in serializers.deserialize("python", objects, ignorenonexistent=False):
-                problems += _problems(item.object)
+                problems += row_problems(item.object)
                 if problems:
                     continue  # nothing saved from here: the whole file is refused below
                 item.save()
@@ -492,10 +546,16 @@ def import_championship(data: Any) -> Imported:
                         else ""
                     )
                 )
-            _reset_sequences(labels)
+            _give_players(slug, players, data.get("players", []))
+            _reset_sequences([*labels, "tournament.Player"])
             renewed = _renew_unreadable_links(slug)
     except BackupError:
         raise
+    except ServiceError as exc:  # e.g. two drivers of the file with one licence number
+        raise BackupError(
+            _("The export could not be loaded, nothing was imported: %(error)s")
+            % {"error": exc.message}
+        ) from exc
     except (DeserializationError, IntegrityError, DatabaseError, ValueError, TypeError) as exc:
         raise BackupError(
             _("The export could not be loaded, nothing was imported: %(error)s")

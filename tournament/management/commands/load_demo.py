@@ -12,6 +12,12 @@ Across the two events every retirement cause appears, two drivers do not start, 
 standings hold a countback tie: drivers 11 (Camille Roux: 1st and 6th) and 1 (Élodie
 Lefèvre: 2nd and 3rd) both have 33 points; 11 ranks ahead on her 1st place. Drivers 13 and
 20 (31 points, each a 1st and a 7th) cannot be separated and share their rank.
+
+Then the next season ("demo-2027", made by "Start next season"): the same 24 drivers, the
+same players, so that their careers hold two seasons; its opening event (quick rules' d20
+draw, the summer's rolls) has its results in. A 25th driver joins, Rémi Vidal, who has the
+name of a driver of the other games' Club championship: race control finds the pair on
+the players' matches page, to confirm or dismiss (never merged by itself).
 """
 
 from __future__ import annotations
@@ -38,10 +44,12 @@ from races.results.services import result_confirm, result_save
 from races.sanctions.services import sanction_record
 from races.weather.services import race_weather_draw
 from tournament.access import Actor
-from tournament.models import Championship, Circuit, Event, Sanction
+from tournament.models import Championship, Circuit, Driver, Event, Sanction
+from tournament.registration.seasons import championship_next_season
 from tournament.registration.services import (
     championship_create,
     circuit_create,
+    driver_create,
     drivers_import,
     entries_checkin,
     entries_register,
@@ -59,8 +67,8 @@ DEMO_LOGINS = [
     ("organisateur", "paddock-pc", False),
 ]
 
-DRIVERS_CSV = """number;first_name;last_name;team;email
-1;Élodie;Lefèvre;Écurie Étoile;elodie@example.org
+DRIVERS_CSV = """number;first_name;last_name;team;email;licence
+1;Élodie;Lefèvre;Écurie Étoile;elodie@example.org;FFJ-2019-0042
 2;Théo;Marchand;Écurie Étoile;
 3;Zoé;Girard;Scuderia Dé;
 4;Léo;Bonnet;Scuderia Dé;
@@ -176,6 +184,21 @@ SUMMER_RESULTS: dict[int, TableSheet] = {
 REFEREES = ["Marc Petit", "Sophie André", "Paul Lambert"]
 SUMMER_SLUG = "demo-grand-prix-d-ete"
 
+# The next season: its opening event seats the tables as the summer's did (same rolls,
+# same teams), and the results go otherwise.
+NEXT_SEASON_SLUG = "demo-2027"
+OPENING_SLUG = "demo-2027-grand-prix-d-ouverture"
+OPENING_RESULTS: dict[int, TableSheet] = {
+    # Grid 7, 2, 13, 18, 9, 24, 5, 12: every car finishes.
+    1: ([13, 5, 18, 12, 2, 9, 24, 7], [], []),
+    # Grid 15, 11, 4, 20, 1, 21, 6, 23.
+    2: ([23, 6, 11, 21, 15, 1, 4], [(20, "engine", 2, "")], []),
+    # Grid 3, 8, 10, 14, 16, 17, 19, 22.
+    3: ([8, 19, 3, 14, 17, 10, 22], [(16, "off_track", 1, "")], []),
+}
+#: The driver who joins next season, named like a driver of the Club championship.
+NEWCOMER = (25, "Rémi", "Vidal")
+
 
 class Command(BaseCommand):
     help = (
@@ -209,10 +232,12 @@ class Command(BaseCommand):
             self._sanction(admin, spring)
             summer = self._summer(admin, spring.championship)
             self._results(admin, summer, SUMMER_RESULTS)
+            opening = self._next_season(admin, spring.championship)
+            self._results(admin, opening, OPENING_RESULTS)
             # The other racing games, in their own "Club" championship.
             others = load_other_games(admin=admin, organiser=users["organisateur"])
         if not options["quiet"]:
-            self._print([spring, summer, *others], logins)
+            self._print([spring, summer, opening, *others], logins)
 
     def _users(self, *, published: bool) -> tuple[dict[str, Any], list[tuple[str, str, bool]]]:
         """The demo accounts, and the (username, password to print, superuser) lines.
@@ -343,12 +368,50 @@ class Command(BaseCommand):
             table.referee_name = referee
             table.save(update_fields=["referee_name"])
 
-    def _summer(self, admin: Actor, championship: Championship) -> Event:
-        """The second event: a d20 draw for the grid (quick rules §2), tables of 8, sun.
+    def _next_season(self, admin: Actor, championship: Championship) -> Event:
+        """The next season (its drivers the same players) and its opening event; a
+        newcomer named like a Club driver, for the matches page."""
+        season = Championship.objects.filter(slug=NEXT_SEASON_SLUG).first()
+        if season is None:
+            season = championship_next_season(
+                actor=admin,
+                championship=championship,
+                slug=NEXT_SEASON_SLUG,
+                name=championship.name,
+                season="2027",
+            )
+        number, first_name, last_name = NEWCOMER
+        if not Driver.objects.filter(championship=season, number=number).exists():
+            driver_create(
+                actor=admin,
+                championship=season,
+                number=number,
+                first_name=first_name,
+                last_name=last_name,
+            )
+        return self._summer(
+            admin,
+            season,
+            slug=OPENING_SLUG,
+            name="Grand Prix d'ouverture",
+            date=datetime.date(2027, 3, 14),
+        )
+
+    def _summer(
+        self,
+        admin: Actor,
+        championship: Championship,
+        *,
+        slug: str = SUMMER_SLUG,
+        name: str = "Grand Prix d'été",
+        date: datetime.date = datetime.date(2026, 6, 21),
+    ) -> Event:
+        """The second event: a d20 draw for the grid (quick rules §2), tables of 8, sun
+        (the next season's opening event likewise).
 
         Each step runs only if its result is missing, so that loading twice changes nothing.
         """
-        event = Event.objects.filter(slug=SUMMER_SLUG).first()
+        event = Event.objects.filter(slug=slug).first()
         if event is None:
             circuit = Circuit.objects.filter(slug="spa").first() or circuit_create(
                 actor=admin,
@@ -360,9 +423,9 @@ class Command(BaseCommand):
             event = event_create(
                 actor=admin,
                 championship=championship,
-                slug=SUMMER_SLUG,
-                name="Grand Prix d'été",
-                date=datetime.date(2026, 6, 21),
+                slug=slug,
+                name=name,
+                date=date,
                 circuit=circuit,
                 table_size=8,
                 qualifying_mode=Event.QualifyingMode.DRAW,

@@ -1,0 +1,140 @@
+"""Every way a driver is created sets its player (tournament/players/identity.py): the
+registration service and Setup API, the CSV import, a championship's import from a file."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import Api
+from tests.tournament.players.conftest import Clubs
+from tournament.errors import Conflict, InvalidInput
+from tournament.models import ApiToken, Championship, Driver, Player
+from tournament.players.changes import players_merge
+from tournament.registration.services import drivers_import
+from tournament.venue.championship_backup import export_championship, import_championship
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_known_licence_number_finds_its_player_else_a_new_player(clubs: Clubs):
+    first = clubs.register(clubs.season_2025, 1, "Élodie", "Lefèvre", licence=" ffj-42 ")
+    assert first.player.licence == "FFJ-42"
+    assert first.player.name_key == "elodie lefevre"
+
+    again = clubs.register(clubs.season_2026, 9, "Elodie", "Lefevre-Martin", licence="FFJ-42")
+    stranger = clubs.register(clubs.other_club, 1, "Élodie", "Lefèvre")
+    nobody = clubs.register(clubs.other_club, 2, "Paul", "Martin", licence="")
+
+    assert again.player == first.player  # the licence, whatever the name says
+    assert stranger.player != first.player  # a name alone never joins players
+    assert nobody.player.licence is None  # never "" (unique when given)
+    assert Player.objects.count() == 3
+
+
+def test_a_licence_already_driving_in_the_championship_is_refused(clubs: Clubs):
+    clubs.register(clubs.season_2026, 1, "Jean", "Dupont", licence="J-1")
+    with pytest.raises(Conflict, match="driver 1"):
+        clubs.register(clubs.season_2026, 2, "Jean", "Dupont", licence="j-1")
+    assert not Driver.objects.filter(number=2).exists()
+    with pytest.raises(InvalidInput, match="at most 30"):
+        clubs.register(clubs.season_2026, 3, "Jean", "Long", licence="X" * 31)
+
+
+def test_a_merged_player_s_licence_leads_to_the_player_it_was_merged_into(clubs: Clubs):
+    kept = clubs.register(clubs.season_2025, 1, "Jean", "Dupont")
+    merged = clubs.register(clubs.other_club, 1, "Jean", "Dupont", licence="J-1")
+    players_merge(actor=clubs.admin, keep=kept.player, other=merged.player)
+
+    later = clubs.register(clubs.season_2026, 4, "Jean", "Dupont", licence="J-1")
+
+    assert later.player == kept.player
+
+
+CSV = """number;first_name;last_name;team;email;licence
+1;Élodie;Lefèvre;Rouge;;FFJ-42
+2;Théo;Marchand;;theo@example.org;
+"""
+
+
+def test_the_csv_import_finds_players_by_licence_and_updates_by_number(clubs: Clubs):
+    known = clubs.register(clubs.season_2025, 5, "Élodie", "Lefèvre", licence="FFJ-42")
+
+    drivers_import(actor=clubs.pc, championship=clubs.season_2026, text=CSV)
+
+    one, two = Driver.objects.filter(championship=clubs.season_2026).order_by("number")
+    assert one.player == known.player
+    assert two.player is not None and two.player != known.player
+    theo = two.player
+    # Imported again (update by number): the same players, no new one.
+    count = Player.objects.count()
+    drivers_import(actor=clubs.pc, championship=clubs.season_2026, text=CSV)
+    assert Player.objects.count() == count
+    assert Driver.objects.get(pk=two.pk).player == theo
+    # A licence given later goes to the driver's own player.
+    drivers_import(
+        actor=clubs.pc, championship=clubs.season_2026, text=CSV.replace("org;\n", "org;T-2\n")
+    )
+    assert Player.objects.get(pk=theo.pk).licence == "T-2"
+
+
+def test_a_csv_with_one_licence_on_two_lines_imports_nothing(clubs: Clubs):
+    text = "number;first_name;last_name;licence\n1;Jean;Dupont;J-1\n2;Jean;Dupont;J-1\n"
+    with pytest.raises(InvalidInput) as refused:
+        drivers_import(actor=clubs.pc, championship=clubs.season_2026, text=text)
+    (error,) = refused.value.current
+    assert error.line == 3 and "J-1" in error.message
+    assert not Driver.objects.filter(championship=clubs.season_2026).exists()
+    assert not Player.objects.exists()
+
+
+def test_the_api_takes_a_licence_and_answers_the_player(clubs: Clubs):
+    known = clubs.register(clubs.season_2025, 5, "Élodie", "Lefèvre", licence="FFJ-42")
+    api = Api(ApiToken.issue(clubs.pc.user))
+
+    response = api.post(
+        "/championships/cf/drivers",
+        {"number": 8, "first_name": "Élodie", "last_name": "Lefèvre", "licence": "ffj-42"},
+    )
+
+    assert response.status_code == 201, response.content
+    assert response.json()["player"] == known.player_id
+    again = api.post(
+        "/championships/cf/drivers",
+        {"number": 9, "first_name": "Élodie", "last_name": "L", "licence": "FFJ-42"},
+    )
+    assert again.status_code == 409 and list(again.json()["errors"]) == ["licence"]
+
+
+def forget(slug: str) -> None:
+    """The championship gone from this database, its history too (as on another server)."""
+    Championship.objects.filter(slug=slug).delete()
+    Championship.history.filter(slug=slug).delete()
+
+
+def test_a_championship_file_brings_its_players_back_by_licence(clubs: Clubs):
+    first = clubs.register(clubs.season_2025, 1, "Élodie", "Lefèvre", licence="FFJ-42")
+    clubs.register(clubs.season_2025, 2, "Théo", "Marchand")
+    data = export_championship("cf-2025")
+    assert {p["licence"] for p in data["players"]} == {"FFJ-42", None}
+    forget("cf-2025")
+    theo_before = set(Player.objects.filter(last_name="Marchand").values_list("pk", flat=True))
+
+    import_championship(data)
+
+    back = {d.number: d.player for d in Driver.objects.filter(championship__slug="cf-2025")}
+    assert back[1] == first.player  # found again by its licence
+    assert back[2].pk not in theo_before and back[2].name == "Théo Marchand"  # a new one
+
+
+def test_an_older_file_without_players_gives_each_driver_a_new_player(clubs: Clubs):
+    clubs.register(clubs.season_2025, 1, "Élodie", "Lefèvre")
+    data = export_championship("cf-2025")
+    del data["players"]
+    for row in data["objects"]:
+        row["fields"].pop("player", None)
+    forget("cf-2025")
+
+    import_championship(data)
+
+    (driver,) = Driver.objects.filter(championship__slug="cf-2025")
+    assert driver.player is not None and driver.player.name == "Élodie Lefèvre"

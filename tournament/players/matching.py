@@ -1,0 +1,144 @@
+"""Proposed matches: two players who may be one person, for race control to confirm.
+
+Two players standing alone (not merged into another) are proposed when their folded names
+are equal (``names.name_key``: accents, case and word order left out) or their e-mail
+addresses are (case left out). Never proposed: a pair race control said are two people
+(``NotSamePlayer``), two players holding different licence numbers, two players driving
+in one championship (one person drives once per championship). Nothing here writes: a
+merge is ``changes.players_merge``, done by a person.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count
+from django.db.models.functions import Lower
+from django.utils.translation import gettext as _
+
+from tournament.access import Actor
+from tournament.models import Driver, NotSamePlayer, Player
+from tournament.players.changes import organised_championships
+
+#: The most proposals one page lists (the oldest players first); the rest come next time.
+LIMIT = 100
+
+
+@dataclass
+class Seat:
+    """One driver of a player, as evidence: where, when, which number, which e-mail."""
+
+    championship: str
+    season: str
+    slug: str
+    number: int
+    name: str
+    email: str  # "" when none, or not the reader's to see
+
+
+@dataclass
+class Proposal:
+    """Two players who may be one person, and why they are proposed."""
+
+    player: Player
+    other: Player
+    reasons: list[str] = field(default_factory=list)
+    seats: dict[int, list[Seat]] = field(default_factory=dict)
+
+    @property
+    def player_seats(self) -> list[Seat]:
+        return self.seats.get(self.player.pk, [])
+
+    @property
+    def other_seats(self) -> list[Seat]:
+        return self.seats.get(self.other.pk, [])
+
+
+def _pairs(groups: dict[str, list[int]]) -> set[tuple[int, int]]:
+    pairs = set()
+    for ids in groups.values():
+        ids = sorted(ids)
+        pairs |= {(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]}
+    return pairs
+
+
+def _groups_by_name() -> dict[str, list[int]]:
+    alone = Player.objects.filter(merged_into__isnull=True).exclude(name_key="")
+    keys = alone.values("name_key").annotate(n=Count("pk")).filter(n__gt=1).values("name_key")
+    groups: dict[str, list[int]] = defaultdict(list)
+    for pk, key in alone.filter(name_key__in=keys).values_list("pk", "name_key"):
+        groups[key].append(pk)
+    return groups
+
+
+def _groups_by_email() -> dict[str, list[int]]:
+    alone = (
+        Player.objects.filter(merged_into__isnull=True)
+        .exclude(email="")
+        .annotate(address=Lower("email"))
+    )
+    addresses = alone.values("address").annotate(n=Count("pk")).filter(n__gt=1).values("address")
+    groups: dict[str, list[int]] = defaultdict(list)
+    for pk, address in alone.filter(address__in=addresses).values_list("pk", "address"):
+        groups[address].append(pk)
+    return groups
+
+
+def proposals(actor: Actor, limit: int = LIMIT) -> list[Proposal]:
+    """The matches ``actor`` may decide (``changes.may_decide``), oldest players first."""
+    reasons: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for pair in sorted(_pairs(_groups_by_name())):
+        reasons[pair].append(_("same name"))
+    for pair in sorted(_pairs(_groups_by_email())):
+        reasons[pair].append(_("same e-mail address"))
+    if not reasons:
+        return []
+    ids = {pk for pair in reasons for pk in pair}
+    refused = set(
+        NotSamePlayer.objects.filter(player__in=ids, other__in=ids).values_list(
+            "player_id", "other_id"
+        )
+    )
+    players = Player.objects.in_bulk(ids)
+    drivers = list(
+        Driver.objects.filter(player__in=ids)
+        .select_related("championship")
+        .order_by("championship__season", "championship__name", "number")
+    )
+    championships: dict[int, set[int]] = defaultdict(set)
+    for driver in drivers:
+        championships[driver.player_id].add(driver.championship_id)  # type: ignore[index]
+    mine = organised_championships(actor)
+    found = []
+    for (a, b), why in sorted(reasons.items()):
+        one, two = players[a], players[b]
+        if (a, b) in refused or championships[a] & championships[b]:
+            continue
+        if one.licence and two.licence and one.licence != two.licence:
+            continue
+        if mine is not None and not (mine & championships[a] and mine & championships[b]):
+            continue
+        found.append(Proposal(player=one, other=two, reasons=why))
+        if len(found) >= limit:
+            break
+    shown = {p.pk for proposal in found for p in (proposal.player, proposal.other)}
+    seats: dict[int, list[Seat]] = defaultdict(list)
+    for driver in drivers:
+        if driver.player_id not in shown:
+            continue
+        championship = driver.championship
+        visible = mine is None or championship.pk in mine
+        seats[driver.player_id].append(  # type: ignore[index]
+            Seat(
+                championship=championship.name,
+                season=championship.season,
+                slug=championship.slug,
+                number=driver.number,
+                name=driver.name,
+                email=driver.email if visible else "",
+            )
+        )
+    for proposal in found:
+        proposal.seats = {pk: seats[pk] for pk in (proposal.player.pk, proposal.other.pk)}
+    return found

@@ -1,0 +1,92 @@
+"""The next season of a championship, in one step: its settings, organisers, teams and
+drivers carried over (same numbers, same players), nothing of the old season changed.
+
+Circuits are shared by every championship (a circuit belongs to none): the ones the old
+season used stay there for the new season's events, so there is nothing to copy.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from tournament.access import Actor
+from tournament.errors import Conflict
+from tournament.models import Championship, Driver, Team
+from tournament.players.identity import new_player
+from tournament.registration.services import require_organiser, save_checked
+
+_YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
+
+
+def _later(text: str) -> str:
+    """``text`` with each year one later: "2026" → "2027", "2026-2027" → "2027-2028"."""
+    return _YEAR.sub(lambda m: str(int(m.group(1)) + 1), text)
+
+
+def next_season_defaults(championship: Championship) -> dict[str, str]:
+    """What the next season's form proposes: the years one later in the slug, name and
+    season; a season without a year gets " 2" (then " 3"…), a slug without one "-next"."""
+    season = _later(championship.season)
+    if season == championship.season:
+        found = re.fullmatch(r"(.*?)(?: ([0-9]+))?", championship.season)
+        stem, count = (found.group(1), int(found.group(2) or 1)) if found else ("", 1)
+        season = f"{stem} {count + 1}".strip()[:20]
+    slug = _later(championship.slug)
+    if slug == championship.slug:
+        slug = f"{championship.slug}-next"[:50]
+    return {"slug": slug, "name": _later(championship.name), "season": season}
+
+
+@transaction.atomic
+def championship_next_season(
+    *, actor: Actor, championship: Championship, slug: str, name: str, season: str
+) -> Championship:
+    """A new championship for the next season of ``championship`` (its organisers only).
+
+    It takes the points scale, points mode and best-K, the organisers, the teams (name and
+    colour) and the drivers (number, name, e-mail, team, player); no event, entry or result.
+    A slug already taken is a Conflict (409); an invalid slug, name or season an
+    InvalidInput (400). The old season is only read.
+    """
+    require_organiser(actor, championship)
+    slug = (slug or "").strip()
+    if Championship.objects.filter(slug=slug).exists():
+        message = _("A championship with the slug “%(slug)s” already exists.") % {"slug": slug}
+        raise Conflict(message, {"slug": [message]})
+    new = Championship(
+        slug=slug,
+        name=(name or "").strip(),
+        season=(season or "").strip(),
+        points_scale=list(championship.points_scale),
+        points_mode=championship.points_mode,
+        best_results=championship.best_results,
+    )
+    actor.stamp(new)
+    save_checked(new, _("The next season could not be created."))
+    new.organisers.set(championship.organisers.all())
+    teams = {
+        team.pk: Team(championship=new, name=team.name, colour=team.colour)
+        for team in Team.objects.filter(championship=championship)
+    }
+    Team.objects.bulk_create(teams.values())
+    drivers = []
+    for driver in Driver.objects.filter(championship=championship).select_related("player"):
+        player = driver.player
+        if player is None:  # written by code older than players: a player of its own here
+            player = new_player(driver.first_name, driver.last_name, driver.email)
+        drivers.append(
+            Driver(
+                championship=new,
+                number=driver.number,
+                first_name=driver.first_name,
+                last_name=driver.last_name,
+                email=driver.email,
+                team=teams.get(driver.team_id) if driver.team_id else None,
+                player=player,
+            )
+        )
+    Driver.objects.bulk_create(drivers)
+    return new

@@ -53,7 +53,8 @@ class MergeIn(Schema):
 
 
 class SplitIn(Schema):
-    drivers: list[SeatRef] = Field(min_length=1, description="The drivers who are someone else.")
+    driver: SeatRef | None = Field(None, description="The driver who is someone else (API.md).")
+    drivers: list[SeatRef] = Field([], description="Several drivers who are someone else.")
     reason: str = Field("", max_length=200)
 
 
@@ -112,8 +113,12 @@ def player_split(request: HttpRequest, id: int, payload: SplitIn) -> Status[Any]
     driver stays)."""
     actor = _deciding(request)
     player = _player(id)
+    seats = [*([payload.driver] if payload.driver else []), *payload.drivers]
+    if not seats:
+        message = _("Name the driver who is someone else.")
+        raise InvalidInput(message, {"driver": [message]})
     chosen = []
-    for seat in payload.drivers:
+    for seat in seats:
         driver = Driver.objects.filter(
             championship__slug=seat.championship, number=seat.number, player=player
         ).first()

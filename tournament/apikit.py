@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
+from django.db.models import prefetch_related_objects
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -201,22 +202,40 @@ def get_circuit(slug: str) -> Circuit:
 # ---------------------------------------------------------------------------
 
 
+class PlayerRef(Schema):
+    id: int
+    name: str
+
+
 class DriverOut(Schema):
     number: int
     name: str
     team: str | None
-    player: int | None = Field(
-        description="The player's id: the same person in every championship and season."
+    player: PlayerRef | None = Field(
+        description="The player: the same person in every championship and season (null only "
+        "for a driver written by code older than players)."
     )
 
 
+def player_ref(driver: Driver) -> dict[str, Any] | None:
+    """``{id, name}`` of the driver's player (select ``driver__player`` with the drivers)."""
+    return {"id": driver.player_id, "name": driver.player.name} if driver.player_id else None
+
+
+def with_players(drivers: Iterable[Driver]) -> list[Driver]:
+    """The drivers with their players read in one query (a list's ``player: {id, name}``)."""
+    drivers = list(drivers)
+    prefetch_related_objects(drivers, "player")
+    return drivers
+
+
 def driver_out(driver: Driver) -> dict[str, Any]:
-    """A driver as the contract returns it: ``{number, name, team, player}``."""
+    """A driver as the contract returns it: ``{number, name, team, player: {id, name}}``."""
     return {
         "number": driver.number,
         "name": driver.name,
         "team": driver.team.name if driver.team_id else None,
-        "player": driver.player_id,
+        "player": player_ref(driver),
     }
 
 

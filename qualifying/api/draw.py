@@ -110,13 +110,15 @@ def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dic
         )
     records = {
         r.driver.number: r
-        for r in DrawRoll.objects.filter(event=found).select_related("driver", "driver__team")
+        for r in DrawRoll.objects.filter(event=found).select_related(
+            "driver", "driver__team", "driver__player"
+        )
     }
     drivers = {number: record.driver for number, record in records.items()}
     missing = [n for n in outcome.order if n not in drivers]
     if missing:  # physical drivers who have not rolled yet have no record
         for entry in found.entries.filter(driver__number__in=missing).select_related(
-            "driver", "driver__team"
+            "driver", "driver__team", "driver__player"
         ):
             drivers[entry.driver.number] = entry.driver
     return {

@@ -49,6 +49,7 @@ from tournament.apikit import (
     refuse_read,
     require_read,
     require_token,
+    with_players,
 )
 from tournament.errors import NotAllowed, NotFound
 from tournament.models import Event
@@ -206,7 +207,7 @@ class QualifyingTableOut(Schema):
 def table_out(table: QualifyingTable, *, secrets: bool) -> dict[str, Any]:
     return {
         "number": table.number,
-        "drivers": [driver_out(d) for d in selectors.table_drivers(table=table)],
+        "drivers": [driver_out(d) for d in with_players(selectors.table_drivers(table=table))],
         "referee": table.referee_name,
         "fast": table.fast,
         "referee_link": referee_link(token) if secrets and (token := table.token_or_none) else None,
@@ -274,7 +275,7 @@ def fast_driver_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     return [
         driver_out(e.driver)
         for e in found.entries.filter(fast=True)
-        .select_related("driver", "driver__team")
+        .select_related("driver", "driver__team", "driver__player")
         .order_by("driver__number")
     ]
 
@@ -310,7 +311,7 @@ def run_list(request: HttpRequest, event: str, n: int) -> list[dict[str, Any]]:
     _actor, found, own = read_own(request, event)
     session = get_session(found, n)
     runs = Run.objects.filter(session=session, cancelled=False).select_related(
-        "session", "session__event", "driver", "driver__team"
+        "session", "session__event", "driver", "driver__team", "driver__player"
     )
     if own is not None:
         runs = runs.filter(driver__qualifying_seats__table__in=own)
@@ -425,11 +426,15 @@ def session_classification(request: HttpRequest, event: str, n: int) -> list[dic
     """One session (§1-3-2): absolute time, then stopwatch, then order run; eliminated last."""
     _actor, found = _read_qualifying(request, event)
     session = get_session(found, n)
-    return [line_out(line) for line in selectors.session_classification(session=session)]
+    lines = selectors.session_classification(session=session)
+    with_players(line.driver for line in lines)
+    return [line_out(line) for line in lines]
 
 
 @router.get("/events/{event}/qualifying", response={200: list[ClassificationLineOut], **ERRORS})
 def general_classification(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """The event's general classification (mode best or sum; the draw order in mode draw)."""
     _actor, found = _read_qualifying(request, event)
-    return [line_out(line) for line in selectors.general_classification(event=found)]
+    lines = selectors.general_classification(event=found)
+    with_players(line.driver for line in lines)
+    return [line_out(line) for line in lines]

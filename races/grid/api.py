@@ -58,6 +58,7 @@ from tournament.apikit import (
     get_event,
     refuse_read,
     require_token,
+    with_players,
 )
 from tournament.errors import InvalidInput, NotFound
 from tournament.models import Event
@@ -252,6 +253,7 @@ def _tables(actor: Actor, event: Event, *, only: RaceTable | None = None) -> lis
     # allocation records them all the same).
     keep_apart = tables and event.separate_teams
     warnings = selectors.allocation_warnings(event=event) if keep_apart else []
+    with_players(slot.driver for table in tables for slot in table.grid)
     return [table_out(t, secrets=organiser, warnings=warnings) for t in tables]
 
 
@@ -422,7 +424,7 @@ def configurations(
     except InvalidInput as exc:
         raise errors_under("configurations", exc) from exc
     stored = CarConfiguration.objects.filter(slot__table=table).select_related(
-        "slot", "slot__driver", "slot__driver__team"
+        "slot", "slot__driver", "slot__driver__team", "slot__driver__player"
     )
     return [
         {"driver": driver_out(c.slot.driver), **c.values()}

@@ -34,6 +34,7 @@ from tournament.apikit import (
     reads_as_anonymous,
     require_read,
     require_token,
+    with_players,
 )
 from tournament.errors import Conflict, NotAllowed, NotFound
 from tournament.models import Event
@@ -347,4 +348,6 @@ def event_results(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     actor = actor_of(request)
     found = get_event(event)
     require_read(actor, found, published=found.published_results)
-    return [day_line_out(line) for line in selectors.event_results(event=found)]
+    lines = selectors.event_results(event=found)
+    with_players(line.driver for line in lines)
+    return [day_line_out(line) for line in lines]

@@ -86,7 +86,11 @@ def sanction_out(sanction: Sanction) -> dict[str, Any]:
 
 
 def _sanctions(event: Event) -> list[Sanction]:
-    return list(Sanction.objects.filter(event=event).select_related("driver", "driver__team"))
+    return list(
+        Sanction.objects.filter(event=event).select_related(
+            "driver", "driver__team", "driver__player"
+        )
+    )
 
 
 @router.post("/events/{event}/sanctions", response={201: SanctionOut, **ERRORS})

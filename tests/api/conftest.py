@@ -81,9 +81,12 @@ def championship(db: None) -> Championship:
     )
 
 
-def player_of(number: int, championship: str = "cfd-2025") -> int | None:
-    """The player id the API answers in a driver's shape (API.md): that driver's player."""
-    return Driver.objects.get(championship__slug=championship, number=number).player_id
+def player_of(number: int, championship: str = "cfd-2025") -> dict[str, object] | None:
+    """The ``player: {id, name}`` the API answers in a driver's shape (API.md)."""
+    driver = Driver.objects.select_related("player").get(
+        championship__slug=championship, number=number
+    )
+    return {"id": driver.player_id, "name": driver.player.name} if driver.player_id else None
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qualifying.models import DrawRoll
-from tests.api.conftest import Api, make_event
+from tests.api.conftest import Api, make_event, player_of
 from tournament.models import Entry
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +37,7 @@ def test_physical_rolls_with_a_tie_then_the_re_roll(organiser, quick, drivers):
             "number": 4,
             "name": "David Leroy",
             "team": None,
-            "player": drivers[4].player_id,
+            "player": player_of(4),
         },
         "rolls": [1],
         "source": "physical",
@@ -48,9 +48,9 @@ def test_physical_rolls_with_a_tie_then_the_re_roll(organiser, quick, drivers):
                 "number": 1,
                 "name": "Alice Martin",
                 "team": "Ferrari",
-                "player": drivers[1].player_id,
+                "player": player_of(1),
             },
-            {"number": 3, "name": "Chloé Durand", "team": None, "player": drivers[3].player_id},
+            {"number": 3, "name": "Chloé Durand", "team": None, "player": player_of(3)},
         ]
     ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.api.conftest import player_of
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 
 pytestmark = pytest.mark.django_db
@@ -122,8 +123,8 @@ def test_organiser_registers_a_driver_with_a_new_team(organiser, championship):
         },
     )
     assert response.status_code == 201, response.content
-    player = Driver.objects.get(championship__slug="cfd-2025", number=44).player_id
-    assert player is not None
+    player = player_of(44)
+    assert player is not None and player["name"] == "Élodie Lefèvre"
     assert response.json() == {
         "number": 44,
         "name": "Élodie Lefèvre",
@@ -193,7 +194,7 @@ def test_driver_list_hides_emails_from_non_organisers(organiser, anon, drivers):
         "number": 1,
         "name": "Alice Martin",
         "team": "Ferrari",
-        "player": drivers[1].player_id,
+        "player": player_of(1),
         "first_name": "Alice",
         "last_name": "Martin",
         "email": "d1@example.org",
@@ -334,7 +335,7 @@ def test_entries_register_and_checkin(organiser, championship, circuit, drivers)
     body = response.json()
     assert [(e["driver"], e["checked_in"]) for e in body] == [
         (
-            {"number": 3, "name": "Chloé Durand", "team": None, "player": drivers[3].player_id},
+            {"number": 3, "name": "Chloé Durand", "team": None, "player": player_of(3)},
             False,
         ),
         (
@@ -342,7 +343,7 @@ def test_entries_register_and_checkin(organiser, championship, circuit, drivers)
                 "number": 1,
                 "name": "Alice Martin",
                 "team": "Ferrari",
-                "player": drivers[1].player_id,
+                "player": player_of(1),
             },
             False,
         ),

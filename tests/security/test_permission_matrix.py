@@ -517,9 +517,11 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         {"keep": 999999, "merge": 999998},
         "404 403 403 403 404 401",
     ),
+    # A split of driver 1's player (api_path): its organisers are told the seat is not the
+    # player's (400); another championship's organisers may not decide for it (403).
     ("post", "/players/{id}/split"): (
-        {"drivers": [{"championship": "cf", "number": 1}]},
-        "404 403 403 403 404 401",
+        {"driver": {"championship": "cf", "number": 1}},
+        "400 403 403 403 403 401",
     ),
     ("post", "/players/changes/{id}/undo"): (None, "404 403 403 403 404 401"),
     # The next season: the championship's organisers (the organisers come along).

@@ -21,6 +21,7 @@ from tournament.apikit import (
     ErrorOut,
     Game,
     Int,
+    PlayerRef,
     actor_of,
     driver_out,
     get_championship,
@@ -196,7 +197,7 @@ class DriverDetailOut(Schema):
     number: int
     name: str
     team: str | None
-    player: int | None
+    player: PlayerRef | None
     first_name: str
     last_name: str
     email: str | None = Field(None, description="Organisers only.")
@@ -227,7 +228,7 @@ def driver_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
     """The championship's drivers by number; e-mail addresses only for its organisers."""
     championship = get_championship(slug)
     with_email = actor_of(request).can_organise(championship)
-    drivers = Driver.objects.filter(championship=championship).select_related("team")
+    drivers = Driver.objects.filter(championship=championship).select_related("team", "player")
     return [driver_detail_out(d, with_email=with_email) for d in drivers]
 
 
@@ -548,7 +549,9 @@ def entry_out(entry: Entry) -> dict[str, Any]:
 
 
 def _entries(event: Event) -> list[dict[str, Any]]:
-    entries = Entry.objects.filter(event=event).select_related("driver", "driver__team")
+    entries = Entry.objects.filter(event=event).select_related(
+        "driver", "driver__team", "driver__player"
+    )
     return [entry_out(e) for e in entries]
 
 

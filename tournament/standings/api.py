@@ -14,6 +14,7 @@ from tournament.apikit import (
     actor_of,
     driver_out,
     get_championship,
+    with_players,
 )
 from tournament.models import (
     Championship,
@@ -71,6 +72,7 @@ def standings(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
         championship=championship, published_only=_published_only(request, championship)
     )
     slugs = {event.pk: event.slug for event in table.events}
+    with_players(line.driver for line in table.lines)
     return [
         {
             "rank": line.rank,

@@ -200,7 +200,10 @@ class StageLineOut(Schema):
 
 
 def _scratch(stage: Stage) -> list[dict[str, Any]]:
-    records = {t.driver.number: t for t in stage.times.select_related("driver", "driver__team")}
+    records = {
+        t.driver.number: t
+        for t in stage.times.select_related("driver", "driver__team", "driver__player")
+    }
     entries = game_services._entries_of(stage)
     out = []
     for line in rallyman.stage_scratch(entries):

@@ -32,7 +32,7 @@ def test_merge_split_and_undo_through_the_api(api: Api, clubs: Clubs):
     assert body["drivers"] == [{"championship": "cf", "number": 3}]
     assert body["reason"] == "même" and body["undone_at"] is None
     drivers = api.get("/championships/cf/drivers").json()
-    assert [d["player"] for d in drivers] == [old.player_id]
+    assert [d["player"]["id"] for d in drivers] == [old.player_id]
 
     split = api.post(  # API.md's shape: one driver
         f"/players/{old.player_id}/split", {"driver": {"championship": "cf", "number": 3}}

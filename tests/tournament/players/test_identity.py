@@ -97,7 +97,7 @@ def test_the_api_takes_a_licence_and_answers_the_player(clubs: Clubs):
     )
 
     assert response.status_code == 201, response.content
-    assert response.json()["player"] == known.player_id
+    assert response.json()["player"]["id"] == known.player_id
     again = api.post(
         "/championships/cf/drivers",
         {"number": 9, "first_name": "Élodie", "last_name": "L", "licence": "FFJ-42"},

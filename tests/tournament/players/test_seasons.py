@@ -150,8 +150,10 @@ def test_api_next_season_answers_the_new_championship_and_its_drivers_players(
         "points_mode": "overall",
         "best_results": 2,
     }
-    old = {d["number"]: d["player"] for d in api.get("/championships/cf-2025/drivers").json()}
-    new = {d["number"]: d["player"] for d in api.get("/championships/cf-2026b/drivers").json()}
+    old = {d["number"]: d["player"]["id"] for d in api.get("/championships/cf-2025/drivers").json()}
+    new = {
+        d["number"]: d["player"]["id"] for d in api.get("/championships/cf-2026b/drivers").json()
+    }
     assert new == old and len(set(new.values())) == 3 and None not in new.values()
     assert snapshot(season) == before
 

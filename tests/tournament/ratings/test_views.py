@@ -38,7 +38,10 @@ def rated(count: int, game: str = "formula_de", first: str = "Joueur") -> list[P
 
 def rows(html: str) -> list[tuple[str, str]]:
     """(rank, player's name) of each row shown."""
-    return re.findall(r'<tr data-player="\d+"><td>(\d+)</td><td class="player">(.*?)</td>', html)
+    return re.findall(
+        r'<tr data-player="\d+"><td>(\d+)</td><td class="player"><a href="/p/\d+/">(.*?)</a></td>',
+        html,
+    )
 
 
 def test_the_ranking_shows_the_best_first_with_shared_ranks():

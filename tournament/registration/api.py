@@ -549,10 +549,8 @@ def entry_out(entry: Entry) -> dict[str, Any]:
 
 
 def _entries(event: Event) -> list[dict[str, Any]]:
-    entries = Entry.objects.filter(event=event).select_related(
-        "driver", "driver__team", "driver__player"
-    )
-    return [entry_out(e) for e in entries]
+    rows = Entry.objects.filter(event=event).select_related("driver__team", "driver__player")
+    return [entry_out(e) for e in rows]
 
 
 @setup.post("/events/{event}/entries", response={200: list[EntryOut], **ERRORS})

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.db.models import F, QuerySet, Window
-from django.db.models.functions import Rank
+from django.db.models.functions import Rank, RowNumber
 
-from tournament.models import PlayerRating
+from tournament.models import PlayerRating, RatingPoint
+from tournament.ratings import rules
 
 
 def ranking(*, game: str) -> QuerySet[PlayerRating]:
@@ -19,3 +20,21 @@ def ranking(*, game: str) -> QuerySet[PlayerRating]:
         .annotate(rank=Window(Rank(), order_by=F("rating").desc()))
         .order_by("-rating", "player__last_name", "player__first_name", "player_id")
     )
+
+
+def trends(*, game: str, players: list[int]) -> dict[int, float]:
+    """The trend of each of ``players`` in ``game``: how much their last table moved their
+    rating (from the newcomer's rating at their first table). Two rows per player, read by
+    the ``rating_point_career`` index."""
+    last_two = (
+        RatingPoint.objects.filter(family=game, player_id__in=players)
+        .annotate(n=Window(RowNumber(), partition_by=F("player_id"), order_by=F("seq").desc()))
+        .filter(n__lte=2)
+        .values_list("player_id", "n", "rating")
+    )
+    latest: dict[int, float] = {}
+    before: dict[int, float] = {}
+    for player, n, rating in last_two:
+        (latest if n == 1 else before)[player] = rating
+    newcomer = rules.MU - 3 * rules.SIGMA
+    return {player: rating - before.get(player, newcomer) for player, rating in latest.items()}

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from tournament.models import Event
 from tournament.public.cache import public_page
 from tournament.ratings import rules
-from tournament.ratings.selectors import ranking
+from tournament.ratings.selectors import ranking, trends
 
 PER_PAGE = 50
 
@@ -22,6 +22,9 @@ def ranking_view(request: HttpRequest, game: str = "formula_de") -> HttpResponse
     if game not in Event.Game.values:
         raise Http404(_("There is no such game."))
     page = Paginator(ranking(game=game), PER_PAGE).get_page(request.GET.get("page"))
+    moved = trends(game=game, players=[line.player_id for line in page.object_list])
+    for line in page.object_list:
+        line.trend = moved.get(line.player_id)
     return render(
         request,
         "ratings/ranking.html",

@@ -110,3 +110,26 @@ def test_a_confirmation_shows_on_the_stored_ranking_at_once(season):
     s.confirm(event, 1, [2, 3, 1])
     names = [name for _rank, name in rows(english().get(url).content.decode())]
     assert names == ["Joueur2 S1", "Joueur3 S1", "Joueur1 S1"]
+
+
+def trend_of(html: str, player: Player) -> str:
+    row = re.search(rf'<tr data-player="{player.pk}">(.*?)</tr>', html, re.S)
+    assert row, player
+    return re.sub(r"<[^>]+>", "", re.search(r'<td class="num trend">(.*?)</td>', row[1])[1])
+
+
+def test_the_trend_is_what_the_last_race_changed(season, django_capture_on_commit_callbacks):
+    # Two races: 1 wins both, 4 is last in both. The trend is the rating's move at the
+    # second table (the first moved it from a newcomer's 0, which the second is not).
+    cup = season(drivers=4)
+    first = cup.event(day=1, table_size=4)
+    with django_capture_on_commit_callbacks(execute=True):
+        cup.confirm(first, 1, finish=[1, 2, 3, 4])
+    after_first = {n: PlayerRating.objects.get(player=cup.player(n)).rating for n in (1, 4)}
+    second = cup.event(day=8, table_size=4)
+    with django_capture_on_commit_callbacks(execute=True):
+        cup.confirm(second, 1, finish=[1, 2, 3, 4])
+    html = english().get(reverse("ratings", args=["formula_de"])).content.decode()
+    for number, sign in ((1, "▲ +"), (4, "▼ ")):
+        now = PlayerRating.objects.get(player=cup.player(number)).rating
+        assert trend_of(html, cup.player(number)) == f"{sign}{now - after_first[number]:.2f}"

@@ -18,6 +18,7 @@ import getpass
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -132,8 +133,9 @@ def bench_environment(url: str) -> dict[str, str]:
         "SECURE_COOKIES": "false",
         "SECURE_HSTS_SECONDS": "0",
         "REDIS_URL": "",  # tasks inline: the bench measures the app
-        # The cache in a folder shared by gunicorn's workers, as make venue has it.
-        "CACHE_DIR": str(Path(tempfile.gettempdir()) / "paddock-bench-cache"),
+        # The cache in a folder shared by gunicorn's workers, as make venue has it; this
+        # run's own (another run on the machine must not empty it or fill it).
+        "CACHE_DIR": tempfile.mkdtemp(prefix="paddock-bench-cache-"),
     }
 
 
@@ -234,14 +236,14 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
             reverse("event-results", args=[other.slug]),
             reverse("event", args=[other.slug]),
             reverse("standings", args=[little.championship.slug]),
-            reverse("event-desk", args=[other.slug]),
         ]
-        # First a server restarted after the publication (for information), then the day
-        # as it runs: race control publishes, the room comes.
+        # First a server restarted after the publication, then the day as it runs: race
+        # control publishes, the room comes.
         for name, cold in (("spike_cold", True), ("spike", False)):
             out[name] = measure_spike(
                 spiked.events[-1],
                 warm=warm,
+                warm_desk=reverse("event-desk", args=[other.slug]),
                 env=env,
                 phones=config.spike_phones,
                 seconds=config.spike_seconds,
@@ -250,8 +252,10 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
             )
             say(
                 f"{name}: p50 {out[name]['p50_ms']} ms, p95 {out[name]['p95_ms']} ms, "
-                f"errors {out[name]['errors']}; desk p95 {out[name]['desk_p95_ms']} ms, "
-                f"publish {out[name]['publish_ms']} ms"
+                f"errors {out[name]['errors']}; desk p95 {out[name]['desk_p95_ms']} ms "
+                f"(idle p50 {out[name]['desk_idle_p50_ms']} ms), publish "
+                f"{out[name]['publish_ms']} ms; builds {out[name]['builds_at_start']} at start, "
+                f"{out[name]['builds_during_spike']} during; load {out[name]['load_average']}"
             )
     return out
 
@@ -301,12 +305,16 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
                 100,
             ),
         ]
-    spike = measured.get("spike")
-    if spike:
-        rows += [
-            ("spike: 0 errors", spike["errors"], "", spike["errors"] == 0),
-            ("spike: p95 ≤ 150 ms", spike["p95_ms"], "ms", 150),
-        ]
+    for name, what in (("spike", "spike"), ("spike_cold", "spike on a restarted server")):
+        spike = measured.get(name)
+        if spike:
+            desk_errors = spike["desk_errors"]
+            rows += [
+                (f"{what}: 0 errors", spike["errors"], "", spike["errors"] == 0),
+                (f"{what}: p95 ≤ 150 ms", spike["p95_ms"], "ms", 150),
+                (f"{what}: race control's desk 0 errors", desk_errors, "", desk_errors == 0),
+                (f"{what}: race control's desk p95 ≤ 250 ms", spike["desk_p95_ms"], "ms", 250),
+            ]
     load = measured.get("load")
     if load:
         rows += [
@@ -387,14 +395,18 @@ def table(results: dict[str, Any]) -> str:
         published = (
             f", after race control published ({spike['publish_ms']} ms)"
             if spike["publish_ms"] is not None
-            else ", nothing of it cached (a restarted server)"
+            else ", restarted with an empty cache after the publication"
         )
         lines += [
             f"{name}: {spike['phones']} phones over {spike['arrival_seconds']} s on a "
             f"{spike['drivers']}-driver event{published}, {spike['server']}:",
             f"  p50 {spike['p50_ms']} ms, p95 {spike['p95_ms']} ms, max {spike['max_ms']} ms, "
             f"errors {spike['errors']}; race control's desk meanwhile: "
-            f"p50 {spike['desk_p50_ms']} ms, p95 {spike['desk_p95_ms']} ms",
+            f"p50 {spike['desk_p50_ms']} ms, p95 {spike['desk_p95_ms']} ms "
+            f"(alone: p50 {spike['desk_idle_p50_ms']} ms)",
+            f"  pages built: {spike['builds_at_start']} as the server started, "
+            f"{spike['builds_during_spike']} during the spike; load average "
+            f"{spike['load_average']}",
         ]
     lines.append("")
     for row in results["targets"]:
@@ -445,7 +457,10 @@ def main(argv: list[str] | None = None) -> int:
     elif connection.vendor != "postgresql":
         skipped = "needs PostgreSQL (set BENCH_DATABASE_URL or start one on 127.0.0.1:5432)"
         say(f"load part skipped: {skipped}")
-    measured = measure_all(config, env=env, load=not skipped)
+    try:
+        measured = measure_all(config, env=env, load=not skipped)
+    finally:
+        shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
     ratios, checks = targets(measured, config)
     results = {
         "machine": machine(source),

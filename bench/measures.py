@@ -7,11 +7,13 @@ Every measure runs once to warm up (imports, template loading, font registration
 from __future__ import annotations
 
 import io
+import os
 import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.db import connection
@@ -27,16 +29,38 @@ from tournament.models import Championship, Event
 
 @dataclass
 class Timings:
-    """Milliseconds of each run: wall clock (what a user waits) and this process's CPU."""
+    """Milliseconds of each run: wall clock (what a user waits) and CPU, this process's and
+    its database server process's (``database_cpu``: PostgreSQL on this machine; 0 when it
+    cannot be read). On a machine shared with other work the wall clock also counts the
+    others' work; CPU time counts the measure's own, queries included."""
 
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    database: list[float] = field(default_factory=list)
 
     def run(self, fn: Callable[[], object]) -> None:
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu, database = time.perf_counter(), time.process_time(), database_cpu()
         fn()
         self.wall.append((time.perf_counter() - wall) * 1000)
-        self.cpu.append((time.process_time() - cpu) * 1000)
+        spent = database_cpu() - database
+        self.database.append(spent)
+        self.cpu.append((time.process_time() - cpu) * 1000 + spent)
+
+
+def database_cpu() -> float:
+    """The CPU time (ms) of this connection's PostgreSQL server process so far, read from
+    ``/proc`` (the server on this machine, counted in clock ticks of 10 ms: a measure's
+    runs add up). 0 for SQLite (in this process already) or a server elsewhere."""
+    if connection.vendor != "postgresql":
+        return 0.0
+    connection.ensure_connection()
+    pid = connection.connection.info.backend_pid
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def timed(fn: Callable[[], object], *, runs: int, warmup: int = 1) -> Timings:
@@ -66,7 +90,8 @@ def timed_pair(
 
 def summary(timings: Timings, **extra: Any) -> dict[str, Any]:
     """Median, min and max of the wall-clock times; the median CPU time beside them (on a
-    shared machine the wall clock also counts the others' work)."""
+    shared machine the wall clock also counts the others' work), the database server's
+    share of it apart."""
     return {
         "median": round(statistics.median(timings.wall), 3),
         "min": round(min(timings.wall), 3),
@@ -74,6 +99,8 @@ def summary(timings: Timings, **extra: Any) -> dict[str, Any]:
         "unit": "ms",
         "runs": len(timings.wall),
         "cpu_median": round(statistics.median(timings.cpu), 3),
+        "cpu_total": round(sum(timings.cpu), 3),
+        "database_cpu_median": round(statistics.median(timings.database), 3),
         **extra,
     }
 

@@ -49,6 +49,7 @@ class Config:
     spike_drivers: int = 300
     runs: int = 7
     fast_runs: int = 21  # the measures that take milliseconds
+    ratio_runs: int = 15  # a measure and its floor, in turns
 
 
 QUICK = Config(
@@ -184,7 +185,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
 
     for built in (little, large):
         label = f"standings_{built.championship.drivers.count()}"
-        result = measures.measure_standings(built.championship, runs=config.runs)
+        result = measures.measure_standings(built.championship, runs=config.ratio_runs)
         out[label], out[f"{label}_floor"] = result["page"], result["floor"]
         say(f"{label}: {result['page']['median']} ms, floor {result['floor']['median']} ms")
     cached = measure_cached_standings(large.championship, runs=config.fast_runs)
@@ -204,7 +205,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         runs=config.fast_runs,
     )
     say("qualifying classification and allocation measured")
-    sheets = measures.measure_sheets(large.events[-1], runs=config.runs)
+    sheets = measures.measure_sheets(large.events[-1], runs=config.ratio_runs)
     label = f"race_sheets_{size.tables}"
     out[label], out[f"{label}_render"] = sheets["sheets"], sheets["render"]
     out[f"{label}_floor"] = sheets["floor"]
@@ -260,8 +261,12 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
     return out
 
 
-def _ratio(measured: dict[str, Any], name: str) -> float:
-    return round(measured[name]["median"] / measured[f"{name}_floor"]["median"], 2)
+def _ratio(measured: dict[str, Any], name: str, *, key: str = "cpu_total") -> float:
+    """A measure over its floor: by CPU time (this process's and its database server's),
+    summed over runs taken in turns with the floor's, so that the others' work on a shared
+    machine counts in neither (their wall-clock medians read 1.76 to 3.0 from one run to
+    the next here); ``key="median"``: by the wall clock's medians, for information."""
+    return round(measured[name][key] / measured[f"{name}_floor"][key], 2)
 
 
 def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float], list[dict]]:
@@ -273,12 +278,18 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
         f"{standings}_vs_floor": _ratio(measured, standings),
         f"standings_{small}_vs_floor": _ratio(measured, f"standings_{small}"),
         f"{sheets}_vs_floor": _ratio(measured, sheets),
+        f"{standings}_vs_floor_wall": _ratio(measured, standings, key="median"),
+        f"{sheets}_vs_floor_wall": _ratio(measured, sheets, key="median"),
     }
     queries = (measured[f"standings_{small}"]["queries"], measured[standings]["queries"])
     qualifying = measured[f"qualifying_{large}x{sessions}"]["median"]
     allocation = measured[f"allocation_{large}"]["median"]
     rows = [
-        (f"standings at {large} drivers ≤ 2× floor", ratios[f"{standings}_vs_floor"], "×"),
+        (
+            f"standings at {large} drivers ≤ 2× floor (CPU time)",
+            ratios[f"{standings}_vs_floor"],
+            "×",
+        ),
         (
             f"standings: same query count at {small} and {large} drivers",
             f"{queries[0]} / {queries[1]}",
@@ -287,7 +298,7 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
         ),
         (f"qualifying classification {large}×{sessions} ≤ 100 ms", qualifying, "ms", 100),
         (f"allocation of {large} drivers ≤ 100 ms", allocation, "ms", 100),
-        (f"{tables} race sheets ≤ 2× floor", ratios[f"{sheets}_vs_floor"], "×"),
+        (f"{tables} race sheets ≤ 2× floor (CPU time)", ratios[f"{sheets}_vs_floor"], "×"),
     ]
     photo = measured.get("photo_match_12mp")
     if photo:

@@ -362,6 +362,32 @@ def counted(counter: str) -> int:
         return 0
 
 
+def fragment(name: str, depends: Iterable[str], build: Callable[[], str], *parts: object) -> str:
+    """A piece of HTML built once per version of the tables it reads (``depends``: model
+    labels, as ``public_page``'s), per ``parts`` (the event it shows) and language.
+
+    For a page built for each logged-in visitor whose largest part changes only with the
+    data: race control's desk lists every entry with its check-in buttons (300 rows, half
+    the desk's time), reloaded all day and unchanged but for a check-in. What is personal in
+    it (a CSRF token) must be left out of ``build`` and put in by the caller.
+    """
+    if connection.in_atomic_block:
+        # Inside a transaction, its own writes have not moved the counters yet (they move at
+        # commit on PostgreSQL): what is stored for the version read may not show them.
+        return build()
+    counters = freshness.versions(connection, [freshness.table_of(label) for label in depends])
+    if counters is None:
+        return build()
+    version = ".".join(str(c) for c in counters)
+    key = "paddock:fragment:" + _digest(name, get_language() or "", *map(str, parts), version)
+    html = _cache_get(key)
+    if not isinstance(html, str):
+        html = build()
+        with contextlib.suppress(Exception):  # a cache outage: built each time, as before
+            cache.set(key, html, TIMEOUT)
+    return html
+
+
 def _cache_get(key: str) -> dict[str, Any] | None:
     try:
         return cache.get(key)

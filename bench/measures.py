@@ -88,6 +88,13 @@ def timed_pair(
     return a, b
 
 
+def cpu_ratio(measure: Timings, floor: Timings) -> float:
+    """The median over runs of a measure's CPU time over its floor's in the same turn
+    (``timed_pair``): each pair taken within a second, what the machine's other work
+    does to one does it to the other; the median leaves out a turn a pause fell in."""
+    return round(statistics.median(m / f for m, f in zip(measure.cpu, floor.cpu, strict=True)), 3)
+
+
 def summary(timings: Timings, **extra: Any) -> dict[str, Any]:
     """Median, min and max of the wall-clock times; the median CPU time beside them (on a
     shared machine the wall clock also counts the others' work), the database server's
@@ -212,7 +219,12 @@ def measure_standings(championship: Championship, *, runs: int) -> dict[str, Any
         queries = len(captured)
         page_times, floor_times = timed_pair(lambda: get(page), lambda: get(floor), runs=runs)
     return {
-        "page": summary(page_times, queries=queries, drivers=size),
+        "page": summary(
+            page_times,
+            queries=queries,
+            drivers=size,
+            cpu_vs_floor=cpu_ratio(page_times, floor_times),
+        ),
         "floor": summary(floor_times, drivers=size),
     }
 
@@ -311,7 +323,13 @@ def measure_sheets(event: Event, *, runs: int) -> dict[str, Any]:
         data = race_sheets(event=event, language=event.language)
         render_times = timed(lambda: RaceSheetRenderer().render_many(data), runs=runs)
     return {
-        "sheets": summary(sheet_times, tables=tables, pages=pages, bytes=len(pdf)),
+        "sheets": summary(
+            sheet_times,
+            tables=tables,
+            pages=pages,
+            bytes=len(pdf),
+            cpu_vs_floor=cpu_ratio(sheet_times, floor_times),
+        ),
         "render": summary(render_times, tables=tables),
         "floor": summary(floor_times, documents=tables),
     }

@@ -30,6 +30,8 @@ PRESETS: dict[str, tuple[int, ...]] = {
 }
 
 Mode = Literal["per_table", "overall"]
+#: Read once: a championship's standings ask for every one of its results.
+MODES = get_args(Mode)
 
 
 def _check_int(name: str, value: object, *, minimum: int) -> None:
@@ -209,7 +211,7 @@ def countback_place(*, mode: Mode, status: str, place: int, rank: int) -> int | 
     ``overall`` counts day ranks, shared the same way. A driver who did not start, or was
     disqualified (§1-2-3), took no place: it counts for nothing.
     """
-    if mode not in get_args(Mode):
+    if mode not in MODES:
         raise ValueError(f"unknown points mode: {mode!r}")
     if status in ("dns", "dsq"):
         return None

@@ -442,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     config = QUICK if args.quick else Config()
     output = args.output or (None if args.quick else RESULTS)
 
+    load_at_start = " ".join(f"{value:.2f}" for value in os.getloadavg())
     url, source = choose_database()
     say(f"database: {source}")
     recreate_database(url)
@@ -477,7 +478,13 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
     ratios, checks = targets(measured, config)
     results = {
-        "machine": machine(source),
+        "machine": {
+            **machine(source),
+            # Others' work on a shared machine slows the wall-clock figures (the ratios are
+            # by CPU time): its load (1, 5, 15 minutes) as the run began and ended.
+            "load_average_start": load_at_start,
+            "load_average_end": " ".join(f"{value:.2f}" for value in os.getloadavg()),
+        },
         "config": asdict(config),
         "measures": measured,
         "ratios": ratios,

@@ -222,3 +222,12 @@ def test_the_cold_spike_and_race_controls_desk_are_targets() -> None:
     assert verdicts["spike on a restarted server: p95 ≤ 150 ms"]
     assert not verdicts["spike on a restarted server: race control's desk p95 ≤ 250 ms"]
     assert verdicts["spike on a restarted server: race control's desk 0 errors"]
+
+
+def test_a_percentile_is_the_nearest_rank() -> None:
+    """Of race control's 20 desk times, the p95 is the 19th, not the slowest."""
+    times = [float(n) for n in range(1, 21)]
+    assert spike._percentile(times, 0.95) == 19.0
+    assert spike._percentile(times, 0.5) == 10.0
+    assert spike._percentile([7.0], 0.95) == 7.0
+    assert spike._percentile([], 0.95) is None

@@ -11,6 +11,7 @@ referee last sent it (lost updates = 0).
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import socket
 import statistics
@@ -198,7 +199,7 @@ def report(run: LoadRun, *, seconds: float) -> dict[str, Any]:
     def percentile(q: float) -> float | None:
         if not latencies:
             return None
-        return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 1)
+        return round(latencies[max(0, math.ceil(q * len(latencies)) - 1)], 1)  # nearest rank
 
     by_kind = {}
     for kind in ("get", "draft", "submit"):

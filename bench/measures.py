@@ -7,11 +7,13 @@ Every measure runs once to warm up (imports, template loading, font registration
 from __future__ import annotations
 
 import io
+import os
 import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.db import connection
@@ -27,16 +29,38 @@ from tournament.models import Championship, Event
 
 @dataclass
 class Timings:
-    """Milliseconds of each run: wall clock (what a user waits) and this process's CPU."""
+    """Milliseconds of each run: wall clock (what a user waits) and CPU, this process's and
+    its database server process's (``database_cpu``: PostgreSQL on this machine; 0 when it
+    cannot be read). On a machine shared with other work the wall clock also counts the
+    others' work; CPU time counts the measure's own, queries included."""
 
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    database: list[float] = field(default_factory=list)
 
     def run(self, fn: Callable[[], object]) -> None:
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu, database = time.perf_counter(), time.process_time(), database_cpu()
         fn()
         self.wall.append((time.perf_counter() - wall) * 1000)
-        self.cpu.append((time.process_time() - cpu) * 1000)
+        spent = database_cpu() - database
+        self.database.append(spent)
+        self.cpu.append((time.process_time() - cpu) * 1000 + spent)
+
+
+def database_cpu() -> float:
+    """The CPU time (ms) of this connection's PostgreSQL server process so far, read from
+    ``/proc`` (the server on this machine, counted in clock ticks of 10 ms: a measure's
+    runs add up). 0 for SQLite (in this process already) or a server elsewhere."""
+    if connection.vendor != "postgresql":
+        return 0.0
+    connection.ensure_connection()
+    pid = connection.connection.info.backend_pid
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def timed(fn: Callable[[], object], *, runs: int, warmup: int = 1) -> Timings:
@@ -64,9 +88,17 @@ def timed_pair(
     return a, b
 
 
+def cpu_ratio(measure: Timings, floor: Timings) -> float:
+    """The median over runs of a measure's CPU time over its floor's in the same turn
+    (``timed_pair``): each pair taken within a second, what the machine's other work
+    does to one does it to the other; the median leaves out a turn a pause fell in."""
+    return round(statistics.median(m / f for m, f in zip(measure.cpu, floor.cpu, strict=True)), 3)
+
+
 def summary(timings: Timings, **extra: Any) -> dict[str, Any]:
     """Median, min and max of the wall-clock times; the median CPU time beside them (on a
-    shared machine the wall clock also counts the others' work)."""
+    shared machine the wall clock also counts the others' work), the database server's
+    share of it apart."""
     return {
         "median": round(statistics.median(timings.wall), 3),
         "min": round(min(timings.wall), 3),
@@ -74,6 +106,8 @@ def summary(timings: Timings, **extra: Any) -> dict[str, Any]:
         "unit": "ms",
         "runs": len(timings.wall),
         "cpu_median": round(statistics.median(timings.cpu), 3),
+        "cpu_total": round(sum(timings.cpu), 3),
+        "database_cpu_median": round(statistics.median(timings.database), 3),
         **extra,
     }
 
@@ -185,7 +219,12 @@ def measure_standings(championship: Championship, *, runs: int) -> dict[str, Any
         queries = len(captured)
         page_times, floor_times = timed_pair(lambda: get(page), lambda: get(floor), runs=runs)
     return {
-        "page": summary(page_times, queries=queries, drivers=size),
+        "page": summary(
+            page_times,
+            queries=queries,
+            drivers=size,
+            cpu_vs_floor=cpu_ratio(page_times, floor_times),
+        ),
         "floor": summary(floor_times, drivers=size),
     }
 
@@ -284,7 +323,13 @@ def measure_sheets(event: Event, *, runs: int) -> dict[str, Any]:
         data = race_sheets(event=event, language=event.language)
         render_times = timed(lambda: RaceSheetRenderer().render_many(data), runs=runs)
     return {
-        "sheets": summary(sheet_times, tables=tables, pages=pages, bytes=len(pdf)),
+        "sheets": summary(
+            sheet_times,
+            tables=tables,
+            pages=pages,
+            bytes=len(pdf),
+            cpu_vs_floor=cpu_ratio(sheet_times, floor_times),
+        ),
         "render": summary(render_times, tables=tables),
         "floor": summary(floor_times, documents=tables),
     }

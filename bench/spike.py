@@ -22,6 +22,8 @@ cached (server time) and their size compressed.
 from __future__ import annotations
 
 import asyncio
+import math
+import os
 import random
 import statistics
 import time
@@ -187,10 +189,13 @@ async def drive(
 
 
 def _percentile(values: list[float], q: float) -> float | None:
+    """The nearest-rank percentile: the smallest value with ``q`` of them at or below it.
+    (Before, one rank higher: race control's 20 desk requests had the slowest of them as
+    their "p95".)"""
     if not values:
         return None
     ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+    return round(ordered[max(0, math.ceil(q * len(ordered)) - 1)], 1)
 
 
 def report(run: SpikeRun, *, phones: int, seconds: float) -> dict[str, Any]:
@@ -229,16 +234,24 @@ def report(run: SpikeRun, *, phones: int, seconds: float) -> dict[str, Any]:
     }
 
 
-def warm_up(base_url: str, paths: list[str], session: str) -> None:
+def warm_up(base_url: str, paths: list[str], desk_path: str, session: str) -> list[float]:
     """Each worker's first requests (imports, templates, catalogues), on other pages than the
-    spike's, by a phone and by race control: a server that has run since the morning, whose
-    cache holds nothing of the pages the publication just changed."""
+    spike's: a phone opens the public ``paths``, race control its desk at ``desk_path`` (never
+    a phone: that was a 403, logged "Forbidden" eight times a spike). A server that has run
+    since the morning. Answers race control's desk times (ms) on the idle server: the page's
+    own cost, beside its times during the spike."""
+    desk: list[float] = []
     with httpx.Client(base_url=base_url, timeout=60) as client:
         client.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
         for _round in range(8):
             for path in paths:
-                client.get(path)
-                client.get(path, headers={"Cookie": f"sessionid={session}"})
+                answer = client.get(path)
+                assert answer.status_code == 200, (path, answer.status_code)
+            started = time.perf_counter()
+            answer = client.get(desk_path, headers={"Cookie": f"sessionid={session}"})
+            desk.append((time.perf_counter() - started) * 1000)
+            assert answer.status_code == 200, (desk_path, answer.status_code)
+    return desk[2:]  # each worker's first one loads the desk's templates
 
 
 def measure_spike(
@@ -249,28 +262,39 @@ def measure_spike(
     seconds: float,
     deadline: float,
     warm: list[str] = (),  # type: ignore[assignment]
+    warm_desk: str = "",
     cold: bool = False,
 ) -> dict[str, Any]:
-    """The spike against gunicorn on ``event``: race control publishes its allocation and
-    results, then the phones come; ``cold``: already published, nothing of it cached."""
+    """The spike against gunicorn on ``event``, the day's event (dated today): race control
+    publishes its allocation and results, then the phones come; ``cold``: published before
+    the server (re)started with an empty cache, which then builds the day's pages as it
+    starts (``tournament.public.warming``), as ``make venue`` and any gunicorn start do."""
+    from django.core.cache import cache
     from django.urls import reverse
+    from django.utils import timezone
 
     from tournament.models import Event
+    from tournament.public.cache import BUILDS, WAITS, counted
 
     planned = plan(event, phones=phones)
     session = desk_session(event)
     desk_path = reverse("event-desk", args=[event.slug])
     publish = None
+    today = timezone.localdate()
     if cold:
-        Event.objects.filter(pk=event.pk).update(published_allocation=True, published_results=True)
+        Event.objects.filter(pk=event.pk).update(
+            published_allocation=True, published_results=True, date=today
+        )
     else:
         Event.objects.filter(pk=event.pk).update(
-            published_allocation=False, published_results=False
+            published_allocation=False, published_results=False, date=today
         )
         publish = (f"/api/v1/events/{event.slug}/publish", race_control_token())
-    _empty_cache(env)
+    cache.clear()  # the server's cache (make venue's folder): nothing of a previous run
     with Gunicorn(env) as server:
-        warm_up(server.url, list(warm), session)
+        built_at_start = counted(BUILDS)
+        desk_idle = warm_up(server.url, list(warm), warm_desk, session)
+        built_before = counted(BUILDS)
         run = asyncio.run(
             drive(
                 server.url,
@@ -287,7 +311,22 @@ def measure_spike(
         "server": f"gunicorn {workers} workers × {threads} threads (gthread), 127.0.0.1",
         "drivers": event.entries.count(),
         **report(run, phones=phones, seconds=seconds),
+        # Pages built as the server started (the day's, cold only), and while the phones
+        # came (a name searched is a page of its own; the publication's builds are counted
+        # in it); requests that waited for another's build of their page.
+        "builds_at_start": built_at_start,
+        "builds_during_spike": counted(BUILDS) - built_before,
+        "waits": counted(WAITS),
+        "desk_idle_p50_ms": _percentile(desk_idle, 0.5),
+        "desk_idle_max_ms": round(max(desk_idle), 1) if desk_idle else None,
+        "load_average": load_average(),
     }
+
+
+def load_average() -> str:
+    """The machine's load (1, 5, 15 minutes) as the figures were taken: on a machine shared
+    with other work, the wall-clock times count the others' work too."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def race_control_token() -> str:
@@ -297,16 +336,6 @@ def race_control_token() -> str:
     from tournament.models import ApiToken
 
     return ApiToken.issue(get_user_model().objects.get(username="bench-race-control"))
-
-
-def _empty_cache(env: dict[str, str]) -> None:
-    """Nothing of a previous run in the server's cache (a folder, as make venue has it)."""
-    import shutil
-    from pathlib import Path
-
-    folder = env.get("CACHE_DIR")
-    if folder:
-        shutil.rmtree(Path(folder), ignore_errors=True)
 
 
 def measure_cached_standings(championship: Any, *, runs: int) -> dict[str, Any]:

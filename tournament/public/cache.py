@@ -39,8 +39,9 @@ import hashlib
 import io
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
-from functools import wraps
+from functools import partial, wraps
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -72,6 +73,16 @@ GZIP_LEVEL = 6
 
 View = Callable[..., HttpResponseBase]
 logger = logging.getLogger(__name__)
+
+#: Builds of one page by several processes at once: how long a build may hold the page's lock
+#: in the shared cache (a build that died with its process frees it then), how long another
+#: process waits for that build before building the page itself, and how often it looks.
+BUILD_LOCK_SECONDS = 30
+WAIT_SECONDS = 10.0
+WAIT_STEP = 0.01
+#: Counters of the public pages' builds and of the requests that waited for another's build.
+BUILDS = "paddock:public:builds"
+WAITS = "paddock:public:waits"
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -247,21 +258,20 @@ def public_page(
             key = _key(request, name, counters, variant)
             page = _cache_get(key)
             if page is None:
-                # One build per page and process: the others wait for it, then share it.
+                # One build per page and process: the others wait for it, then share it;
+                # across processes and servers, _single_flight does the same.
                 try:
                     with _lock_for(key):
                         page = _cache_get(key)
                         if page is None:
-                            request.public_page = True  # type: ignore[attr-defined]
-                            response = view(request, *args, **kwargs)
-                            if not isinstance(response, HttpResponse):
-                                return response
-                            page = _stored(request, response)
+                            build = _Build(view, request, args, kwargs)
+                            if variant:  # the plain page is always kept
+                                build.room = partial(_room_for, request, name, counters)
+                            page = _single_flight(key, build)
                             if page is None:
-                                return response
-                            if variant and not _room_for(request, name, counters):
+                                return build.response
+                            if not build.keep:
                                 return _answer(request, None, page)  # built, not kept
-                            _cache_set(key, page)
                 finally:
                     _release(key)
             return _answer(request, key, page)
@@ -271,6 +281,111 @@ def public_page(
         return wrapped
 
     return decorator
+
+
+class _Build:
+    """A page built by its view for ``_single_flight`` and stored, unless ``room`` says there
+    is none for one more variant (``keep`` is then False); ``response``: the view's answer,
+    for a page that cannot be stored (an error, a cookie, not HTML)."""
+
+    def __init__(self, view: View, request: HttpRequest, args: Any, kwargs: Any) -> None:
+        self.view, self.request, self.args, self.kwargs = view, request, args, kwargs
+        self.room: Callable[[], bool] | None = None
+        self.keep = True
+        self.response: HttpResponseBase | None = None
+
+    def __call__(self, key: str) -> dict[str, Any] | None:
+        self.request.public_page = True  # type: ignore[attr-defined]
+        self.response = self.view(self.request, *self.args, **self.kwargs)
+        _count(BUILDS)
+        if not isinstance(self.response, HttpResponse):
+            return None
+        page = _stored(self.request, self.response)
+        if page is not None:
+            self.keep = self.room is None or self.room()
+            if self.keep:
+                _cache_set(key, page)
+        return page
+
+
+def _single_flight(key: str, build: _Build) -> dict[str, Any] | None:
+    """The page at ``key``, built once whatever the number of processes and servers asking.
+
+    The first to take the page's lock in the shared cache builds and stores it; the others
+    wait for it (a restarted server's workers, two servers behind a proxy, a thousand
+    phones at once): one build where each would have built its own, every thread busy
+    with the same query. A lock left by a build that died expires; a waiter that waited
+    ``WAIT_SECONDS`` builds the page itself; a page not kept (a variant beyond the bound,
+    an error) is built by each of them, as before; a cache that fails lets everyone build.
+    """
+    lock = f"{key}:building"
+    waited = False
+    give_up = time.monotonic() + WAIT_SECONDS
+    while True:
+        if _acquire(lock):
+            try:
+                return build(key)
+            finally:
+                with contextlib.suppress(Exception):
+                    cache.delete(lock)
+        if not waited:
+            waited = True
+            _count(WAITS)
+        time.sleep(WAIT_STEP)
+        page = _cache_get(key)
+        if page is not None:
+            return page
+        if time.monotonic() > give_up:
+            return build(key)
+
+
+def _acquire(lock: str) -> bool:
+    try:
+        return bool(cache.add(lock, 1, BUILD_LOCK_SECONDS))
+    except Exception:  # noqa: BLE001 - no shared cache: each builds its own, as before
+        return True
+
+
+def _count(counter: str) -> None:
+    """One more build (or wait) of a public page, counted in the shared cache: what the
+    bench reports of a spike, and what the tests read of several processes."""
+    with contextlib.suppress(Exception):
+        cache.add(counter, 0, None)
+        cache.incr(counter)
+
+
+def counted(counter: str) -> int:
+    """``BUILDS`` or ``WAITS`` so far (0 when the cache cannot say)."""
+    try:
+        return int(cache.get(counter) or 0)
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def fragment(name: str, depends: Iterable[str], build: Callable[[], str], *parts: object) -> str:
+    """A piece of HTML built once per version of the tables it reads (``depends``: model
+    labels, as ``public_page``'s), per ``parts`` (the event it shows) and language.
+
+    For a page built for each logged-in visitor whose largest part changes only with the
+    data: race control's desk lists every entry with its check-in buttons (300 rows, half
+    the desk's time), reloaded all day and unchanged but for a check-in. What is personal in
+    it (a CSRF token) must be left out of ``build`` and put in by the caller.
+    """
+    if connection.in_atomic_block:
+        # Inside a transaction, its own writes have not moved the counters yet (they move at
+        # commit on PostgreSQL): what is stored for the version read may not show them.
+        return build()
+    counters = freshness.versions(connection, [freshness.table_of(label) for label in depends])
+    if counters is None:
+        return build()
+    version = ".".join(str(c) for c in counters)
+    key = "paddock:fragment:" + _digest(name, get_language() or "", *map(str, parts), version)
+    html = _cache_get(key)
+    if not isinstance(html, str):
+        html = build()
+        with contextlib.suppress(Exception):  # a cache outage: built each time, as before
+            cache.set(key, html, TIMEOUT)
+    return html
 
 
 def _cache_get(key: str) -> dict[str, Any] | None:
@@ -319,9 +434,12 @@ def _phone_request(path: str, language: str, encoding: str) -> WSGIRequest:
     return WSGIRequest(environ)
 
 
-def warm(paths: Iterable[str], *, language: str | None = None) -> list[str]:
+def warm(
+    paths: Iterable[str], *, language: str | None = None, budget: float | None = None
+) -> list[str]:
     """Build and store the public pages at ``paths`` now, through the whole middleware
-    stack as a phone would get them (in ``language``, the site's by default).
+    stack as a phone would get them (in ``language``, the site's by default); none begun
+    after ``budget`` seconds.
 
     In a thread of its own, even when called from a request (tasks run inline without
     Redis): the pages' requests must not touch the caller's language, history user or
@@ -329,19 +447,23 @@ def warm(paths: Iterable[str], *, language: str | None = None) -> list[str]:
     error); never raises: a page not built now is built by its first visitor.
     """
     missed: list[str] = []
+    give_up = None if budget is None else time.monotonic() + budget
     worker = threading.Thread(
-        target=_build, args=(list(paths), language or settings.LANGUAGE_CODE, missed)
+        target=_build, args=(list(paths), language or settings.LANGUAGE_CODE, missed, give_up)
     )
     worker.start()
     worker.join()
     return missed
 
 
-def _build(paths: list[str], language: str, missed: list[str]) -> None:
+def _build(paths: list[str], language: str, missed: list[str], give_up: float | None) -> None:
     try:
         handler = BaseHandler()
         handler.load_middleware()
-        for path in paths:
+        for index, path in enumerate(paths):
+            if give_up is not None and time.monotonic() > give_up:
+                missed.extend(paths[index:])
+                break
             try:
                 # Built with the first, compressed in the other: phones then only read.
                 for encoding in ("gzip", "br"):

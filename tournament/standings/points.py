@@ -30,9 +30,13 @@ PRESETS: dict[str, tuple[int, ...]] = {
 }
 
 Mode = Literal["per_table", "overall"]
+#: Read once: a championship's standings ask for every one of its results.
+MODES = get_args(Mode)
 
 
 def _check_int(name: str, value: object, *, minimum: int) -> None:
+    if type(value) is int and value >= minimum:  # the usual case, checked at once
+        return
     # bool is an int subclass; a stray True would silently count as 1.
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"{name} must be an integer, got {value!r}")
@@ -207,7 +211,7 @@ def countback_place(*, mode: Mode, status: str, place: int, rank: int) -> int | 
     ``overall`` counts day ranks, shared the same way. A driver who did not start, or was
     disqualified (§1-2-3), took no place: it counts for nothing.
     """
-    if mode not in get_args(Mode):
+    if mode not in MODES:
         raise ValueError(f"unknown points mode: {mode!r}")
     if status in ("dns", "dsq"):
         return None
@@ -274,14 +278,16 @@ def standings(
         order[driver] = len(order)
 
     by_driver: dict[Hashable, list[EventResult]] = {driver: [] for driver in order}
+    seen: set[tuple[Hashable, Hashable]] = set()
     deepest = 0
     for result in results:
         _check_int("position", result.position, minimum=1)
         _check_int("points", result.points, minimum=0)
         driver_results = by_driver.setdefault(result.driver, [])
         order.setdefault(result.driver, len(order))
-        if any(earlier.event == result.event for earlier in driver_results):
+        if (result.driver, result.event) in seen:
             raise ValueError(f"driver {result.driver!r} has two results at event {result.event!r}")
+        seen.add((result.driver, result.event))
         driver_results.append(result)
         if result.counted_place is not None:
             _check_int("counted place", result.counted_place, minimum=1)
@@ -293,7 +299,9 @@ def standings(
         if best is not None:
             # sorted() is stable: among equal points the earlier result is kept.
             chosen = sorted(driver_results, key=lambda result: -result.points)[:best]
-            kept = [result for result in driver_results if result in chosen]
+            # By identity: comparing the results field by field cost more than the rest.
+            chosen_ids = {id(result) for result in chosen}
+            kept = [result for result in driver_results if id(result) in chosen_ids]
         countback = [0] * deepest
         for result in driver_results:
             if result.counted_place is not None:

@@ -355,6 +355,8 @@ class StandingsTable(tables.Table):
                 )
             )
         marks: dict[tuple[int, str], str] = {}  # place_mark translates: once per place
+        # Each event's id and column, once (not 1,000 drivers × 10 events × 4 times).
+        columns = [(event.pk, f"e{event.pk}") for event in standings.events]
         rows = []
         for line in standings.lines:
             driver = line.driver
@@ -367,23 +369,23 @@ class StandingsTable(tables.Table):
                 "removed": -line.points_removed if line.points_removed else None,
                 "url": driver_url(driver),
             }
-            for event in standings.events:
-                result = line.results.get(event.pk)
+            for event_id, column in columns:
+                result = line.results.get(event_id)
                 if result is None:
-                    row[f"e{event.pk}"] = {"points": None, "sort": -1, "place": ""}
+                    row[column] = {"points": None, "sort": -1, "place": ""}
                     continue
                 mark = (result.position, result.status)
                 if mark not in marks:
                     marks[mark] = place_mark(*mark)[0]
                 short = marks[mark]
-                row[f"e{event.pk}"] = {
+                row[column] = {
                     "points": result.points,
                     "sort": result.points,
                     "position": result.position,
                     "status": result.status,
-                    "counted": event.pk in line.counted,
+                    "counted": event_id in line.counted,
                     "place": short,
-                    "removed": line.removed.get(event.pk, 0),
+                    "removed": line.removed.get(event_id, 0),
                 }
             rows.append(row)
         return cls(rows, extra_columns=extra, **kwargs)

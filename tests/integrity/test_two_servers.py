@@ -33,17 +33,16 @@ import httpx
 import psycopg
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
 from races.models import RaceResult, ResultLine
+from tests.faults.processes import static_manifest
 from tests.integrity.conftest import RaceDay, build_race_day, needs_postgresql
 from tournament.models import ApiToken, Event
 from tournament.public.cache import BUILDS, WAITS, counted
 from tournament.public.tasks import event_pages
-from tournament.venue.day import static_files_current
 
 ROOT = Path(__file__).resolve().parents[2]
 SAVES = 30
@@ -89,14 +88,11 @@ def environment() -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "false",
         "SECURE_COOKIES": "false",
         "SECURE_HSTS_SECONDS": "0",
+        # Pages name their static files through a manifest of their own: the project's
+        # staticfiles/ may be collected again by another test meanwhile (a half-written
+        # manifest answered 500 in a full run). The servers serve pages, not files.
+        "STATIC_ROOT": str(static_manifest()),
     }
-
-
-@pytest.fixture(scope="module")
-def static_files() -> None:
-    """DEBUG off serves the collected files' hashed names (make test collects them first)."""
-    if not static_files_current():
-        call_command("collectstatic", interactive=False, verbosity=0)
 
 
 class Server:
@@ -223,9 +219,7 @@ PHONE = {"Accept-Language": "fr", "Accept-Encoding": "gzip"}
 # --- The tests -------------------------------------------------------------------------------
 
 
-def test_a_result_confirmed_on_one_server_is_public_on_the_other_at_once(
-    tmp_path: Path, static_files: None
-) -> None:
+def test_a_result_confirmed_on_one_server_is_public_on_the_other_at_once(tmp_path: Path) -> None:
     day, chief = the_day(published=False)
     slug = day.event.slug
     results = reverse("event-results", args=[slug])
@@ -258,9 +252,7 @@ def test_a_result_confirmed_on_one_server_is_public_on_the_other_at_once(
         assert ResultLine.objects.filter(event=day.event, table=table).count() == 5
 
 
-def test_thirty_saves_of_one_sheet_over_two_servers_one_succeeds(
-    tmp_path: Path, static_files: None
-) -> None:
+def test_thirty_saves_of_one_sheet_over_two_servers_one_succeeds(tmp_path: Path) -> None:
     day, _chief = the_day(tables=1)
     table = day.tables[0]
     path = f"/events/{day.event.slug}/tables/1/result"
@@ -303,9 +295,7 @@ def test_thirty_saves_of_one_sheet_over_two_servers_one_succeeds(
             assert body["current"]["version"] == 2
 
 
-def test_a_started_server_has_the_days_pages_before_its_first_request(
-    tmp_path: Path, static_files: None
-) -> None:
+def test_a_started_server_has_the_days_pages_before_its_first_request(tmp_path: Path) -> None:
     day, _chief = the_day()
     pages = event_pages(day.event)
     assert len(pages) == 4  # the event, where do I sit, the results, the standings
@@ -321,9 +311,7 @@ def test_a_started_server_has_the_days_pages_before_its_first_request(
         assert counted(BUILDS) == built  # every first visitor found its page built
 
 
-def test_two_cold_requests_on_two_servers_build_the_page_once(
-    tmp_path: Path, static_files: None
-) -> None:
+def test_two_cold_requests_on_two_servers_build_the_page_once(tmp_path: Path) -> None:
     day, _chief = the_day(published=False)  # nothing to build at start
     with servers(tmp_path, 2) as (first, second):
         assert first.get("/health/").status_code == second.get("/health/").status_code == 200

@@ -16,12 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
-
 from tournament.models import Driver, Event, PlayerRating
+from tournament.ratings.rules import MODEL  # the ratings' own model and parameters
 
-#: The model of the ratings, with its defaults (mu 25, sigma 25/3, beta 25/6).
-MODEL = PlackettLuce()
 #: How many favourites each table shows.
 TOP = 3
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import datetime
+import fcntl
 import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,6 +80,56 @@ def django_db_setup(
             drop_test_database(connection, original_name)
         else:
             teardown_databases(config, verbosity=0)
+
+
+@pytest.fixture(scope="session")
+def run_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A folder every pytest-xdist worker of this run sees, and no other run."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
+def made_once(path: Path, make: Callable[[Path], None]) -> Path:
+    """``path``, made by ``make`` by the first worker of the run that asks for it; the others
+    wait for it under a lock (what costs seconds of CPU is done once, not once a worker)."""
+    with open(path.parent / f"{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ready = path.parent / f"{path.name}.ready"
+        if not ready.exists():
+            make(path)
+            ready.touch()
+    return path
+
+
+#: Migrates an in-memory SQLite database as this code's migrations do, and copies it out.
+MIGRATED_SQLITE = """
+import sqlite3, sys
+import django
+django.setup()
+from django.core.management import call_command
+from django.db import connection
+call_command("migrate", verbosity=0, interactive=False)
+connection.ensure_connection()
+with sqlite3.connect(sys.argv[1]) as target:
+    connection.connection.backup(target)
+"""
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(run_folder: Path) -> Path:
+    """A SQLite database as this code's migrations make it (in a process of its own, whatever
+    the test database is), made once for the run: copy it, never write to it."""
+
+    def migrate(path: Path) -> None:
+        root = Path(__file__).resolve().parents[1]
+        env = {**os.environ, "DATABASE_URL": "sqlite://:memory:", "PYTHONPATH": str(root)}
+        made = subprocess.run(
+            [sys.executable, "-c", MIGRATED_SQLITE, str(path)],
+            cwd=root, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+
+    return made_once(run_folder / "migrated.sqlite3", migrate)
 
 
 @pytest.fixture(scope="session")

@@ -22,11 +22,14 @@ Each function answers the list of what it refused, in the user's language (empty
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import json
 import os
 import re
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -37,6 +40,7 @@ from typing import Any
 
 import django
 from django.apps import apps
+from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management import call_command
 from django.db import connections, models
@@ -113,12 +117,35 @@ def _targets(applied: set[tuple[str, str]]) -> list[tuple[str, str]]:
 def reference_schema(applied: set[tuple[str, str]]) -> dict[str, Any]:
     """The schema this code's migrations make, up to ``applied``: built in a process of its
     own on an in-memory database (a data migration there never reaches the live one), once
-    per process and set of migrations (a few seconds)."""
+    per process and set of migrations, and kept on disk for the next processes of this very
+    code (``cache_folder``): the build costs seconds of CPU."""
     return json.loads(_reference(frozenset(applied)))
 
 
 @functools.lru_cache(maxsize=4)
 def _reference(applied: frozenset[tuple[str, str]]) -> str:
+    targets = json.dumps(_targets(set(applied)))
+    folder = cache_folder()
+    if folder is None:
+        return _built(targets)
+    path = folder / f"schema-{_code_digest(targets)}.json"
+    # One process builds while the others wait for its file (the workers of a test run, a
+    # restore started beside a venue).
+    try:
+        lock = open(folder / "build.lock", "w")  # noqa: SIM115 - held while building
+    except OSError:
+        return _built(targets)
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cached = cached_schema(path)
+        if cached is not None:
+            return cached
+        schema = _built(targets)
+        _keep(path, schema)
+        return schema
+
+
+def _built(targets: str) -> str:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "schema.json"
         env = {
@@ -128,12 +155,84 @@ def _reference(applied: frozenset[tuple[str, str]]) -> str:
                 "DJANGO_SETTINGS_MODULE", "tournament.settings"
             ),
         }
-        targets = json.dumps(_targets(applied))
         command = [sys.executable, "-m", "tournament.venue.backup_checks", str(out), targets]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.exists():
             raise RuntimeError(f"The reference schema could not be built: {done.stderr[-800:]}")
         return out.read_text()
+
+
+# The kept reference is trusted as the code is: it is read only from a folder and a file of
+# this user's alone (owned by this user, no access for anyone else, no symbolic link), so
+# whoever could change it could change this module too. A file a backup, a restore or
+# another account could have written is ignored and the reference built again: a cache
+# planted to accept a trigger never weakens the check. It is named by a digest of
+# everything the reference follows from (every migration file, the project's own Python
+# code, whose models and post-migrate hooks make the counters' triggers, Django's and
+# SQLite's versions), so a changed migration or rule never reads an older reference.
+
+
+def cache_folder() -> Path | None:
+    """This user's folder of kept references (made private if missing), or None when there
+    is none to trust (the references are then built each time, in memory)."""
+    folder = Path(tempfile.gettempdir()) / f"paddock-schemas-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    return folder if _private(folder, stat.S_ISDIR) else None
+
+
+def _private(path: Path, kind: Any) -> bool:
+    """``path`` is a ``kind`` (not a link) owned by this user, which no one else may use."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return False
+    return bool(kind(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077)
+
+
+def cached_schema(path: Path) -> str | None:
+    """The reference kept at ``path``, or None when missing, unreadable or not trusted."""
+    if not (_private(path.parent, stat.S_ISDIR) and _private(path, stat.S_ISREG)):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, encoding="utf-8") as file:
+            text = file.read()
+        if not isinstance(json.loads(text), dict):
+            return None
+    except (OSError, ValueError):
+        return None
+    return text
+
+
+def _keep(path: Path, schema: str) -> None:
+    """Write ``schema`` at ``path`` whole or not at all (readers never see half a file)."""
+    try:
+        fd, partial = tempfile.mkstemp(dir=path.parent, prefix=".schema-")  # mode 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(schema)
+        os.replace(partial, path)
+    except OSError:
+        pass  # a cache that cannot be written: the next process builds it again
+
+
+def _code_digest(targets: str) -> str:
+    """A digest of what the reference up to ``targets`` follows from."""
+    digest = hashlib.sha256()
+    for part in (targets, django.__version__, sqlite3.sqlite_version, sys.version):
+        digest.update(part.encode() + b"\0")
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    modules = [sys.modules[migration.__module__] for migration in loader.disk_migrations.values()]
+    files = {Path(module.__file__) for module in modules if getattr(module, "__file__", None)}
+    for config in apps.get_app_configs():
+        folder = Path(config.path)
+        if folder.is_relative_to(settings.BASE_DIR) and "site-packages" not in folder.parts:
+            files.update(folder.rglob("*.py"))  # the project's own apps
+    for file in sorted(files):
+        digest.update(str(file).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def _described(key: str) -> str:

@@ -27,18 +27,6 @@ from tournament.venue.backup_checks import sqlite_refusals
 
 ROOT = Path(__file__).resolve().parents[3]
 
-MIGRATED = """
-import sqlite3, sys
-import django
-django.setup()
-from django.core.management import call_command
-from django.db import connection
-call_command("migrate", verbosity=0, interactive=False)
-connection.ensure_connection()
-with sqlite3.connect(sys.argv[1]) as target:
-    connection.connection.backup(target)
-"""
-
 LEAK = (
     "CREATE TRIGGER leak AFTER INSERT ON django_session BEGIN "
     "UPDATE tournament_championship SET name = NEW.session_key; END"
@@ -46,15 +34,10 @@ LEAK = (
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def clean(migrated_sqlite: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database as this code's migrations make it, on SQLite, with a championship."""
     path = tmp_path_factory.mktemp("restore") / "paddock-20260714-150000.sqlite3"
-    env = {**os.environ, "DATABASE_URL": "sqlite://:memory:", "PYTHONPATH": str(ROOT)}
-    made = subprocess.run(
-        [sys.executable, "-c", MIGRATED, str(path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert made.returncode == 0, made.stderr
+    path.write_bytes(migrated_sqlite.read_bytes())
     with sqlite3.connect(path) as db:
         db.execute(
             "INSERT INTO tournament_championship (slug, name, season, points_scale, "

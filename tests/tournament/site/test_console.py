@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -76,9 +77,14 @@ def static_root(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Pat
 
 
 @pytest.fixture(scope="module", params=["true", "false"], ids=["make run", "make venue"])
-def console(request, tmp_path_factory: pytest.TempPathFactory, static_root: Path) -> str:
-    """What one process writes to its standard error: once per setup, read by each test."""
-    env = settings_env(request.param, tmp_path_factory.mktemp("console"), static_root)
+def console(
+    request, tmp_path_factory: pytest.TempPathFactory, static_root: Path, migrated_sqlite: Path
+) -> str:
+    """What one process writes to its standard error: once per setup, read by each test.
+    Its database starts as the run's migrated copy (its own migrate has nothing left to do)."""
+    data = tmp_path_factory.mktemp("console")
+    shutil.copyfile(migrated_sqlite, data / "db.sqlite3")
+    env = settings_env(request.param, data, static_root)
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True
     )

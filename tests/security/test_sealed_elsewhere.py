@@ -40,17 +40,19 @@ OTHER_KEY = "the-other-laptops-key-" + "x7Qm2" * 10
 SAID = "sealed with another secret key"
 
 
-@pytest.fixture
-def sealed_elsewhere(world: World) -> World:
-    """Every table's link sealed under another key (rolled back with the test)."""
+@pytest.fixture(scope="module")
+def sealed_elsewhere(world: World, django_db_blocker: Any) -> World:
+    """Every table's link sealed under another key: committed once for the module, with the
+    module's world (flushed after its last test); each test's writes are rolled back."""
     tables = [(table, table.token) for table in [*world.qtables, *world.rtables]]
     with override_settings(SECRET_KEY=OTHER_KEY, SECRET_KEY_FALLBACKS=[]):
         resealed = [(table, sealing.seal(secret)) for table, secret in tables]
-    for table, sealed in resealed:
-        type(table).objects.filter(pk=table.pk).update(token_sealed=sealed)
-    for model in (QualifyingTable, RaceTable):
-        for table in model.objects.filter(event=world.event):
-            assert not table.link_available  # the test would prove nothing otherwise
+    with django_db_blocker.unblock():
+        for table, sealed in resealed:
+            type(table).objects.filter(pk=table.pk).update(token_sealed=sealed)
+        for model in (QualifyingTable, RaceTable):
+            for table in model.objects.filter(event=world.event):
+                assert not table.link_available  # the tests would prove nothing otherwise
     return world
 
 

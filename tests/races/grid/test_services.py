@@ -29,6 +29,8 @@ from races.models import (
     WeatherDraw,
 )
 from races.weather.services import race_weather_draw, table_weather_draw
+from tests.integrity.conftest import needs_postgresql
+from tests.integrity.waits import second_meets_first
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Entry, Team
@@ -1049,6 +1051,27 @@ def test_referee_link_regenerated_twice_keeps_both_old_links_replaced(allocated,
     assert client.get(reverse("rtable", args=[first])).status_code == 410
     assert client.get(reverse("rtable", args=[second])).status_code == 410
     assert client.get(reverse("rtable", args=[t1.token])).status_code == 200
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_referee_link_regenerated_twice_at_once_both_succeed(allocated, actor):
+    """Two renewals of one link at once (the red team's replay, issue 20: the second tried to
+    replace the same old link and answered 500): the second waits for the first, then
+    replaces the first's new link; both old links say they were replaced."""
+    old = table(allocated, 1).token
+    first, second = second_meets_first(
+        lambda: referee_link_regenerate(actor=actor, table=table(allocated, 1)),
+        lambda: referee_link_regenerate(actor=actor, table=table(allocated, 1)),
+    )
+    assert isinstance(first, RaceTable) and isinstance(second, RaceTable), (first, second)
+    t1 = table(allocated, 1)
+    assert t1.token == second.token != first.token
+    replaced = ReplacedLink.objects.filter(table_id=t1.pk, kind="race")
+    assert set(replaced.values_list("digest", flat=True)) == {
+        link_digest(old),
+        link_digest(first.token),
+    }
 
 
 def test_referee_link_of_a_qualifying_table(allocated, actor):

@@ -296,7 +296,7 @@ def referee_link_regenerate(*, actor: Actor, table: RaceTable | QualifyingTable)
     with transaction.atomic():
         # Locked, and read again: two renewals at once would both replace the same old link
         # (its digest is unique among the replaced ones: the second answered 500).
-        table = type(table).objects.select_for_update().get(pk=table.pk)
+        table = type(table).objects.select_for_update(no_key=True).get(pk=table.pk)
         kind = "race" if isinstance(table, RaceTable) else "qualifying"
         ReplacedLink.objects.create(
             digest=table.token_digest, kind=kind, table_id=table.pk, actor=actor.label

@@ -27,6 +27,12 @@ def _waiting(pid: int) -> bool:
 def second_meets_first(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any]:
     """``first()`` and ``second()`` as two requests at once; what each answered (or raised:
     the exception is returned, not raised)."""
+    a, b, _waited = meet(first, second)
+    return a, b
+
+
+def meet(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any, bool]:
+    """As :func:`second_meets_first`, and whether the second had to wait for the first."""
     done_first = threading.Event()
     commit = threading.Event()
     pids: list[int] = []
@@ -58,12 +64,13 @@ def second_meets_first(first: Callable[[], Any], second: Callable[[], Any]) -> t
         a = pool.submit(held)
         assert done_first.wait(timeout=30)
         b = pool.submit(later)
+        waited = []
         try:
             wait_until(
-                lambda: b.done() or (pids and _waiting(pids[0])),
+                lambda: b.done() or (pids and _waiting(pids[0]) and not waited.append(1)),
                 timeout=30,
                 what="the second request waiting for the first",
             )
         finally:
             commit.set()
-        return outcome(a), outcome(b)
+        return outcome(a), outcome(b), bool(waited)

@@ -26,11 +26,14 @@ from races.models import (
     RaceTable,
     RaceWeather,
     ReplacedLink,
+    SheetPhoto,
     WeatherDraw,
 )
+from races.photos.services import photo_add
 from races.weather.services import race_weather_draw, table_weather_draw
 from tests.integrity.conftest import needs_postgresql
-from tests.integrity.waits import second_meets_first
+from tests.integrity.waits import meet, second_meets_first
+from tests.races.photos.images import oriented_jpeg
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Entry, Team
@@ -1072,6 +1075,24 @@ def test_referee_link_regenerated_twice_at_once_both_succeed(allocated, actor):
         link_digest(old),
         link_digest(first.token),
     }
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_photo_of_a_table_does_not_wait_for_its_stands_being_written(allocated, actor):
+    """A referee's photo commits while race control writes the table's stands: the table is
+    locked for its writers only (FOR NO KEY UPDATE), not for the photo's foreign key. Locked
+    FOR UPDATE, the photo waited at commit, and deadlocked when the writer then locked the
+    event (the red team's replay, issue 20: a 503)."""
+    t1 = table(allocated, 1)
+    first = grids(allocated)[0][0]
+    stands, photo, waited = meet(
+        lambda: stands_set(actor=actor, table=table(allocated, 1), stands={first: 1}),
+        lambda: photo_add(actor=actor, table=table(allocated, 1), data=oriented_jpeg()),
+    )
+    assert not isinstance(stands, Exception) and not isinstance(photo, Exception)
+    assert not waited
+    assert SheetPhoto.objects.filter(table=t1).count() == 1
 
 
 def test_referee_link_of_a_qualifying_table(allocated, actor):

@@ -73,7 +73,7 @@ HEADERS: dict[str, dict[str, str]] = {
     "forwarded-garbage": {
         "X-Forwarded-For": "not-an-ip, ::ffff:999.1.1.1, , 127.0.0.1:80",
         "X-Forwarded-Proto": "gopher",
-        "X-Real-IP": "999.999.1.1",  # a control character: gunicorn's own 400, not ours
+        "X-Real-IP": "999.999.1.1",  # not a control character: gunicorn refuses those itself
         "Forwarded": "for=unknown;proto=https",
     },
     "host-foreign": {"Host": "evil.example"},

@@ -3,27 +3,33 @@ real: gunicorn, production settings (DEBUG off), the suite's PostgreSQL database
 worker's Redis database.
 
 The red team's own request set is not ours; their kinds of requests are (``red_team.py``).
-Every URL pattern of the permission matrix, for each of its callers (the organiser, a
-referee's link, referee accounts, an outsider, anonymous visitors), on the hostile event of
-``hostile.py`` (published, every name markup or a formula), is sent:
+Every URL pattern and API operation of the permission matrix, on the hostile event of
+``hostile.py`` (published, every name markup or a formula), is sent by the organiser, a
+referee's link and anonymous visitors (and, with ``RED_TEAM_DEEP=1``, by the referee
+accounts and an outsider too; the in-process matrix checks what each may open):
 
-- plainly (GET and POST), then in variants cycling through the kinds: htmx headers, query
-  strings unknown, repeated, long, not UTF-8, out of range and exports, cookies garbled and
-  huge, encodings refused, validators garbled, languages that do not exist, foreign hosts,
-  forwarded addresses, and methods a browser does not send; its path with odd arguments;
-- every API operation, for each caller, plainly, then with bodies the API does not read
-  (broken, deep, NaN, wrong types, huge, NUL, lone surrogates, not UTF-8, other content
-  types) and authorizations that are not tokens;
+- pages plainly (GET; POST by the organiser), then in variants cycling through the kinds:
+  htmx headers, query strings unknown, repeated, long, not UTF-8, out of range and exports,
+  cookies garbled and huge, encodings refused, validators garbled, languages that do not
+  exist, foreign hosts, forwarded addresses; a method a browser does not send (each caller
+  in turn); each path with odd arguments; odd photos to the photo pages;
+- API operations plainly, then with bodies the API does not read (broken, deep, NaN, wrong
+  types, huge, NUL, lone surrogates, not UTF-8, other content types, odd photos) and
+  authorizations that are not tokens;
 - every form the pages show (to the organiser and a table's link), filled with hostile
-  names, then with numbers out of range and garbled hidden fields.
+  names, then with numbers out of range and garbled hidden fields; last, the renewals of
+  referee links (they end the links the rest uses).
 
-No answer is a 5xx, none shows a traceback or carries an encoding the client refused, and
-the server logs no error. Before that, the public pages hold against the findings on their
-cache: an htmx request stores nothing a plain visitor then gets, and query strings, cookies
-and headers that change nothing on a page store nothing more.
+No answer is a 5xx, none shows a traceback, a hostile name unescaped or an encoding the
+client refused, no 304 answers a validator that cannot match, and the server logs no
+error. Before that, the public pages hold against the findings on their cache: an htmx
+request stores nothing a plain visitor then gets, a page's own ETag gets its 304 and another
+ETag of the same second does not, and query strings, cookies and headers that change nothing
+on a page store nothing more.
 
 The tests of each finding are beside their code; this one is the "Done when" of the issue.
-``-s`` prints how many requests of each kind were sent.
+How many requests of each kind were sent: ``-s`` without pytest-xdist, or the file named by
+``RED_TEAM_SUMMARY``.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 #: ``RED_TEAM_DEEP=1``: every caller of every page and operation meets more kinds (about
-#: 7,000 requests, minutes); by default the replay stays near CI's minute (about 1,400).
+#: 6,400 requests, minutes); by default the replay stays near CI's minute (about 1,350).
 DEEP = bool(os.environ.get("RED_TEAM_DEEP"))
 #: Variants of each (caller, page): cycling through the kinds, so that a page meets several
 #: kinds and a kind meets pages of every caller.

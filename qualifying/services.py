@@ -75,8 +75,9 @@ def session_create(
             _("Sessions are numbered from 1 to %(max)s.") % {"max": MAX_SESSIONS},
             {"number": [_("1 to %(max)s.") % {"max": MAX_SESSIONS}]},
         )
+    exists = _("Session %(number)s already exists.") % {"number": number}
     if QualifyingSession.objects.filter(event=event, number=number).exists():
-        raise Conflict(_("Session %(number)s already exists.") % {"number": number})
+        raise Conflict(exists)
     roll, source = roll_or_record(weather_roll)
     weather = event.circuit.weather_scale.weather_for(roll)
     session = QualifyingSession(
@@ -87,7 +88,12 @@ def session_create(
         weather=weather,
         track=scoring.qualifying_track(weather),
     )
-    actor.stamp(session).save()
+    try:
+        with transaction.atomic():
+            actor.stamp(session).save()
+    except IntegrityError:
+        # Opened by another request between the check above and this insert.
+        raise Conflict(exists) from None
     return session
 
 

@@ -375,25 +375,39 @@ class JsonObjectParser(Parser):
             raise InvalidInput(_("The body is not valid JSON.")) from exc
         if not isinstance(data, dict):
             raise InvalidInput(_("The body must be a JSON object ({…})."))
-        if _contains_nul(data):
+        text = _texts(data)
+        if any("\x00" in item for item in text):
             # PostgreSQL refuses NUL in text; refuse it here rather than fail on save.
             raise InvalidInput(_("Text may not contain the NUL character."))
+        if not all(_is_unicode(item) for item in text):
+            # JSON may escape half of a surrogate pair ("\ud800"): valid JSON, but no text
+            # a database stores (the red team's bodies answered 500 on save).
+            raise InvalidInput(_("Text must be valid Unicode."))
         return data
 
 
-def _contains_nul(value: Any) -> bool:
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string of a parsed JSON document, keys included."""
+    found = []
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                return True
+            found.append(item)
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
+    return found
 
 
 #: What a table's ``referee_link`` and ``referee_token`` say in the API's document.

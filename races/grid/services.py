@@ -294,9 +294,12 @@ def referee_link_regenerate(*, actor: Actor, table: RaceTable | QualifyingTable)
     """Give a table a new referee link; the old one then says it was replaced."""
     require_organiser(actor, table.event.championship)
     with transaction.atomic():
+        # Locked, and its link read again: two renewals at once would both replace the same
+        # old link (unique among the replaced ones: the second answered 500, issue 20).
+        locked = type(table).objects.select_for_update(no_key=True).get(pk=table.pk)
         kind = "race" if isinstance(table, RaceTable) else "qualifying"
         ReplacedLink.objects.create(
-            digest=table.token_digest, kind=kind, table_id=table.pk, actor=actor.label
+            digest=locked.token_digest, kind=kind, table_id=table.pk, actor=actor.label
         )
         table.token = new_link_secret()
         actor.stamp(table).save(update_fields=["token_digest", "token_sealed"])

@@ -75,7 +75,12 @@ def stands_set(
         raise NotAllowed(_("Only this table's referee or an organiser may record its stands."))
     allowed = table.event.stands()
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().select_related("event").get(pk=table.pk)
+        # FOR NO KEY UPDATE (here and wherever a table or an event is locked): its writers
+        # still wait for each other, but a row that only points at it (a photo, a result's
+        # line) commits without waiting. FOR UPDATE blocked those rows' foreign-key checks
+        # at commit: a photo sent while the table was written deadlocked (issue 20's replay).
+        locked = RaceTable.objects.select_for_update(no_key=True).select_related("event")
+        table = locked.get(pk=table.pk)
         require_not_started(
             table,
             confirmed=_("This table's result is confirmed: its stands can no longer change."),
@@ -145,7 +150,8 @@ def configurations_set(
             parsed[number] = rules.parse_configuration(values)
     saved = []
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().select_related("event").get(pk=table.pk)
+        locked = RaceTable.objects.select_for_update(no_key=True).select_related("event")
+        table = locked.get(pk=table.pk)
         require_not_started(
             table,
             confirmed=_(
@@ -212,7 +218,8 @@ def table_start(*, actor: Actor, table: RaceTable) -> RaceTable:
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may start its race."))
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().select_related("event").get(pk=table.pk)
+        locked = RaceTable.objects.select_for_update(no_key=True).select_related("event")
+        table = locked.get(pk=table.pk)
         if table.started:
             return table
         if (
@@ -251,7 +258,7 @@ def table_unlock(*, actor: Actor, table: RaceTable, reason: str) -> RaceTable:
     require_organiser(actor, table.event.championship)
     reason = checked_reason(reason, required=True, message=_("Say why the table is unlocked."))
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         if not table.started:
             raise Conflict(_("%(table)s has not started: nothing to unlock.") % {"table": table})
         table.started_at = None

@@ -162,7 +162,7 @@ def result_locked_for_save(
     The state of the stored result comes first: a referee whose result was confirmed or
     changed meanwhile must be told so (with the stored result), not about typos.
     """
-    table = RaceTable.objects.select_for_update().get(pk=table.pk)
+    table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
     result = RaceResult.objects.filter(table=table).first()
     stored_version = result.version if result else 0
     if table.result_status == ResultStatus.CONFIRMED:
@@ -314,7 +314,7 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
     event = table.event
     require_organiser(actor, event.championship)
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         result = RaceResult.objects.filter(table=table).first()
         if result is None or table.result_status != ResultStatus.SUBMITTED:
             raise Conflict(_("Only a submitted result can be confirmed."), current=result)
@@ -347,7 +347,7 @@ def result_reopen(
         )
     reason = checked_reason(reason)
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         result = RaceResult.objects.filter(table=table).first()
         if result is None or table.result_status != ResultStatus.CONFIRMED:
             raise Conflict(_("Only a confirmed result can be reopened."), current=result)
@@ -383,7 +383,7 @@ def result_restore(
     """
     require_organiser(actor, table.event.championship)
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         result = RaceResult.objects.filter(table=table).first()
         record = (
             RaceResult.history.filter(table_id=table.pk, history_id=history_id).first()

@@ -44,7 +44,8 @@ def race_weather_draw(
     value, source = roll_or_record(roll)
     weather = event.circuit.weather_scale.weather_for(value)
     with transaction.atomic():
-        Event.objects.select_for_update().filter(pk=event.pk).first()  # one draw at a time
+        # One draw at a time (races.grid.start.stands_set says why NO KEY).
+        Event.objects.select_for_update(no_key=True).filter(pk=event.pk).first()
         race = RaceWeather.objects.filter(event=event).first()
         drawn_before = RaceWeatherDraw.objects.filter(event=event).count()
         if race is not None and drawn_before == 0:
@@ -143,7 +144,7 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
     value, source = roll_or_record(roll)
     drawn = event.circuit.weather_scale.weather_for(value)
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         race = RaceWeather.objects.filter(event=event).first()
         if race is None or race.weather != "variable":
             raise Conflict(_("The weather evolves only in a variable race."))
@@ -191,7 +192,7 @@ def table_weather_undo(*, actor: Actor, table: RaceTable, reason: str) -> Weathe
     )
     event = table.event
     with transaction.atomic():
-        table = RaceTable.objects.select_for_update().get(pk=table.pk)
+        table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         if table.result_status == ResultStatus.CONFIRMED:
             raise Conflict(
                 _("This table's result is confirmed: reopen it before changing its weather.")

@@ -92,6 +92,16 @@ def test_nul_character_is_400(organiser, circuit):
     assert_error(organiser.post("/championships/cfd-2025/events", event), 400)
 
 
+def test_lone_surrogate_is_400(organiser, circuit):
+    """Valid JSON ("\\ud800" is half of a pair) that no database stores: refused before any
+    service reads it (the red team's replay answered 500 on save, issue 20)."""
+    raw = json.dumps({**VALID_EVENT, "name": "Spa"}).replace("Spa", "Spa\\ud800", 1).encode()
+    body = assert_error(organiser.post("/championships/cfd-2025/events", raw=raw), 400)
+    assert body["detail"] == "Text must be valid Unicode."
+    key = b'{"\\udfff": 1, ' + json.dumps(VALID_EVENT).encode()[1:]
+    assert_error(organiser.post("/championships/cfd-2025/events", raw=key), 400)
+
+
 def test_invalid_field_is_400_naming_the_field(organiser, circuit):
     event = {**VALID_EVENT, "date": "24/05/2025", "table_size": "ten"}
     body = assert_error(organiser.post("/championships/cfd-2025/events", event), 400)

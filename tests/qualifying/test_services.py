@@ -20,6 +20,8 @@ from qualifying.services import (
     run_update,
     session_create,
 )
+from tests.integrity.conftest import needs_postgresql
+from tests.integrity.waits import second_meets_first
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Entry
@@ -116,6 +118,21 @@ def test_session_create_duplicate_is_a_conflict(actor, make_event):
     with pytest.raises(Conflict):
         session_create(actor=actor, event=event, number=1, weather_roll=2)
     assert list(QualifyingSession.objects.values_list("number", "weather")) == [(1, "sun")]
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_session_create_twice_at_once_is_a_conflict_not_an_error(actor, make_event):
+    """The second request checks before the first commits, and meets its row on insert (the
+    red team's replay, issue 20: a 500 on the sessions' unique number)."""
+    event = make_event()
+    first, second = second_meets_first(
+        lambda: session_create(actor=actor, event=event, number=1, weather_roll=12),
+        lambda: session_create(actor=actor, event=event, number=1, weather_roll=3),
+    )
+    assert isinstance(first, QualifyingSession), first
+    assert isinstance(second, Conflict), second
+    assert QualifyingSession.objects.get(event=event).roll == 12
 
 
 @pytest.mark.django_db

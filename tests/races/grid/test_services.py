@@ -26,9 +26,14 @@ from races.models import (
     RaceTable,
     RaceWeather,
     ReplacedLink,
+    SheetPhoto,
     WeatherDraw,
 )
+from races.photos.services import photo_add
 from races.weather.services import race_weather_draw, table_weather_draw
+from tests.integrity.conftest import needs_postgresql
+from tests.integrity.waits import meet, second_meets_first
+from tests.races.photos.images import oriented_jpeg
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Entry, Team
@@ -1049,6 +1054,45 @@ def test_referee_link_regenerated_twice_keeps_both_old_links_replaced(allocated,
     assert client.get(reverse("rtable", args=[first])).status_code == 410
     assert client.get(reverse("rtable", args=[second])).status_code == 410
     assert client.get(reverse("rtable", args=[t1.token])).status_code == 200
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_referee_link_regenerated_twice_at_once_both_succeed(allocated, actor):
+    """Two renewals of one link at once (the red team's replay, issue 20: the second tried to
+    replace the same old link and answered 500): the second waits for the first, then
+    replaces the first's new link; both old links say they were replaced."""
+    old = table(allocated, 1).token
+    first, second = second_meets_first(
+        lambda: referee_link_regenerate(actor=actor, table=table(allocated, 1)),
+        lambda: referee_link_regenerate(actor=actor, table=table(allocated, 1)),
+    )
+    assert isinstance(first, RaceTable) and isinstance(second, RaceTable), (first, second)
+    t1 = table(allocated, 1)
+    assert t1.token == second.token != first.token
+    replaced = ReplacedLink.objects.filter(table_id=t1.pk, kind="race")
+    assert set(replaced.values_list("digest", flat=True)) == {
+        link_digest(old),
+        link_digest(first.token),
+    }
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_photo_of_a_table_does_not_wait_for_its_stands_being_written(allocated, actor):
+    """A referee's photo commits while race control writes the table's stands: the table is
+    locked for its writers only (FOR NO KEY UPDATE), not for the photo's foreign key. Locked
+    FOR UPDATE, the photo waited at commit, and deadlocked when the writer then locked the
+    event (the red team's replay, issue 20: a 503)."""
+    t1 = table(allocated, 1)
+    first = grids(allocated)[0][0]
+    stands, photo, waited = meet(
+        lambda: stands_set(actor=actor, table=table(allocated, 1), stands={first: 1}),
+        lambda: photo_add(actor=actor, table=table(allocated, 1), data=oriented_jpeg()),
+    )
+    assert not isinstance(stands, Exception) and not isinstance(photo, Exception)
+    assert not waited
+    assert SheetPhoto.objects.filter(table=t1).count() == 1
 
 
 def test_referee_link_of_a_qualifying_table(allocated, actor):

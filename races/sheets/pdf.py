@@ -58,6 +58,7 @@ from tournament.documents.printing import (
     GREY,
     HEADER_FILL,
     STRIPE_FILL,
+    SheetCanvas,
     date_and_circuit,
     draw_fitted,
     draw_sheet_title,
@@ -127,7 +128,7 @@ class RaceSheetRenderer:
             return empty_pdf(self.page_size, gettext("No race sheet to print."))
         register_fonts()
         buffer = io.BytesIO()
-        canvas = Canvas(buffer, pagesize=self.page_size, invariant=True)
+        canvas = SheetCanvas(buffer, pagesize=self.page_size, invariant=True)
         first = sheets[0]
         with translation.override(first.language):
             canvas.setTitle(f"{gettext('Race sheet')} – {first.event}")

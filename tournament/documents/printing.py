@@ -14,8 +14,8 @@ import functools
 import io
 import re
 from collections import Counter
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol, TypeVar
 from xml.sax.saxutils import escape
 
 import zxingcpp
@@ -40,6 +40,8 @@ GREY = colors.HexColor("#555555")
 HEADER_FILL = colors.HexColor("#e4e4e4")
 STRIPE_FILL = colors.HexColor("#f4f4f4")
 CELL_PADDING = 2.5  # points, each side of a table cell
+
+T = TypeVar("T")
 
 
 def markup(text: object) -> str:
@@ -252,11 +254,39 @@ class SheetCanvas(Canvas):
     (the font subsets' codes) kept for the document: positions, numbers and labels repeat
     from sheet to sheet. Anything else (another font, a text mode, spacing, a direction)
     goes to reportlab as before.
+
+    It also keeps what a document draws or works out many times the same: forms (``form``:
+    a part of the page drawn once, placed on every page that shows it) and the results of
+    pure layout functions (``once``: a team's name fitted to its cell, a sentence wrapped
+    to the page).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._encoded: dict[tuple[str, float, str], str] = {}
+        self._forms: dict[Hashable, str] = {}
+        self._once: dict[Hashable, Any] = {}
+
+    def form(self, key: Hashable, draw: Callable[[], None], *, prefix: str = "Form") -> str:
+        """The name of the form that ``draw`` draws for ``key``, drawn once in this document
+        (placed with ``doForm``; ``prefix`` names it for a reader of the PDF)."""
+        name = self._forms.get(key)
+        if name is None:
+            name = self._forms[key] = f"{prefix}-{len(self._forms)}"
+            self.beginForm(name)
+            draw()
+            self.endForm()
+        return name
+
+    def once(self, function: Callable[..., T], *args: Hashable) -> T:
+        """``function(*args)``, worked out once in this document: ``function`` is pure (its
+        result depends on its arguments alone) and its result is not changed by callers."""
+        key = (function, args)
+        try:
+            return self._once[key]
+        except KeyError:
+            result = self._once[key] = function(*args)
+            return result
 
     def _plain(self, text: str, options: tuple[object, ...]) -> str | None:
         """``text``'s operators in the current font and size, or None for reportlab's way."""

@@ -1,8 +1,8 @@
 """Drawing helpers of the race sheet, straight on a reportlab canvas.
 
 Text that wraps and then shrinks to fit its cell (names break after hyphens too), a run of
-words and tick boxes on one line, the layout of a cell's wear-point boxes, and small boxes
-written as PDF operators and stroked at once.
+words and tick boxes on one line, the layout of a cell's wear-point boxes, small boxes
+written as PDF operators and stroked at once, and a form placed where it goes.
 
 Boundary: a canvas, text and sizes in, ink out. Nothing here knows the race sheet's data or
 layout (that is `races/sheets/pdf.py`); the toolkit every sheet shares is
@@ -186,3 +186,14 @@ class Boxes:
         canvas.setStrokeColor(colors.black)
         canvas.addLiteral("\n".join([*self.operators, "S"]))
         canvas.restoreState()
+
+
+def place_form(canvas: Canvas, form: str, dy: float, dx: float = 0) -> None:
+    """Draw the form named `form` moved by (dx, dy).
+
+    Hand-written operators (q, cm, Q): the form changes nothing of the canvas's own state,
+    and reportlab's saveState/translate/restoreState cost more than the rest.
+    """
+    canvas.addLiteral(f"q 1 0 0 1 {dx:.4f} {dy:.4f} cm")
+    canvas.doForm(form)
+    canvas.addLiteral("Q")

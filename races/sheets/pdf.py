@@ -28,11 +28,11 @@ from django.utils.translation import gettext
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.pdfgen.canvas import Canvas
 
 from qualifying.models import Track, Weather
 from qualifying.sheets.pdf import weather_label
-from races.grid.configuration import PARTS, STAND_POINTS
+from races.grid.configuration import PARTS
+from races.sheets.cells import GridCells
 from races.sheets.data import (
     GridLine,
     RaceSheetData,
@@ -45,9 +45,9 @@ from races.sheets.data import (
 from races.sheets.drawing import (
     Boxes,
     Segment,
-    box_layout,
     draw_segments,
     fit_lines,
+    place_form,
     tick_options,
     wrap_words,
 )
@@ -58,6 +58,7 @@ from tournament.documents.printing import (
     GREY,
     HEADER_FILL,
     STRIPE_FILL,
+    SheetCanvas,
     date_and_circuit,
     draw_fitted,
     draw_sheet_title,
@@ -75,8 +76,9 @@ class _Page:
 # --- Feuille de course --------------------------------------------------------------------
 
 
-class RaceSheetRenderer:
-    """The referee's race sheet (§2-0-3): A4 portrait, one sheet (or more) per table."""
+class RaceSheetRenderer(GridCells):
+    """The referee's race sheet (§2-0-3): A4 portrait, one sheet (or more) per table; its
+    rows' cells are `GridCells`'."""
 
     page_size = A4
     margin_mm = 10.0
@@ -87,23 +89,10 @@ class RaceSheetRenderer:
     # Position, number, driver and team, stand, the six parts (PARTS order), stand points,
     # retirement cause, retirement lap, finishing order: 190 mm, the page less its margins.
     column_widths_mm = (6.0, 9.0, 32.0, 7.5, *(13.5,) * 6, 10.0, 25.5, 9.0, 10.0)
-    # Nothing printed smaller than this (the issue of the sheet's small print): headers,
-    # causes, names and notes are laid out at 7 pt or more, whole words only.
-    min_text_size = 7.0
     # The narrow columns' headers run upwards, so that "Consommation" fits whole in a
     # 13.5 mm column: the header is as tall as the longest such word.
     grid_header_height_mm = 23.5
     rotated_headers = (0, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13)
-    row_height_mm = 15.9
-    cell_padding_mm = 0.8
-    value_line_mm = 4.5  # top of a part's cell: the printed value, or a box to write it in
-    value_box_mm = (5.5, 3.4)  # that box, when the configuration is not recorded yet
-    wear_pitch_mm = 3.0  # largest step between wear-point boxes: 2.5 mm boxes for the pen
-    # Blank boxes per part when the configuration is unknown. A part may legally hold up to
-    # 17 points (22 less the five other parts at 1), but 12 already leaves only 10 for the
-    # other five parts, and 12 boxes is what a part's cell holds at the full pen-sized pitch
-    # (3 across, 4 down). Past 12 the referee tallies in the cell's margin.
-    blank_wear_boxes = 12
     cause_box_mm = 1.7
     blank_rows = 10  # a table with no grid yet: a full table of rows to write in by hand
     # Weather evolution (variable, or not drawn yet): draws 1–8 in two halves side by side.
@@ -127,7 +116,7 @@ class RaceSheetRenderer:
             return empty_pdf(self.page_size, gettext("No race sheet to print."))
         register_fonts()
         buffer = io.BytesIO()
-        canvas = Canvas(buffer, pagesize=self.page_size, invariant=True)
+        canvas = SheetCanvas(buffer, pagesize=self.page_size, invariant=True)
         first = sheets[0]
         with translation.override(first.language):
             canvas.setTitle(f"{gettext('Race sheet')} – {first.event}")
@@ -178,7 +167,7 @@ class RaceSheetRenderer:
 
     # --- Drawing --------------------------------------------------------------------------
 
-    def _draw_sheet(self, canvas: Canvas, data: RaceSheetData) -> None:
+    def _draw_sheet(self, canvas: SheetCanvas, data: RaceSheetData) -> None:
         pages = self._pages(data)
         for number, page in enumerate(pages, start=1):
             top = self._draw_header(canvas, data)
@@ -187,33 +176,24 @@ class RaceSheetRenderer:
                 # Drawn once for the grid's top, moved down under this page's rows.
                 draw = functools.partial(self._draw_weather_box, canvas, top)
                 form = self._form(canvas, "weather", draw)
-                self._place(canvas, form, bottom - self.evolution_gap_mm * mm - top)
+                place_form(canvas, form, bottom - self.evolution_gap_mm * mm - top)
             self._draw_footer(canvas, data, number, len(pages))
             canvas.showPage()
 
     @staticmethod
-    def _form(canvas: Canvas, key: str, draw: Callable[[], None]) -> str:
+    def _form(canvas: SheetCanvas, key: str | tuple, draw: Callable[[], None]) -> str:
         """The name of a PDF form drawn by `draw` once per document and language.
 
         The parts that are the same on every sheet (column headers, retirement causes, the
-        weather box) are drawn once and placed many times: a smaller PDF, drawn faster.
+        weather box, the grid's frame, the lines of the header and footer that say the same
+        on each) are drawn once and placed many times: a smaller PDF, drawn faster. `key`
+        says what is drawn: its name, and what it depends on.
         """
-        name = f"RaceSheet-{key}-{translation.get_language()}"
-        if not canvas.hasForm(name):
-            canvas.beginForm(name)
-            draw()
-            canvas.endForm()
-        return name
+        name = key if isinstance(key, str) else key[0]
+        language = translation.get_language()
+        return canvas.form((key, language), draw, prefix=f"RaceSheet-{name}-{language}")
 
-    @staticmethod
-    def _place(canvas: Canvas, form: str, dy: float, dx: float = 0) -> None:
-        # Hand-written operators (q, cm, Q): the form changes nothing of the canvas's own
-        # state, and reportlab's saveState/translate/restoreState cost more than the rest.
-        canvas.addLiteral(f"q 1 0 0 1 {dx:.4f} {dy:.4f} cm")
-        canvas.doForm(form)
-        canvas.addLiteral("Q")
-
-    def _draw_header(self, canvas: Canvas, data: RaceSheetData) -> float:
+    def _draw_header(self, canvas: SheetCanvas, data: RaceSheetData) -> float:
         """The event, the table and the conditions at the start; returns the grid's top."""
         page_width, page_height = self.page_size
         margin = self.margin_mm * mm
@@ -251,9 +231,18 @@ class RaceSheetRenderer:
             weather.append((track_label(data.track), FONT_BOLD))
         else:
             weather += tick_options([str(label) for label in Track.labels])
-        draw_segments(
-            canvas, left, top - 23.5 * mm, weather, size=9, width=width, min_size=smallest
+        # The same on every sheet of an event (the race weather is the event's): one form.
+        start = functools.partial(
+            draw_segments,
+            canvas,
+            left,
+            top - 23.5 * mm,
+            weather,
+            size=9,
+            width=width,
+            min_size=smallest,
         )
+        place_form(canvas, self._form(canvas, ("start", tuple(weather), width), start), 0)
 
         # Under the QR code's link: the whole width.
         hint = (
@@ -275,15 +264,21 @@ class RaceSheetRenderer:
                 + " "
                 + hint
             )
-        # Two lines across the page, under the QR code's link.
-        lines, size = fit_lines(hint, FONT, 7.5, right - left, 2, smallest)
+        # Two lines across the page, under the QR code's link; most sheets say the same.
+        draw = functools.partial(self._draw_hint, canvas, hint, left, right, top)
+        place_form(canvas, self._form(canvas, ("hint", hint), draw), 0)
+        return top - self.header_height_mm * mm
+
+    def _draw_hint(
+        self, canvas: SheetCanvas, hint: str, left: float, right: float, top: float
+    ) -> None:
+        lines, size = fit_lines(hint, FONT, 7.5, right - left, 2, self.min_text_size)
         canvas.saveState()
         canvas.setFillColor(GREY)
         canvas.setFont(FONT, size)
         for index, text in enumerate(lines):
             canvas.drawString(left, top - (30.5 + 2.9 * index) * mm, text)
         canvas.restoreState()
-        return top - self.header_height_mm * mm
 
     def _column_edges(self) -> list[float]:
         edges = [self.margin_mm * mm]
@@ -291,44 +286,59 @@ class RaceSheetRenderer:
             edges.append(edges[-1] + width * mm)
         return edges
 
-    def _draw_grid(self, canvas: Canvas, rows: list[GridLine | None], top: float) -> float:
+    def _draw_grid(self, canvas: SheetCanvas, rows: list[GridLine | None], top: float) -> float:
         """The grid's column headers and rows from `top`; returns the grid's bottom."""
         if not rows:
             return top
         edges = self._column_edges()
+        header_height = self.grid_header_height_mm * mm
+        row_height = self.row_height_mm * mm
+        # Everything but the drivers' own ink is the same on every page with as many rows,
+        # the same ones not filled in yet: one form placed on each such page.
+        blank = "".join("b" if self._configuration(line) is None else "c" for line in rows)
+        draw = functools.partial(self._draw_frame, canvas, blank, edges, top)
+        place_form(canvas, self._form(canvas, ("frame", blank), draw), 0)
+        for index, line in enumerate(rows):
+            self._draw_row(canvas, line, edges, top - header_height - index * row_height)
+        return top - header_height - len(rows) * row_height
+
+    def _draw_frame(self, canvas: SheetCanvas, blank: str, edges: list[float], top: float) -> None:
+        """A page's grid under `top` but for what its drivers print: stripes, column headers,
+        the boxes of each row's retirement causes, the blank wear boxes of a row whose
+        configuration is not recorded (`blank`: "b" for such a row, "c" for the others), the
+        rules."""
         left, right = edges[0], edges[-1]
         header_height = self.grid_header_height_mm * mm
         row_height = self.row_height_mm * mm
-        bottom = top - header_height - len(rows) * row_height
+        bottom = top - header_height - len(blank) * row_height
 
         canvas.saveState()
         canvas.setFillColor(STRIPE_FILL)
         # Faint stripes help the eye along a long row and still take a pen.
-        for index in range(1, len(rows), 2):
+        for index in range(1, len(blank), 2):
             y = top - header_height - (index + 1) * row_height
             canvas.rect(left, y, right - left, row_height, stroke=0, fill=1)
         canvas.restoreState()
-        self._place(
-            canvas, self._form(canvas, "headers", lambda: self._draw_headers(canvas, top)), 0
-        )
-
+        headers = self._form(canvas, "headers", lambda: self._draw_headers(canvas, top))
+        place_form(canvas, headers, 0)
+        row_top = top - header_height
         causes = self._form(canvas, "causes", lambda: self._draw_causes(canvas, edges, top))
-        for index, line in enumerate(rows):
-            row_top = top - header_height - index * row_height
-            self._draw_row(canvas, line, edges, row_top)
-            self._place(canvas, causes, -index * row_height)
+        cells = self._form(canvas, "blank", lambda: self._draw_blank(canvas, edges, row_top))
+        for index, kind in enumerate(blank):
+            place_form(canvas, causes, -index * row_height)
+            if kind == "b":
+                place_form(canvas, cells, -index * row_height)
 
         # The rules as PDF operators, like the boxes (Boxes): one path, stroked once.
         rules = []
-        for index in range(len(rows) + 2):
+        for index in range(len(blank) + 2):
             y = top if index == 0 else top - header_height - (index - 1) * row_height
             rules.append(f"{left:.4f} {y:.4f} m {right:.4f} {y:.4f} l")
         rules += [f"{x:.4f} {top:.4f} m {x:.4f} {bottom:.4f} l" for x in edges]
         canvas.setLineWidth(0.6)
         canvas.addLiteral("\n".join([*rules, "S"]))
-        return bottom
 
-    def _draw_headers(self, canvas: Canvas, top: float) -> None:
+    def _draw_headers(self, canvas: SheetCanvas, top: float) -> None:
         """The grid's column headers, under `top`."""
         edges = self._column_edges()
         header_height = self.grid_header_height_mm * mm
@@ -375,7 +385,7 @@ class RaceSheetRenderer:
                 canvas.drawCentredString(middle, y, line)
                 y -= leading
 
-    def _draw_causes(self, canvas: Canvas, edges: list[float], top: float) -> None:
+    def _draw_causes(self, canvas: SheetCanvas, edges: list[float], top: float) -> None:
         """The first row's retirement causes: one box to tick per cause, six lines."""
         padding = self.cell_padding_mm * mm
         labels = cause_labels()
@@ -400,154 +410,19 @@ class RaceSheetRenderer:
             y -= pitch
         boxes.stroke(canvas, line_width=0.5)
 
-    def _draw_row(
-        self,
-        canvas: Canvas,
-        line: GridLine | None,
-        edges: list[float],
-        top: float,
-    ) -> None:
-        padding = self.cell_padding_mm * mm
-        row_height = self.row_height_mm * mm
-        middle = top - row_height / 2
-
-        def centred(column: int, text: str, size: float) -> None:
-            canvas.setFont(FONT_BOLD, size)
-            x = (edges[column] + edges[column + 1]) / 2
-            canvas.drawCentredString(x, middle - size * 0.35, text)
-
-        if line is not None:
-            centred(0, str(line.position), 11)
-            centred(1, str(line.number), 12)
-            self._draw_driver(canvas, line, edges[2] + padding, edges[3] - padding, top)
-            if line.stand is not None:
-                centred(3, str(line.stand), 12)
-
-        configuration = line.configuration if line is not None else None
-        for offset, part in enumerate(PARTS):
-            value = getattr(configuration, part) if configuration else None
-            self._draw_wear(canvas, value, edges[4 + offset], edges[5 + offset], top)
-        stand_points = configuration.stand_points if configuration else None
-        self._draw_wear(canvas, stand_points, edges[10], edges[11], top, stand=True)
-
-    def _draw_driver(
-        self, canvas: Canvas, line: GridLine, left: float, right: float, top: float
-    ) -> None:
-        width = right - left
-        bottom = top - self.row_height_mm * mm
-        smallest = self.min_text_size
-        team_pitch = smallest * 1.1
-        # The name first, as large as it fits (9 pt down to 7 pt) above one line of team,
-        # then the team under it on what is left (a second line under a short name).
-        floor = bottom + (1.6 * mm + team_pitch + 0.5 * mm if line.team else 0.6 * mm)
-        name_lines, size = self._name_lines(line.name, width, top, floor)
-        first = self._first_baseline(top, size)
-        team_lines: list[str] = []
-        if line.team:
-            last = first - (len(name_lines) - 1) * size * 1.15
-            room = 2 if last - 0.3 * size - team_pitch > floor else 1
-            team_lines, _size = fit_lines(line.team, FONT, smallest, width, room, smallest)
-        team_size = smallest
-        canvas.setFont(FONT_BOLD, size)
-        y = first
-        for text in name_lines:
-            canvas.drawString(left, y, text)
-            y -= size * 1.15
-        if team_lines:
-            canvas.saveState()
-            canvas.setFillColor(GREY)
-            canvas.setFont(FONT, team_size)
-            y = bottom + 1.6 * mm + (len(team_lines) - 1) * team_pitch
-            for text in team_lines:
-                canvas.drawString(left, y, text)
-                y -= team_pitch
-            canvas.restoreState()
-
-    @staticmethod
-    def _first_baseline(top: float, size: float) -> float:
-        # A glyph rises 0.93 of its size above the baseline: its top just under the rule.
-        return top - 0.95 * size - 0.3 * mm
-
-    def _name_lines(
-        self, name: str, width: float, top: float, floor: float
-    ) -> tuple[list[str], float]:
-        """A name's lines and size: the largest size (9 pt to 7 pt) at which it fits whole
-        between the cell's ``top`` and ``floor``; at 7 pt, cut only past that."""
-        size = 9.0
-        while True:
-            leading = size * 1.15
-            first = self._first_baseline(top, size)
-            capacity = 1 + int((first - 0.3 * size - floor) // leading)
-            lines = wrap_words(name, FONT_BOLD, size, width)
-            fits = all(stringWidth(text, FONT_BOLD, size) <= width for text in lines)
-            if (fits and len(lines) <= capacity) or size <= self.min_text_size:
-                break
-            size -= 0.5
-        return fit_lines(name, FONT_BOLD, size, width, capacity, size)
-
-    def _draw_wear(
-        self,
-        canvas: Canvas,
-        value: int | None,
-        left: float,
-        right: float,
-        top: float,
-        *,
-        stand: bool = False,
-    ) -> None:
-        """A part's cell: its points on top, then one box per point to cross out."""
-        padding = self.cell_padding_mm * mm
-        if value is None:
-            # Not recorded yet: a box to write the points in, and blank boxes to cross.
-            count = STAND_POINTS if stand else self.blank_wear_boxes
-        else:
-            canvas.setFont(FONT_BOLD, 8.5)
-            canvas.drawString(left + padding + 0.4 * mm, top - 3.6 * mm, str(value))
-            count = value
-        if count <= 0 and value is not None:
-            return
-        form = self._wear_form(canvas, count, right - left, blank=value is None)
-        self._place(canvas, form, top, left)
-
-    def _wear_form(self, canvas: Canvas, count: int, width: float, *, blank: bool) -> str:
-        """The boxes of a wear cell ``width`` wide, its top left corner at the origin.
-
-        Drawn once per document for each number of boxes and cell width, then placed in every
-        cell that needs it: a sheet has seventy such cells and some eight hundred boxes, which
-        drawn one by one made most of a sheet's size and time.
-        """
-        name = f"RaceSheet-wear-{count}-{width:.2f}-{'blank' if blank else 'value'}"
-        if canvas.hasForm(name):
-            return name
-        row_height = self.row_height_mm * mm
-        canvas.beginForm(name, lowerx=0, lowery=-row_height, upperx=width, uppery=0)
-        padding = self.cell_padding_mm * mm
-        boxes = Boxes()
-        if blank:
-            box_width, box_height = (size * mm for size in self.value_box_mm)
-            boxes.add(padding, -padding - box_height, box_width, box_height)
-        if count > 0:
-            area_top = -self.value_line_mm * mm
-            area_width = width - 2 * padding
-            area_height = area_top + row_height - padding
-            columns, pitch = box_layout(count, area_width, area_height, self.wear_pitch_mm * mm)
-            size = pitch * 5 / 6
-            x0 = (width - columns * pitch) / 2 + (pitch - size) / 2
-            for index in range(count):
-                row, column = divmod(index, columns)
-                boxes.add(x0 + column * pitch, area_top - (row + 1) * pitch, size, size)
-        boxes.stroke(canvas, line_width=0.5)
-        canvas.endForm()
-        return name
-
-    def _draw_weather_box(self, canvas: Canvas, top: float) -> None:
+    def _draw_weather_box(self, canvas: SheetCanvas, top: float) -> None:
         """The weather evolution box from `top`, across the page between its margins."""
         margin = self.margin_mm * mm
         page_width = self.page_size[0]
         width = page_width - 2 * margin
         self.weather_box.draw(canvas, top, margin=margin, width=width)
 
-    def _draw_footer(self, canvas: Canvas, data: RaceSheetData, page: int, pages: int) -> None:
+    def _draw_footer(self, canvas: SheetCanvas, data: RaceSheetData, page: int, pages: int) -> None:
+        # The same on every sheet of as many pages: one form.
+        draw = functools.partial(self._draw_signature, canvas, page, pages)
+        place_form(canvas, self._form(canvas, ("footer", page, pages), draw), 0)
+
+    def _draw_signature(self, canvas: SheetCanvas, page: int, pages: int) -> None:
         page_width, _ = self.page_size
         margin = self.margin_mm * mm
         left, right = margin, page_width - margin

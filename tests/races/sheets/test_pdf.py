@@ -309,6 +309,34 @@ def test_render_many_counts_pages_per_sheet() -> None:
     assert "Table 2" in texts[2] and "Page 1 of 1" in texts[2]
 
 
+def test_render_many_draws_what_the_pages_share_once() -> None:
+    """A batch is an event's hundred tables: the grid's frame (headers, rules, the boxes of
+    the causes and of the unknown configurations), the start line, the hint and the footer
+    are the same on every page and drawn once, each page keeping its own ink only."""
+    sheets = [
+        race_sheet(
+            table_number=number,
+            grid=[line(p, team="Écurie Étoile", stand=p) for p in range(1, 11)],
+            weather=None,
+            track=None,
+            referee_link=f"{LINK}{number}",
+        )
+        for number in range(1, 5)
+    ]
+
+    reader = PdfReader(io.BytesIO(RaceSheetRenderer().render_many(sheets)))
+
+    forms = [sorted(page["/Resources"]["/XObject"]) for page in reader.pages]
+    assert len(reader.pages) == 4 and forms == [forms[0]] * 4
+    # Names, numbers, stands, the QR code and the links: under 10 kB a page (17 kB when
+    # every page drew its frame's boxes and words again).
+    assert max(len(page.get_contents().get_data()) for page in reader.pages) < 10_000
+    texts = pages_text(RaceSheetRenderer().render_many(sheets))
+    for number, text in enumerate(texts, start=1):
+        assert f"Table {number}" in text and "Zoé Pilote-10" in text
+        assert "Page 1 sur 1" in text and "Sortie de route" in text
+
+
 def test_render_many_of_no_sheet_still_gives_a_pdf() -> None:
     calls: list[tuple[int, int]] = []
 

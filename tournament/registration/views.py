@@ -12,6 +12,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -20,6 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournament.access import actor_for, organised_event
 from tournament.errors import ServiceError
 from tournament.models import Championship, Driver, Event
+from tournament.players.matching import proposals
 from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
 from tournament.public.players import remembered_number
@@ -94,6 +96,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
     championship = get_object_or_404(Championship, slug=slug)
+    actor = actor_for(request)
+    is_organiser = actor.can_organise(championship)
     drivers = Driver.objects.filter(championship=championship).select_related("team")
     table = DriverTable(drivers)
     exported = sorted_or_exported(request, table, f"{championship.slug}-drivers", per_page=100)
@@ -108,9 +112,21 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "events": _shown_events(
                 request, championship, championship.events.select_related("circuit")
             ),
-            "is_organiser": actor_for(request).can_organise(championship),
+            "is_organiser": is_organiser,
+            "matches": len(proposals(actor, championship=championship)) if is_organiser else 0,
         },
     )
+
+
+def _matches_to_check(request: HttpRequest, actor: Any, championship: Championship) -> None:
+    """After an import: the possible matches of players it brought that this organiser may
+    decide, as a link to them (``tournament.players.matching``)."""
+    count = len(proposals(actor, championship=championship))
+    if count:
+        text = ngettext(
+            "%(count)s possible match to check", "%(count)s possible matches to check", count
+        ) % {"count": count}
+        messages.info(request, format_html('<a href="{}">{}</a>', reverse("player-matches"), text))
 
 
 @require_http_methods(["GET", "POST"])
@@ -142,6 +158,7 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
                 )
                 % {"created": report.created, "updated": report.updated},
             )
+            _matches_to_check(request, actor, championship)
             return redirect("championship", slug=championship.slug)
     return render(
         request,

@@ -26,10 +26,17 @@ from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
 from tournament.public.players import remembered_number
 from tournament.registration.csv_import import decode
-from tournament.registration.forms import DriverImportForm, NextSeasonForm, RegisterForm
+from tournament.registration.forms import (
+    DriverForm,
+    DriverImportForm,
+    NextSeasonForm,
+    RegisterForm,
+    apply_errors,
+)
 from tournament.registration.seasons import championship_next_season as next_season_create
 from tournament.registration.seasons import next_season_defaults
 from tournament.registration.services import (
+    driver_create,
     drivers_import,
     entries_checkin,
     entries_register,
@@ -113,6 +120,7 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
                 request, championship, championship.events.select_related("circuit")
             ),
             "is_organiser": is_organiser,
+            "driver_form": DriverForm() if is_organiser else None,
             "matches": len(proposals(actor, championship=championship)) if is_organiser else 0,
         },
     )
@@ -127,6 +135,43 @@ def _matches_to_check(request: HttpRequest, actor: Any, championship: Championsh
             "%(count)s possible match to check", "%(count)s possible matches to check", count
         ) % {"count": count}
         messages.info(request, format_html('<a href="{}">{}</a>', reverse("player-matches"), text))
+
+
+@require_http_methods(["GET", "POST"])
+def driver_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """One driver registered at a time (the championship page's form posts here); a refusal
+    shows this page again with every field as typed and the reason beside it."""
+    championship = get_object_or_404(Championship, slug=slug)
+    actor = actor_for(request)
+    if not actor.can_organise(championship):
+        raise PermissionDenied(_("Only the organisers of this championship may add drivers."))
+    form = DriverForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            driver = driver_create(
+                actor=actor,
+                championship=championship,
+                number=data["number"],
+                first_name=data["first_name"],
+                last_name=data["last_name"],
+                team=data["team"] or None,
+                email=data["email"],
+                licence=data["licence"] or None,
+            )
+        except ServiceError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Driver %(number)s, %(name)s, registered.")
+                % {"number": driver.number, "name": driver.name},
+            )
+            _matches_to_check(request, actor, championship)
+            return redirect(reverse("championship", args=[championship.slug]) + "#drivers")
+    return render(
+        request, "tournament/driver_new.html", {"championship": championship, "form": form}
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -231,6 +276,7 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "event": event,
             "is_organiser": is_organiser,
+            "driver_form": DriverForm() if is_organiser else None,
             "sessions": event.sessions.all(),
             "show_qualifying": is_organiser or event.published_qualifying,
             "show_where": race or qualifying,

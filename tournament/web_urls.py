@@ -10,6 +10,7 @@ urlpatterns = [
     path("language/<str:code>/", views.language_switch, name="language"),
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),
+    path("c/<slug:slug>/drivers/new/", views.driver_new, name="driver-new"),
     path("c/<slug:slug>/events/new/", event_views.event_new, name="event-new"),
     path(
         "c/<slug:slug>/next-season/",

@@ -236,6 +236,11 @@ TARGETS: dict[str, Target] = {
         "organiser",
         lambda w: EVENT_FIELDS,
     ),
+    "new driver": Target(
+        lambda w: reverse("driver-new", args=[w.championship.slug]),
+        "organiser",
+        lambda w: ["number", "first_name", "last_name", "team", "email", "licence"],
+    ),
     "swap": Target(
         lambda w: reverse("allocation-swap", args=[w.event.slug]),
         "organiser",

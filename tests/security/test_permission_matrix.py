@@ -189,6 +189,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
     "championship": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
     "drivers-import": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    # One driver at a time: an empty form comes back with its errors.
+    "driver-new": (champ, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "championship-scoring": (
         champ,
         {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"},

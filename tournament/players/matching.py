@@ -18,7 +18,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
-from tournament.models import Driver, NotSamePlayer, Player
+from tournament.models import Championship, Driver, NotSamePlayer, Player
 from tournament.players.changes import organised_championships
 
 #: The most proposals one page lists (the oldest players first); the rest come next time.
@@ -85,8 +85,12 @@ def _groups_by_email() -> dict[str, list[int]]:
     return groups
 
 
-def proposals(actor: Actor, limit: int = LIMIT) -> list[Proposal]:
-    """The matches ``actor`` may decide (``changes.may_decide``), oldest players first."""
+def proposals(
+    actor: Actor, limit: int = LIMIT, *, championship: Championship | None = None
+) -> list[Proposal]:
+    """The matches ``actor`` may decide (``changes.may_decide``), oldest players first; with
+    ``championship``, only those where one of the two drives in it (what an import of its
+    drivers brought)."""
     reasons: dict[tuple[int, int], list[str]] = defaultdict(list)
     for pair in sorted(_pairs(_groups_by_name())):
         reasons[pair].append(_("same name"))
@@ -118,6 +122,8 @@ def proposals(actor: Actor, limit: int = LIMIT) -> list[Proposal]:
         if one.licence and two.licence and one.licence != two.licence:
             continue
         if mine is not None and not (mine & championships[a] and mine & championships[b]):
+            continue
+        if championship is not None and championship.pk not in championships[a] | championships[b]:
             continue
         found.append(Proposal(player=one, other=two, reasons=why))
         if len(found) >= limit:

@@ -58,6 +58,7 @@ from django.utils.http import http_date
 from django.utils.translation import get_language
 
 from tournament.public import freshness, players
+from tournament.site.accounts.laptop import guarded
 
 #: How long a page stays when nothing changes (its key changes with the data anyway).
 TIMEOUT = 3600
@@ -119,7 +120,10 @@ def _digest(*parts: str) -> str:
 def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...], variant: str) -> str:
     version = ".".join(str(c) for c in counters)
     hx = "hx" if request.headers.get("HX-Request") else ""
-    parts = (view_name, get_language() or "", hx, request.path, variant, version)
+    # Under make venue's guard a phone's header says where race control logs in, the
+    # laptop's offers the login (tournament.site.context): never the one to the other.
+    phone = "phone" if guarded(request) else ""
+    parts = (view_name, get_language() or "", hx, phone, request.path, variant, version)
     return f"paddock:page:{_digest(*parts)}"
 
 
@@ -424,7 +428,9 @@ def _phone_request(path: str, language: str, encoding: str) -> WSGIRequest:
         "HTTP_HOST": site.netloc or "localhost",
         "HTTP_ACCEPT_LANGUAGE": language,
         "HTTP_ACCEPT_ENCODING": encoding,
-        "REMOTE_ADDR": "127.0.0.1",
+        # A phone's address, not the laptop's: under make venue's guard the phones' pages
+        # are not the laptop's (_key). An address for documentation (RFC 5737), never reached.
+        "REMOTE_ADDR": "192.0.2.1",
         "wsgi.url_scheme": site.scheme or "http",
         "wsgi.input": io.BytesIO(b""),
         "wsgi.errors": io.StringIO(),

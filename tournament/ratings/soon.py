@@ -10,13 +10,25 @@ After the commit only: a rolled-back confirmation asks for nothing, and the task
 what was committed. Inline without Redis (eager, as every task here); when the queue
 cannot be reached the recompute runs here and now rather than being lost. A failure is
 logged and never undoes the confirmation that asked for it (``robust``).
+
+Once per transaction: what one request asks for (a publication and a change of date, the
+events of a deleted championship, the old and the new game of an event) is gathered and
+sent as one task when it commits. A game asked for in a savepoint rolled back since may
+still go with the others: a recompute too many, never one missing.
+
+Besides what the services ask, an event's own changes ask here too, whoever makes them (the
+pages, the API, the admin, a championship deleted with its events): the receivers below,
+connected by ``tournament.apps``. An event counts in the ratings by its results once
+published, its date (the order of the tables) and its game (the family): a change of one of
+them, the withdrawal of its results, or its deletion recomputes what it counted in.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from functools import partial
+import threading
+from typing import Any
 
 from django.db import transaction
 from kombu.exceptions import OperationalError
@@ -30,11 +42,69 @@ TASK = "tournament.recompute_ratings"
 logger = logging.getLogger(__name__)
 
 
+ALL = "*"  # every family
+#: This thread's sender waiting for its transaction's commit, if any.
+_waiting = threading.local()
+
+
+class _Asked:
+    """What one transaction asked for, sent once when it commits."""
+
+    def __init__(self) -> None:
+        self.games: set[str] = set()
+        self.sent = False
+
+    def __call__(self) -> None:
+        self.sent = True
+        _send([] if ALL in self.games else sorted(self.games))
+
+
 def recompute_ratings_soon(*games: str) -> None:
     """Once the current transaction commits, compute the ratings of ``games`` (the game
     families, ``Event.game``) again from scratch; no game: every family (a merge or a split
     of players changes whose results are whose, in any game)."""
-    transaction.on_commit(partial(_send, sorted(set(games))), robust=True)
+    asked: _Asked | None = getattr(_waiting, "asked", None)
+    # Still in Django's list of what runs at the commit: this transaction asked already (a
+    # rollback empties the list, and with it what it asked).
+    waiting = transaction.get_connection().run_on_commit
+    games_asked = set(games) if games else {ALL}
+    if asked is not None and not asked.sent and any(func is asked for _s, func, _r in waiting):
+        asked.games |= games_asked
+        return
+    asked = _waiting.asked = _Asked()
+    asked.games = games_asked  # before on_commit, which runs it at once outside a transaction
+    transaction.on_commit(asked, robust=True)
+
+
+# --- An event's own changes ------------------------------------------------------------------
+
+#: What of an event its ratings read (``tournament.ratings.services.family_tables``).
+COUNTED = ("date", "game", "published_results")
+
+
+def event_saving(
+    sender: type[Any], instance: Any, update_fields: Any = None, **kwargs: Any
+) -> None:
+    """``pre_save`` of an event: a counted event whose date or game changes, or whose results
+    are published or withdrawn (outside ``event_publish`` too), asks for its old and new
+    families. A new event has no results yet: nothing to ask."""
+    if instance.pk is None or kwargs.get("raw"):
+        return
+    if update_fields is not None and not set(update_fields) & set(COUNTED):
+        return
+    before = sender._default_manager.filter(pk=instance.pk).values(*COUNTED).first()
+    if before is None:
+        return
+    if not (before["published_results"] or instance.published_results):
+        return  # counted neither before nor after
+    if any(before[name] != getattr(instance, name) for name in COUNTED):
+        recompute_ratings_soon(str(before["game"]), str(instance.game))
+
+
+def event_deleted(sender: type[Any], instance: Any, **kwargs: Any) -> None:
+    """``post_delete`` of an event: its results counted no more."""
+    if instance.published_results:
+        recompute_ratings_soon(str(instance.game))
 
 
 def _send(games: list[str]) -> None:

@@ -15,7 +15,9 @@ from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
 from races.grid.configuration import FIELDS
 from tournament.errors import ServiceError
-from tournament.models import Event
+from tournament.models import Driver, Event, Team
+from tournament.players.names import LICENCE_MAX
+from tournament.registration.csv_import import MAX_NUMBER
 from tournament.wording import PART_NAMES, configuration_messages, laps_errors
 
 MAX_UPLOAD = 2 * 1024 * 1024
@@ -35,6 +37,29 @@ class DriverImportForm(forms.Form):
         if upload.size > MAX_UPLOAD:
             raise forms.ValidationError(_("The file is larger than 2 MB: is it really a CSV?"))
         return upload
+
+
+class DriverForm(forms.Form):
+    """One driver registered by race control (``services.driver_create``, as the API and,
+    line by line, the CSV import): the licence finds the same player in other championships."""
+
+    number = forms.IntegerField(label=_("Number"), min_value=1, max_value=MAX_NUMBER)
+    first_name = forms.CharField(
+        label=_("First name"), max_length=Driver._meta.get_field("first_name").max_length
+    )
+    last_name = forms.CharField(
+        label=_("Last name"), max_length=Driver._meta.get_field("last_name").max_length
+    )
+    team = forms.CharField(
+        label=_("Team"), required=False, max_length=Team._meta.get_field("name").max_length
+    )
+    email = forms.EmailField(label=_("E-mail"), required=False)
+    licence = forms.CharField(
+        label=_("Licence number"),
+        required=False,
+        max_length=LICENCE_MAX,
+        help_text=_("The federation's, if any: it finds the same player in other championships."),
+    )
 
 
 class NextSeasonForm(forms.Form):

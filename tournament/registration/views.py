@@ -12,6 +12,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -20,14 +21,22 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournament.access import actor_for, organised_event
 from tournament.errors import ServiceError
 from tournament.models import Championship, Driver, Event
+from tournament.players.matching import proposals
 from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
 from tournament.public.players import remembered_number
 from tournament.registration.csv_import import decode
-from tournament.registration.forms import DriverImportForm, NextSeasonForm, RegisterForm
+from tournament.registration.forms import (
+    DriverForm,
+    DriverImportForm,
+    NextSeasonForm,
+    RegisterForm,
+    apply_errors,
+)
 from tournament.registration.seasons import championship_next_season as next_season_create
 from tournament.registration.seasons import next_season_defaults
 from tournament.registration.services import (
+    driver_create,
     drivers_import,
     entries_checkin,
     entries_register,
@@ -94,6 +103,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
     championship = get_object_or_404(Championship, slug=slug)
+    actor = actor_for(request)
+    is_organiser = actor.can_organise(championship)
     drivers = Driver.objects.filter(championship=championship).select_related("team")
     table = DriverTable(drivers)
     exported = sorted_or_exported(request, table, f"{championship.slug}-drivers", per_page=100)
@@ -108,8 +119,58 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "events": _shown_events(
                 request, championship, championship.events.select_related("circuit")
             ),
-            "is_organiser": actor_for(request).can_organise(championship),
+            "is_organiser": is_organiser,
+            "driver_form": DriverForm() if is_organiser else None,
+            "matches": len(proposals(actor, championship=championship)) if is_organiser else 0,
         },
+    )
+
+
+def _matches_to_check(request: HttpRequest, actor: Any, championship: Championship) -> None:
+    """After an import: the possible matches of players it brought that this organiser may
+    decide, as a link to them (``tournament.players.matching``)."""
+    count = len(proposals(actor, championship=championship))
+    if count:
+        text = ngettext(
+            "%(count)s possible match to check", "%(count)s possible matches to check", count
+        ) % {"count": count}
+        messages.info(request, format_html('<a href="{}">{}</a>', reverse("player-matches"), text))
+
+
+@require_http_methods(["GET", "POST"])
+def driver_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """One driver registered at a time (the championship page's form posts here); a refusal
+    shows this page again with every field as typed and the reason beside it."""
+    championship = get_object_or_404(Championship, slug=slug)
+    actor = actor_for(request)
+    if not actor.can_organise(championship):
+        raise PermissionDenied(_("Only the organisers of this championship may add drivers."))
+    form = DriverForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            driver = driver_create(
+                actor=actor,
+                championship=championship,
+                number=data["number"],
+                first_name=data["first_name"],
+                last_name=data["last_name"],
+                team=data["team"] or None,
+                email=data["email"],
+                licence=data["licence"] or None,
+            )
+        except ServiceError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Driver %(number)s, %(name)s, registered.")
+                % {"number": driver.number, "name": driver.name},
+            )
+            _matches_to_check(request, actor, championship)
+            return redirect(reverse("championship", args=[championship.slug]) + "#drivers")
+    return render(
+        request, "tournament/driver_new.html", {"championship": championship, "form": form}
     )
 
 
@@ -142,6 +203,7 @@ def drivers_import_view(request: HttpRequest, slug: str) -> HttpResponse:
                 )
                 % {"created": report.created, "updated": report.updated},
             )
+            _matches_to_check(request, actor, championship)
             return redirect("championship", slug=championship.slug)
     return render(
         request,
@@ -214,6 +276,7 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "event": event,
             "is_organiser": is_organiser,
+            "driver_form": DriverForm() if is_organiser else None,
             "sessions": event.sessions.all(),
             "show_qualifying": is_organiser or event.published_qualifying,
             "show_where": race or qualifying,

@@ -8,6 +8,8 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from tournament.site.accounts.laptop import guarded
+
 
 def _admin_leads_somewhere(request: HttpRequest) -> bool:
     user = getattr(request, "user", None)
@@ -19,5 +21,13 @@ def _admin_leads_somewhere(request: HttpRequest) -> bool:
 def navigation(request: HttpRequest) -> dict[str, Any]:
     """``show_admin``: the admin has something for this person (an organiser without any
     admin permission would open an admin that says they may see nothing). Worked out only
-    when a template asks."""
-    return {"show_admin": SimpleLazyObject(lambda: _admin_leads_somewhere(request))}
+    when a template asks.
+
+    ``login_on_laptop``: the header's "Organiser login" would lead nowhere. Under ``make
+    venue``'s guard a phone's login page is the "on the laptop only" 403, so a phone is told
+    where race control logs in instead (the public cache keeps the phones' pages apart from the
+    laptop's: ``tournament.public.cache``)."""
+    return {
+        "show_admin": SimpleLazyObject(lambda: _admin_leads_somewhere(request)),
+        "login_on_laptop": guarded(request),
+    }

@@ -101,3 +101,20 @@ def test_each_reader_sees_the_pairs_they_may_decide_and_only_their_e_mails(clubs
     seats = {s.number: s.email for s in (*found.player_seats, *found.other_seats)}
     # The other club's e-mail is not pc's to see.
     assert seats == {3: "zoe@example.org", 8: "", 5: "zoe.2026@example.org"}
+
+
+def test_the_matches_of_one_championship_are_those_of_its_drivers(clubs: Clubs):
+    clubs.register(clubs.season_2025, 1, "Jean", "Dupont")
+    clubs.register(clubs.season_2026, 1, "Jean", "Dupont")
+    clubs.register(clubs.season_2025, 2, "Zoé", "Girard")
+    clubs.register(clubs.other_club, 2, "Zoé", "Girard")
+
+    assert pairs(proposals(clubs.admin)) == {
+        ("Jean Dupont", "Jean Dupont"),
+        ("Zoé Girard", "Zoé Girard"),
+    }
+    assert pairs(proposals(clubs.admin, championship=clubs.season_2026)) == {
+        ("Jean Dupont", "Jean Dupont")
+    }
+    assert len(proposals(clubs.admin, championship=clubs.other_club)) == 1
+    assert proposals(clubs.pc, championship=clubs.other_club) == []

@@ -369,3 +369,76 @@ def test_the_command_names_an_unknown_championship_or_file(tmp_path, championshi
         call_command("import_drivers", "nope", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="No such file"):
         call_command("import_drivers", championship.slug, str(tmp_path / "x.csv"))
+
+
+# --- Possible matches an import brought (tournament.players.matching) --------------------------
+
+
+def season_with(championship_slug: str, *organisers, **driver) -> Championship:  # type: ignore[no-untyped-def]
+    from tournament.registration.services import driver_create
+
+    season = Championship.objects.create(
+        slug=championship_slug, name="Coupe de France", season="2025", points_scale=[10, 8, 6]
+    )
+    season.organisers.add(*organisers)
+    driver_create(actor=Actor(user=organisers[0]), championship=season, **driver)
+    return season
+
+
+def imported(client, championship, data: str = GOOD_CSV):  # type: ignore[no-untyped-def]
+    client.cookies["django_language"] = "en"
+    response = client.post(
+        reverse("drivers-import", args=[championship.slug]), {"file": upload(data.encode())}
+    )
+    assert response.status_code == 302
+    return client.get(response["Location"]).content.decode()
+
+
+@pytest.mark.django_db
+def test_an_import_that_brings_a_possible_match_says_so_with_the_way_to_it(
+    client, organiser, championship
+):
+    season_with("cf-2025", organiser, number=9, first_name="Elodie", last_name="LEFEVRE")
+    client.force_login(organiser)
+
+    page = imported(client, championship)
+
+    assert "3 drivers created, 0 updated." in page
+    link = f'<a href="{reverse("player-matches")}">1 possible match to check</a>'
+    assert link in page
+    # The championship page says it too, until it is decided.
+    page = client.get(reverse("championship", args=[championship.slug])).content.decode()
+    assert "1 possible match to check" in page and link not in page
+
+
+@pytest.mark.django_db
+def test_an_import_without_a_match_or_with_one_not_the_importers_to_decide_says_nothing(
+    client, organiser, other_organiser, championship
+):
+    client.force_login(organiser)
+    page = imported(client, championship)
+    assert "possible match" not in page
+    # Élodie Lefèvre also drives in a championship run by someone else: not this organiser's
+    # to decide, so not this organiser's to check.
+    Driver.objects.filter(championship=championship).delete()
+    other = Championship.objects.get(slug="autre")
+    from tournament.registration.services import driver_create
+
+    driver_create(
+        actor=Actor(user=other_organiser), championship=other, number=9,
+        first_name="Élodie", last_name="Lefèvre",
+    )  # fmt: skip
+    page = imported(client, championship)
+    assert "possible match" not in page
+    page = client.get(reverse("championship", args=[championship.slug])).content.decode()
+    assert "possible match" not in page
+
+
+@pytest.mark.django_db
+def test_the_pending_matches_are_shown_in_french(client, organiser, championship):
+    season_with("cf-2025", organiser, number=9, first_name="Zoé", last_name="Girard")
+    client.force_login(organiser)
+    imported(client, championship)
+    client.cookies["django_language"] = "fr"
+    page = client.get(reverse("championship", args=[championship.slug])).content.decode()
+    assert "1 correspondance possible à vérifier" in page

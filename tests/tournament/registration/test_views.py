@@ -305,3 +305,101 @@ def test_event_page_hides_qualifying_until_published(client, event):
     assert general not in client.get(reverse("event", args=[event.slug])).content.decode()
     Event.objects.filter(pk=event.pk).update(published_qualifying=True)
     assert general in client.get(reverse("event", args=[event.slug])).content.decode()
+
+
+# --- One driver at a time (driver-new) ---------------------------------------------------------
+
+
+def add_driver(client, championship, **fields):  # type: ignore[no-untyped-def]
+    data = {"number": "", "first_name": "", "last_name": "", "team": "", "email": "",
+            "licence": ""} | fields  # fmt: skip
+    client.cookies["django_language"] = "en"
+    return client.post(reverse("driver-new", args=[championship.slug]), data)
+
+
+def value_of(html: str, name: str) -> str:
+    found = re.search(rf'<input [^>]*name="{name}"[^>]*>', html)
+    assert found, name
+    value = re.search(r'value="([^"]*)"', found.group(0))
+    return value.group(1) if value else ""
+
+
+@pytest.mark.django_db
+def test_race_control_adds_one_driver_with_a_licence_from_the_championship_page(
+    as_organiser, organiser, championship
+):
+    from tournament.access import Actor
+    from tournament.registration.services import driver_create
+
+    page = as_organiser.get(reverse("championship", args=[championship.slug])).content.decode()
+    assert f'action="{reverse("driver-new", args=[championship.slug])}"' in page
+    assert 'name="licence"' in page
+    last_season = Championship.objects.create(slug="cf-2025", name="CF", season="2025")
+    last_season.organisers.add(organiser)
+    known = driver_create(actor=Actor(user=organiser), championship=last_season, number=4,
+                          first_name="Élodie", last_name="Lefèvre", licence="FFJ-0042")  # fmt: skip
+
+    response = add_driver(as_organiser, championship, number="12", first_name=" Élodie ",
+                          last_name="Lefèvre-Martin", team="Écurie Étoile",
+                          email="elodie@example.org", licence="FFJ-0042")  # fmt: skip
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("championship", args=[championship.slug]) + "#drivers"
+    driver = Driver.objects.get(championship=championship, number=12)
+    assert (driver.first_name, driver.last_name, driver.team.name, driver.email) == (
+        "Élodie", "Lefèvre-Martin", "Écurie Étoile", "elodie@example.org",
+    )  # fmt: skip
+    assert driver.player_id == known.player_id  # the licence found the same player
+    page = as_organiser.get(response["Location"]).content.decode()
+    assert "Driver 12, Élodie Lefèvre-Martin, registered." in page
+
+
+@pytest.mark.django_db
+def test_a_refused_driver_comes_back_with_everything_typed_and_the_reason(
+    as_organiser, organiser, championship
+):
+    add_driver(as_organiser, championship, number="7", first_name="Théo", last_name="Marchand",
+               licence="L-7")  # fmt: skip
+    cases = [
+        ({"number": "7"}, "This number is taken."),
+        ({"number": "8", "licence": "L-7"}, "already driver 7&#x27;s (Théo Marchand)"),
+        ({"number": "8", "email": "not-an-email"}, "Enter a valid email address."),
+        ({"number": "0"}, "Ensure this value is greater than or equal to 1."),
+    ]
+    for fields, reason in cases:
+        typed = {"first_name": "Zoé", "last_name": "<b>Girard</b>", "team": "Scuderia Dé",
+                 "licence": "", "email": "zoe@example.org"} | fields  # fmt: skip
+        response = add_driver(as_organiser, championship, **typed)
+        html = response.content.decode()
+        assert response.status_code == 200, fields
+        assert reason in html, fields
+        for name in ("number", "first_name", "team", "licence"):
+            assert value_of(html, name) == typed[name], (fields, name)
+        assert value_of(html, "last_name") == "&lt;b&gt;Girard&lt;/b&gt;"
+        assert "<b>Girard</b>" not in html
+    assert list(
+        Driver.objects.filter(championship=championship).values_list("number", flat=True)
+    ) == [7]
+
+
+@pytest.mark.django_db
+def test_only_its_organisers_add_a_driver(client, outsider, other_organiser, championship):
+    assert (
+        'name="licence"'
+        not in client.get(reverse("championship", args=[championship.slug])).content.decode()
+    )
+    for user in (None, outsider, other_organiser):
+        if user is not None:
+            client.force_login(user)
+        response = add_driver(client, championship, number="3", first_name="A", last_name="B")
+        assert response.status_code == 403
+        page = client.get(reverse("championship", args=[championship.slug])).content.decode()
+        assert 'name="licence"' not in page
+    assert not Driver.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_driver_form_speaks_french(as_organiser, championship):
+    as_organiser.cookies["django_language"] = "fr"
+    html = as_organiser.get(reverse("driver-new", args=[championship.slug])).content.decode()
+    assert "Numéro de licence" in html and "Ajouter le pilote" in html

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from races.results.rules import Placed
 from races.sanctions.rules import championship_total
@@ -186,12 +186,15 @@ def disqualified_last(
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EventResult:
+class EventResult(NamedTuple):
     """A driver's confirmed result at one event: table position and points.
 
     ``counted_place`` is the place the result counts for in countback (see
     :func:`countback_place`); None: it counts for none.
+
+    A named tuple rather than a frozen dataclass: as plain and as immutable, and a
+    championship's standings make one per driver and event (10,000 at 1,000 drivers),
+    which a frozen dataclass's ``__init__`` made three times dearer.
     """
 
     event: Hashable

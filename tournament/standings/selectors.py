@@ -108,7 +108,7 @@ def standings_for(*, championship: Championship, published_only: bool = True) ->
             removed.setdefault(d, {})[e] = whole
         results.append(
             # Given by position (event, driver, position, status, points, counted place):
-            # 10,000 results at 1,000 drivers, keywords cost twice as much.
+            # 10,000 results at 1,000 drivers, keywords cost more.
             points.EventResult(
                 e,
                 d,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from races.results.rules import Placed
 from races.sanctions.rules import championship_total
@@ -186,12 +186,15 @@ def disqualified_last(
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EventResult:
+class EventResult(NamedTuple):
     """A driver's confirmed result at one event: table position and points.
 
     ``counted_place`` is the place the result counts for in countback (see
     :func:`countback_place`); None: it counts for none.
+
+    A named tuple rather than a frozen dataclass: as plain and as immutable, and a
+    championship's standings make one per driver and event (10,000 at 1,000 drivers),
+    which a frozen dataclass's ``__init__`` made three times dearer.
     """
 
     event: Hashable
@@ -271,34 +274,42 @@ def standings(
     """
     if best is not None:
         _check_int("best results", best, minimum=1)
-    order: dict[Hashable, int] = {}
+    # Each driver's results by event, in the order given (a dict: an event twice is seen at
+    # once); drivers in the order of ``drivers``, then of their first result.
+    by_driver: dict[Hashable, dict[Hashable, EventResult]] = {}
     for driver in drivers:
-        if driver in order:
+        if driver in by_driver:
             raise ValueError(f"driver {driver!r} is listed twice")
-        order[driver] = len(order)
-
-    by_driver: dict[Hashable, list[EventResult]] = {driver: [] for driver in order}
-    seen: set[tuple[Hashable, Hashable]] = set()
+        by_driver[driver] = {}
     deepest = 0
     for result in results:
-        _check_int("position", result.position, minimum=1)
-        _check_int("points", result.points, minimum=0)
-        driver_results = by_driver.setdefault(result.driver, [])
-        order.setdefault(result.driver, len(order))
-        if (result.driver, result.event) in seen:
+        position, points, place = result.position, result.points, result.counted_place
+        # The usual case checked at once, the rest by _check_int (a championship's standings
+        # check every one of its results).
+        if type(position) is not int or position < 1:
+            _check_int("position", position, minimum=1)
+        if type(points) is not int or points < 0:
+            _check_int("points", points, minimum=0)
+        driver_results = by_driver.get(result.driver)
+        if driver_results is None:
+            driver_results = by_driver[result.driver] = {}
+        if result.event in driver_results:
             raise ValueError(f"driver {result.driver!r} has two results at event {result.event!r}")
-        seen.add((result.driver, result.event))
-        driver_results.append(result)
-        if result.counted_place is not None:
-            _check_int("counted place", result.counted_place, minimum=1)
-            deepest = max(deepest, result.counted_place)
+        driver_results[result.event] = result
+        if place is not None:
+            if type(place) is not int or place < 1:
+                _check_int("counted place", place, minimum=1)
+            if place > deepest:
+                deepest = place
 
-    unranked: list[StandingLine] = []
-    for driver, driver_results in by_driver.items():
-        kept = driver_results
-        if best is not None:
-            # sorted() is stable: among equal points the earlier result is kept.
-            chosen = sorted(driver_results, key=lambda result: -result.points)[:best]
+    taken_of = removed or {}
+    unranked: list[tuple[Any, ...]] = []  # points, countback, driver, results, taken, counted
+    for driver, by_event in by_driver.items():
+        driver_results = tuple(by_event.values())
+        kept: Sequence[EventResult] = driver_results
+        if best is not None and len(driver_results) > best:
+            # sorted() is stable, reversed too: among equal points the earlier result is kept.
+            chosen = sorted(driver_results, key=_points_of, reverse=True)[:best]
             # By identity: comparing the results field by field cost more than the rest.
             chosen_ids = {id(result) for result in chosen}
             kept = [result for result in driver_results if id(result) in chosen_ids]
@@ -306,30 +317,49 @@ def standings(
         for result in driver_results:
             if result.counted_place is not None:
                 countback[result.counted_place - 1] += 1
-        taken = (removed or {}).get(driver, 0)
+        taken = taken_of.get(driver, 0)
         unranked.append(
-            StandingLine(
-                rank=0,
-                driver=driver,
-                points=championship_total((result.points for result in kept), taken),
-                removed=taken,
-                counted=tuple(result.event for result in kept),
-                results=tuple(driver_results),
-                countback=tuple(countback),
+            (
+                championship_total([result.points for result in kept], taken),
+                tuple(countback),
+                driver,
+                driver_results,
+                taken,
+                tuple([result.event for result in kept]),
             )
         )
 
-    def key(line: StandingLine) -> tuple[int, tuple[int, ...]]:
-        return (-line.points, tuple(-count for count in line.countback))
-
-    # Stable sort over lines built in the order of ``drivers``.
-    unranked.sort(key=key)
+    # More points first, then more 1st places, more 2nd places... (countback): the same
+    # order as ascending (-points, -countback), each line of equal length. A stable sort,
+    # reversed too, over lines in the order of ``drivers``: equal lines keep it.
+    unranked.sort(key=_order_of, reverse=True)
     ranked: list[StandingLine] = []
-    for index, line in enumerate(unranked):
+    rank = 0
+    for index, (points, countback, driver, driver_results, taken, counted) in enumerate(unranked):
         # Written 1, 2, 2, 4: a shared rank still uses up the places it covers.
-        shared = index > 0 and key(line) == key(unranked[index - 1])
-        ranked.append(replace(line, rank=ranked[-1].rank if shared else index + 1))
+        previous = unranked[index - 1] if index else None
+        if previous is None or previous[0] != points or previous[1] != countback:
+            rank = index + 1
+        ranked.append(
+            StandingLine(
+                rank=rank,
+                driver=driver,
+                points=points,
+                removed=taken,
+                counted=counted,
+                results=driver_results,
+                countback=countback,
+            )
+        )
     return ranked
+
+
+def _points_of(result: EventResult) -> int:
+    return result.points
+
+
+def _order_of(line: tuple[Any, ...]) -> tuple[int, tuple[int, ...]]:
+    return line[0], line[1]
 
 
 # ---------------------------------------------------------------------------

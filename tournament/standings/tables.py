@@ -6,6 +6,7 @@ renders, so a page costs the same number of queries at 10 drivers as at 200.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from typing import Any
 
@@ -82,9 +83,52 @@ def _linker(link: Any) -> Any:
 
     def apply(content: Any, kwargs: dict[str, Any]) -> Any:
         href = url(kwargs)
-        return content if href is None else format_html('<a href="{}">{}</a>', href, content)
+        if href is None:
+            return content
+        # format_html('<a href="{}">{}</a>', href, content), without its wrappers' cost.
+        return mark_safe(f'<a href="{_escaped(href)}">{_escaped(content)}</a>')  # noqa: S308
 
     return apply
+
+
+#: What django-tables2's ``table.html`` prints for a row (its loop's and its row block's
+#: white space around the ``<tr>``): the standings' rows come prebuilt in one string.
+ROW_HTML = (
+    "\n                    \n                    "
+    '<tr data-number="{}" class="{}">{}</tr>\n\n                '
+)
+
+
+def _escaped(value: Any) -> str:
+    """``conditional_escape(value)``; plain text escaped at once (Django's ``escape`` is the
+    same ``html.escape``, behind a wrapper that looks for lazy arguments)."""
+    if type(value) is str:
+        return html.escape(value)
+    return conditional_escape(value)
+
+
+def _cell_text() -> Any:
+    """A function printing a cell's content as ``{{ cell }}`` does: localized, escaped.
+
+    An integer's text is worked out once for all when the language groups no thousands
+    (``str(n)`` then, as ``numberformat.format`` gives it), else once per value; text is
+    escaped unless already safe; anything else localized once per value.
+    """
+    grouped = localize(1234567) != "1234567"
+    known: dict[tuple[type, Any], str] = {}
+
+    def text(value: Any) -> str:
+        kind = type(value)
+        if kind is str or isinstance(value, str):  # localize() leaves text as it is
+            return _escaped(value)
+        if kind is int and not grouped:
+            return str(value)
+        key = (kind, value)
+        if key not in known:
+            known[key] = conditional_escape(localize(value))
+        return known[key]
+
+    return text
 
 
 # --- Day classification of an event -----------------------------------------------------------
@@ -257,70 +301,101 @@ class StandingsTable(tables.Table):
         attrs = {"class": "striped standings", "id": "standings"}
         order_by = ("rank",)
         row_attrs = {"data-number": lambda record: record["number"]}
-        # django-tables2's own table.html, each row's cells printed from ``record["cells"]``.
+        # django-tables2's own table.html, its rows printed from ``body_rows`` (before_render).
         template_name = "standings/_standings_table.html"
 
     def before_render(self, request: Any) -> None:
-        """Every row's cells as HTML, built here once the visible columns are final.
+        """Every row as HTML, in one string (``body_rows``), built here once the visible
+        columns and the order are final.
 
-        The same cells as django-tables2's ``row.items`` (accessor, empty values → default,
-        the column's ``render`` and link, localized and escaped), without its generic cost
-        per cell: at 1,000 drivers and 10 events it was nine tenths of the page's time. What
-        does not depend on the row is worked out once per column (``td`` attributes, which
-        arguments the render and link functions take); an event cell depends only on its
-        points, place and counted flag, so it is rendered once per such combination.
+        The same markup as django-tables2's ``table.html`` prints row by row (each cell:
+        accessor, empty values → default, the column's ``render`` and link, localized and
+        escaped; the row's ``Meta.row_attrs`` and even/odd class), without its generic
+        cost per cell and per row: at 1,000 drivers and 10 events that was most of the
+        page's time. What does not depend on the row is worked out once per column
+        (``td`` attributes, the default's cell, which arguments the render and link
+        functions take); an event cell depends only on its points, place, counted flag and
+        sanction, so it is rendered once per such combination; an integer is localized
+        once for all when the language groups no thousands (:func:`_cell_text`).
+
+        A paginated table, or one without rows, is left to django-tables2's own template
+        (``body_rows`` None).
         """
-        columns = []
-        for bound in self.columns:  # visible ones, in order
-            plain = getattr(bound.render, "__func__", None) is tables.Column.render
-            columns.append(
-                (
-                    bound,
-                    bound.accessor.split(bound.accessor.SEPARATOR),
-                    f"<td {bound.attrs['td'].as_html()}>",
-                    isinstance(bound.column, EventPointsColumn),
-                    None if plain else _caller(bound.render),  # Column.render: the value
-                    _linker(bound.link) if bound.link else None,
+        self.body_rows = None
+        if hasattr(self, "page") or not self.data:
+            return
+        if set(self.row_attrs) != {"data-number"}:
+            return  # other row attributes: django-tables2 prints them
+        number = _caller(self.row_attrs["data-number"])
+        text = _cell_text()
+        event_cells: dict[Any, dict[int, str]] = {}
+        writers = [self._cell_writer(bound, text, event_cells) for bound in self.columns]
+        rows = []
+        for index, record in enumerate(self.data):
+            rows.append(
+                ROW_HTML.format(
+                    text(number({"record": record, "table": self})),
+                    "odd" if index % 2 else "even",
+                    "".join([write(record) for write in writers]),
                 )
             )
-        event_cells: dict[tuple[Any, ...], str] = {}
-        localized: dict[tuple[type, Any], str] = {}
-        for record in self.data:
-            cells = []
-            for bound, path, td, is_event, render, link in columns:
-                value: Any = record
-                for part in path:
-                    value = value.get(part) if isinstance(value, dict) else None
-                if value in bound.column.empty_values:
-                    content: Any = bound.default
-                elif is_event:
-                    cell = record[bound.column.key]
-                    key = (
-                        bound.name,
-                        value,
-                        cell["position"],
-                        cell["status"],
-                        cell["counted"],
-                        cell.get("removed"),
-                    )
-                    if key not in event_cells:
-                        event_cells[key] = bound.column.render(value, record)
-                    content = event_cells[key]
-                else:
-                    kwargs = {"value": value, "record": record, "table": self}
-                    kwargs["bound_column"] = bound
-                    content = value if render is None else render(kwargs)
-                    if link is not None:
-                        content = link(content, kwargs)
-                if isinstance(content, str):  # localize() leaves text as it is
-                    text = conditional_escape(content)
-                else:
-                    key = (type(content), content)
-                    if key not in localized:
-                        localized[key] = conditional_escape(localize(content))
-                    text = localized[key]
-                cells.append(f"{td}{text}</td>")
-            record["cells"] = mark_safe("".join(cells))  # noqa: S308 - escaped just above
+        self.body_rows = mark_safe("".join(rows))  # noqa: S308 - every value escaped by text()
+
+    def _cell_writer(self, bound: Any, text: Any, event_cells: dict[Any, dict[int, str]]) -> Any:
+        """A function of a record giving its cell of the column ``bound``: ``<td ...>...</td>``.
+        ``event_cells``: the event columns' cells already printed, shared between them."""
+        column = bound.column
+        td = f"<td {bound.attrs['td'].as_html()}>"
+        empty = column.empty_values
+        default = f"{td}{text(bound.default)}</td>"
+        if isinstance(column, EventPointsColumn):
+            key = column.key
+            # By the cell's identity: from_standings shares one dict per distinct cell, and
+            # every event column prints it alike (its render reads only the cell).
+            rendered = event_cells.setdefault((td, default), {})
+
+            def event_cell(record: dict) -> str:
+                cell = record[key]
+                html = rendered.get(id(cell))
+                if html is None:
+                    value = cell.get("points")
+                    if value in empty:
+                        html = default
+                    else:
+                        html = f"{td}{text(column.render(value, record))}</td>"
+                    rendered[id(cell)] = html
+                return html
+
+            return event_cell
+        path = bound.accessor.split(bound.accessor.SEPARATOR)
+        plain = getattr(bound.render, "__func__", None) is tables.Column.render
+        if plain and not bound.link and len(path) == 1:
+            (name,) = path
+
+            def plain_cell(record: dict) -> str:
+                value = record.get(name) if isinstance(record, dict) else None
+                if value in empty:
+                    return default
+                return f"{td}{text(value)}</td>"
+
+            return plain_cell
+        render = None if plain else _caller(bound.render)  # Column.render: the value
+        link = _linker(bound.link) if bound.link else None
+        table = self
+
+        def cell(record: dict) -> str:
+            value: Any = record
+            for part in path:
+                value = value.get(part) if isinstance(value, dict) else None
+            if value in empty:
+                return default
+            kwargs = {"value": value, "record": record, "table": table, "bound_column": bound}
+            content = value if render is None else render(kwargs)
+            if link is not None:
+                content = link(content, kwargs)
+            return f"{td}{text(content)}</td>"
+
+        return cell
 
     @classmethod
     def from_standings(cls, standings: Any, *, driver_url: Any, **kwargs: Any) -> StandingsTable:
@@ -357,6 +432,10 @@ class StandingsTable(tables.Table):
         marks: dict[tuple[int, str], str] = {}  # place_mark translates: once per place
         # Each event's id and column, once (not 1,000 drivers × 10 events × 4 times).
         columns = [(event.pk, f"e{event.pk}") for event in standings.events]
+        # One event cell per distinct content, shared by the rows that show it (read only):
+        # a few hundred dicts instead of one per driver and event.
+        cells: dict[tuple[Any, ...], dict[str, Any]] = {}
+        absent = {"points": None, "sort": -1, "place": ""}
         rows = []
         for line in standings.lines:
             driver = line.driver
@@ -369,24 +448,34 @@ class StandingsTable(tables.Table):
                 "removed": -line.points_removed if line.points_removed else None,
                 "url": driver_url(driver),
             }
+            results, counted, removed = line.results, line.counted, line.removed
             for event_id, column in columns:
-                result = line.results.get(event_id)
+                result = results.get(event_id)
                 if result is None:
-                    row[column] = {"points": None, "sort": -1, "place": ""}
+                    row[column] = absent
                     continue
-                mark = (result.position, result.status)
-                if mark not in marks:
-                    marks[mark] = place_mark(*mark)[0]
-                short = marks[mark]
-                row[column] = {
-                    "points": result.points,
-                    "sort": result.points,
-                    "position": result.position,
-                    "status": result.status,
-                    "counted": event_id in line.counted,
-                    "place": short,
-                    "removed": line.removed.get(event_id, 0),
-                }
+                content = (
+                    result.points,
+                    result.position,
+                    result.status,
+                    event_id in counted,
+                    removed.get(event_id, 0),
+                )
+                cell = cells.get(content)
+                if cell is None:
+                    mark = (result.position, result.status)
+                    if mark not in marks:
+                        marks[mark] = place_mark(*mark)[0]
+                    cell = cells[content] = {
+                        "points": result.points,
+                        "sort": result.points,
+                        "position": result.position,
+                        "status": result.status,
+                        "counted": content[3],
+                        "place": marks[mark],
+                        "removed": content[4],
+                    }
+                row[column] = cell
             rows.append(row)
         return cls(rows, extra_columns=extra, **kwargs)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -280,6 +281,7 @@ def seating_read(*, event: Event) -> Seating:
 #: This process's seatings, by event: (version of their tables, seating). A few events'.
 _seatings: dict[int, tuple[str, Seating]] = {}
 _SEATINGS_KEPT = 16
+_seatings_guard = threading.Lock()
 
 
 def event_seating(*, event: Event) -> Seating:
@@ -310,9 +312,10 @@ def event_seating(*, event: Event) -> Seating:
         seating = seating_read(event=event)
         with contextlib.suppress(Exception):
             cache.set(key, seating.as_data(), SEATING_TIMEOUT)
-    if len(_seatings) >= _SEATINGS_KEPT and event.pk not in _seatings:
-        _seatings.pop(next(iter(_seatings)), None)
-    _seatings[event.pk] = (version, seating)
+    with _seatings_guard:  # gunicorn's threads: one changes the dictionary at a time
+        if len(_seatings) >= _SEATINGS_KEPT and event.pk not in _seatings:
+            _seatings.pop(next(iter(_seatings)), None)
+        _seatings[event.pk] = (version, seating)
     return seating
 
 

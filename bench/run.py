@@ -173,7 +173,7 @@ def measure_ratings(config: Config) -> dict[str, Any]:
 def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str, Any]:
     from bench import measures
     from bench.builder import Size, build_championship
-    from bench.spike import measure_cached_standings, measure_spike
+    from bench.spike import measure_cached_standings
 
     out: dict[str, Any] = {}
     started = time.perf_counter()
@@ -195,18 +195,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
     )
     large = build_championship(slug="bench-large", size=size, load_tables=config.load_referees)
     little = build_championship(slug="bench-small", size=small)
-    # The spike's championship: a day of 300 drivers, its allocation and results published.
-    spiked = build_championship(
-        slug="bench-spike",
-        size=Size(
-            drivers=config.spike_drivers,
-            teams=max(1, config.spike_drivers // 5),
-            events=max(2, config.events // 2),
-            table_size=config.table_size,
-            sessions=config.sessions,
-            seed=config.seed,
-        ),
-    )
+    spiked = _spike_championship(config)
     out["build_s"] = round(time.perf_counter() - started, 1)
     say(f"built {size.drivers} + {small.drivers} drivers in {out['build_s']} s")
 
@@ -257,35 +246,94 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         )
         say(f"load: p95 {out['load']['p95_ms']} ms, errors {out['load']['errors']}")
     if load:
-        from django.urls import reverse
+        out.update(measure_spikes(config, env=env, spiked=spiked, little=little))
+    return out
 
-        other = spiked.events[0]  # the same pages of another event and championship
-        warm = [
-            reverse("where", args=[other.slug]) + "?q=lea",
-            reverse("event-results", args=[other.slug]),
-            reverse("event", args=[other.slug]),
-            reverse("standings", args=[little.championship.slug]),
-        ]
-        # First a server restarted after the publication, then the day as it runs: race
-        # control publishes, the room comes.
-        for name, cold in (("spike_cold", True), ("spike", False)):
-            out[name] = measure_spike(
-                spiked.events[-1],
-                warm=warm,
-                warm_desk=reverse("event-desk", args=[other.slug]),
-                env=env,
-                phones=config.spike_phones,
-                seconds=config.spike_seconds,
-                deadline=config.spike_deadline,
-                cold=cold,
-            )
-            say(
-                f"{name}: p50 {out[name]['p50_ms']} ms, p95 {out[name]['p95_ms']} ms, "
-                f"errors {out[name]['errors']}; desk p95 {out[name]['desk_p95_ms']} ms "
-                f"(idle p50 {out[name]['desk_idle_p50_ms']} ms), publish "
-                f"{out[name]['publish_ms']} ms; builds {out[name]['builds_at_start']} at start, "
-                f"{out[name]['builds_during_spike']} during; load {out[name]['load_average']}"
-            )
+
+def _spike_championship(config: Config) -> Any:
+    """The spike's championship: a day of 300 drivers, its allocation and results published."""
+    from bench.builder import Size, build_championship
+
+    return build_championship(
+        slug="bench-spike",
+        size=Size(
+            drivers=config.spike_drivers,
+            teams=max(1, config.spike_drivers // 5),
+            events=max(2, config.events // 2),
+            table_size=config.table_size,
+            sessions=config.sessions,
+            seed=config.seed,
+        ),
+    )
+
+
+def measure_spikes(config: Config, *, env: dict[str, str], spiked: Any, little: Any) -> dict:
+    """The spike on a restarted server, then as the day runs (``bench.spike``); ``little``:
+    the championship whose standings warm the workers up, beside ``spiked``'s first event."""
+    from django.urls import reverse
+
+    from bench.spike import measure_spike
+
+    out: dict[str, Any] = {}
+    other = spiked.events[0]  # the same pages of another event and championship
+    warm = [
+        reverse("where", args=[other.slug]) + "?q=lea",
+        reverse("event-results", args=[other.slug]),
+        reverse("event", args=[other.slug]),
+        reverse("standings", args=[little.championship.slug]),
+    ]
+    # First a server restarted after the publication, then the day as it runs: race
+    # control publishes, the room comes.
+    for name, cold in (("spike_cold", True), ("spike", False)):
+        out[name] = measure_spike(
+            spiked.events[-1],
+            warm=warm,
+            warm_desk=reverse("event-desk", args=[other.slug]),
+            env=env,
+            phones=config.spike_phones,
+            seconds=config.spike_seconds,
+            deadline=config.spike_deadline,
+            cold=cold,
+        )
+        say(
+            f"{name}: p50 {out[name]['p50_ms']} ms, p95 {out[name]['p95_ms']} ms, "
+            f"errors {out[name]['errors']}; desk p95 {out[name]['desk_p95_ms']} ms "
+            f"(idle p50 {out[name]['desk_idle_p50_ms']} ms), publish "
+            f"{out[name]['publish_ms']} ms; builds {out[name]['builds_at_start']} at start, "
+            f"{out[name]['builds_during_spike']} during; load {out[name]['load_average']}"
+        )
+    return out
+
+
+def measure_only_spikes(config: Config, *, env: dict[str, str]) -> dict[str, Any]:
+    """``--only-spike``: the spike's championship (and the small one warming the workers),
+    both spikes, then the CPU time of a search and of the desk in process."""
+    from bench.builder import Size, build_championship
+    from bench.spike import measure_requests
+
+    little = build_championship(
+        slug="bench-small",
+        size=Size(
+            drivers=config.small_drivers,
+            teams=max(1, config.teams * config.small_drivers // config.drivers),
+            events=config.events,
+            table_size=config.table_size,
+            sessions=config.sessions,
+            seed=config.seed,
+        ),
+    )
+    spiked = _spike_championship(config)
+    out = measure_spikes(config, env=env, spiked=spiked, little=little)
+    # After the spikes, never before: the server's measures start as ``make bench``'s do.
+    out["requests_cpu"] = measure_requests(
+        spiked.events[-1], phones=config.spike_phones, desk_runs=config.fast_runs
+    )
+    cpu = out["requests_cpu"]
+    say(
+        f"in process, CPU: a search {cpu['where_cpu_p50_ms']} ms (p50 of "
+        f"{cpu['where_searches']}, mean {cpu['where_cpu_mean_ms']}), the desk "
+        f"{cpu['desk_cpu_p50_ms']} ms (p50 of {cpu['desk_runs']}, mean {cpu['desk_cpu_mean_ms']})"
+    )
     return out
 
 
@@ -347,6 +395,20 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
                 100,
             ),
         ]
+    rows += spike_targets(measured)
+    load = measured.get("load")
+    if load:
+        rows += [
+            ("load: 0 errors", load["errors"], "", load["errors"] == 0),
+            ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
+            ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
+        ]
+    return ratios, checks_of(rows + ratings_targets(measured))
+
+
+def spike_targets(measured: dict[str, Any]) -> list[tuple]:
+    """The spikes' targets (rows as ``targets`` takes them), each spike measured."""
+    rows: list[tuple] = []
     for name, what in (("spike", "spike"), ("spike_cold", "spike on a restarted server")):
         spike = measured.get(name)
         if spike:
@@ -357,14 +419,7 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
                 (f"{what}: race control's desk 0 errors", desk_errors, "", desk_errors == 0),
                 (f"{what}: race control's desk p95 ≤ 250 ms", spike["desk_p95_ms"], "ms", 250),
             ]
-    load = measured.get("load")
-    if load:
-        rows += [
-            ("load: 0 errors", load["errors"], "", load["errors"] == 0),
-            ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
-            ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
-        ]
-    return ratios, checks_of(rows + ratings_targets(measured))
+    return rows
 
 
 def ratings_targets(measured: dict[str, Any]) -> list[tuple]:
@@ -505,9 +560,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the ratings' measures only (written only where --output says)",
     )
+    parser.add_argument(
+        "--only-spike",
+        action="store_true",
+        help="the publication spike only, and the CPU time of a search and of the desk "
+        "(written only where --output says)",
+    )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else Config()
-    output = args.output or (None if args.quick or args.only_ratings else RESULTS)
+    only = args.only_ratings or args.only_spike
+    output = args.output or (None if args.quick or only else RESULTS)
 
     load_at_start = " ".join(f"{value:.2f}" for value in os.getloadavg())
     url, source = choose_database()
@@ -540,6 +602,20 @@ def main(argv: list[str] | None = None) -> int:
             "config": asdict(config),
             "measures": measured,
             "targets": checks_of(ratings_targets(measured)),
+        }
+        return _report(results, output)
+    if args.only_spike:
+        if connection.vendor != "postgresql":
+            sys.exit("--only-spike needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
+        try:
+            measured = measure_only_spikes(config, env=env)
+        finally:
+            shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
+        results = {
+            "machine": {**machine(source), "load_average_start": load_at_start},
+            "config": asdict(config),
+            "measures": measured,
+            "targets": checks_of(spike_targets(measured)),
         }
         return _report(results, output)
 

@@ -362,3 +362,45 @@ def measure_cached_standings(championship: Any, *, runs: int) -> dict[str, Any]:
         bytes_br=len(first.content),
         bytes_gzip=gzip_size,
     )
+
+
+def measure_requests(event: Any, *, phones: int, desk_runs: int) -> dict[str, Any]:
+    """CPU time (this process's, ms) of one "Where do I sit?" search and of race control's
+    desk, in process through Django's test client: the spike's planned searches, each a page
+    of its own (built, as during the spike: another name than the earlier ones), then the desk
+    ``desk_runs`` times, logged in. Wall clock aside: on a shared machine it counts the others'
+    work; this process's CPU time does not (the database server's is not in it either)."""
+    from django.core.cache import cache
+    from django.test import Client
+    from django.urls import reverse
+
+    planned = plan(event, phones=phones)
+    searches = list(dict.fromkeys(q["q"] for kind, _p, q in planned if kind == "where"))
+    path = reverse("where", args=[event.slug])
+    phone = Client(HTTP_ACCEPT_ENCODING="gzip, br")
+    cache.clear()
+    assert phone.get(path, {"q": "warm-up"}).status_code == 200  # templates, catalogues
+    where: list[float] = []
+    for query in searches:
+        started = time.process_time()
+        response = phone.get(path, {"q": query})
+        where.append((time.process_time() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+    desk_path = reverse("event-desk", args=[event.slug])
+    control = Client()
+    control.cookies["sessionid"] = desk_session(event)
+    assert control.get(desk_path).status_code == 200
+    desk: list[float] = []
+    for _ in range(desk_runs):
+        started = time.process_time()
+        response = control.get(desk_path)
+        desk.append((time.process_time() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+    return {
+        "where_searches": len(where),
+        "where_cpu_p50_ms": _percentile(where, 0.5),
+        "where_cpu_mean_ms": round(statistics.fmean(where), 2) if where else None,
+        "desk_runs": len(desk),
+        "desk_cpu_p50_ms": _percentile(desk, 0.5),
+        "desk_cpu_mean_ms": round(statistics.fmean(desk), 2) if desk else None,
+    }

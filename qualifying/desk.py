@@ -8,14 +8,17 @@ never by importing that floor.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from qualifying.selectors import TableProgress
-from tournament.models import Entry, Event
+from tournament.models import Event
 
 
 @dataclass(frozen=True)
@@ -27,8 +30,22 @@ class Step:
     url: str
 
 
-def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgress]) -> list[Step]:
-    """The steps of ``event``'s day (the desk's "where we are" checklist)."""
+class EntryCount(Protocol):
+    """What the steps read of an entry (an ``Entry``, or the desk's plain row of it)."""
+
+    checked_in: bool
+    absent: bool
+
+
+def day_steps(
+    *,
+    event: Event,
+    entries: Sequence[EntryCount],
+    progress: list[TableProgress],
+    sessions: int | None = None,
+) -> list[Step]:
+    """The steps of ``event``'s day (the desk's "where we are" checklist); ``sessions``: how
+    many the event has, when the caller knows."""
     desk = reverse("event-desk", args=[event.slug])
     allocation = reverse("allocation", args=[event.slug])
     registered = len(entries)
@@ -62,7 +79,8 @@ def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgres
             Step("draw", _("Grid drawn (d20)"), rolled > 0, f"{rolled} / {registered}", allocation)
         )
     else:
-        sessions = event.sessions.count()
+        if sessions is None:
+            sessions = event.sessions.count()
         expected = sum(p.drivers for p in progress) * sessions
         entered = sum(sum(p.runs_by_session.values()) for p in progress)
         steps += [
@@ -95,8 +113,10 @@ def day_steps(*, event: Event, entries: list[Entry], progress: list[TableProgres
                 desk + "#publish",
             ),
         ]
-    tables = event.race_tables.count()
-    confirmed = event.race_tables.filter(result_status="confirmed").count()
+    counted = event.race_tables.aggregate(
+        tables=Count("pk"), confirmed=Count("pk", filter=Q(result_status="confirmed"))
+    )
+    tables, confirmed = counted["tables"], counted["confirmed"]
     printed = event.sheet_batches.filter(kind="race", status="done").exists()
     # A missing one-to-one row raises an AttributeError too: hasattr says whether it exists.
     weather = hasattr(event, "race_weather")

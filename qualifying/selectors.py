@@ -272,29 +272,37 @@ class TableProgress:
     runs_by_session: dict[int, int]
 
 
-def qualifying_progress(*, event: Event) -> list[TableProgress]:
-    """How many runs each qualifying table has entered, per session."""
-    sessions = list(event.sessions.order_by("number").values_list("number", flat=True))
+def qualifying_progress(
+    *, event: Event, sessions: Iterable[QualifyingSession] | None = None
+) -> list[TableProgress]:
+    """How many runs each qualifying table has entered, per session (``sessions``: the
+    event's, when the caller has read them already)."""
+    if sessions is None:
+        numbers = list(event.sessions.order_by("number").values_list("number", flat=True))
+    else:
+        numbers = sorted(session.number for session in sessions)
     tables = list(
         QualifyingTable.objects.filter(event=event).annotate(
             n_drivers=Count("seats", distinct=True)
         )
     )
-    seat_table = dict(
-        event.qualifying_tables.values_list("seats__driver_id", "id").exclude(seats__driver_id=None)
-    )
+    # Counted by the database, per table and session: the event's runs of each driver
+    # seated at one of its tables (a driver has one seat per event).
     counts: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for driver_id, session_number in Run.objects.filter(
-        session__event=event, cancelled=False
-    ).values_list("driver_id", "session__number"):
-        table_id = seat_table.get(driver_id)
-        if table_id is not None:
-            counts[table_id][session_number] += 1
+    for table_id, session_number, runs in (
+        Run.objects.filter(
+            session__event=event, cancelled=False, driver__qualifying_seats__table__event=event
+        )
+        .values_list("driver__qualifying_seats__table", "session__number")
+        .annotate(runs=Count("pk"))
+        .order_by()
+    ):
+        counts[table_id][session_number] = runs
     return [
         TableProgress(
             table=t,
             drivers=t.n_drivers,
-            runs_by_session={n: counts[t.id][n] for n in sessions},
+            runs_by_session={n: counts[t.id][n] for n in numbers},
         )
         for t in tables
     ]

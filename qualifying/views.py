@@ -4,7 +4,7 @@ own pages (its referee link) are ``qualifying.referee.views``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib import messages
 from django.db import transaction
@@ -56,30 +56,43 @@ from tournament.site.confirm import confirm_page, confirmed
 # --- Organiser desk -----------------------------------------------------------------------
 
 
+class EntryState(NamedTuple):
+    """What the desk counts of an entry (the entries table shows the rest)."""
+
+    number: int
+    checked_in: bool
+    absent: bool
+    fast: bool
+
+
 def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
     event = organised_event(request, slug)
-    entries = list(
-        Entry.objects.filter(event=event)
-        .select_related("driver", "driver__team")
+    sessions = list(event.sessions.all())
+    if request.htmx and request.GET.get("part") == "progress":  # type: ignore[attr-defined]
+        # The qualifying progress refreshes by itself while the tables enter runs.
+        progress = qualifying_progress(event=event, sessions=sessions)
+        return render(
+            request,
+            "qualifying/_progress.html",
+            {"event": event, "sessions": sessions, "progress": progress},
+        )
+    # Plain rows: the entries' models (a thousand at 300 drivers, with their drivers and
+    # teams) are read only when the entries table is built again (``_entries_table``).
+    entries = [
+        EntryState(*row)
+        for row in Entry.objects.filter(event=event)
         .order_by("driver__number")
-    )
+        .values_list("driver__number", "checked_in", "absent", "fast")
+    ]
     # A subquery, not the list of the registered drivers' ids: turning 300 ids into SQL
     # parameters cost the desk more than the rest of its queries together.
     not_registered = Driver.objects.filter(championship=event.championship).exclude(
         entries__event=event
     )
-    sessions = list(event.sessions.all())
-    if request.htmx and request.GET.get("part") == "progress":  # type: ignore[attr-defined]
-        # The qualifying progress refreshes by itself while the tables enter runs.
-        return render(
-            request,
-            "qualifying/_progress.html",
-            {"event": event, "sessions": sessions, "progress": qualifying_progress(event=event)},
-        )
     next_session = (max((s.number for s in sessions), default=0)) + 1
-    fast = [e.driver.number for e in entries if e.fast]
-    progress = qualifying_progress(event=event)
-    steps = day_steps(event=event, entries=entries, progress=progress)
+    fast = [e.number for e in entries if e.fast]
+    progress = qualifying_progress(event=event, sessions=sessions)
+    steps = day_steps(event=event, entries=entries, progress=progress, sessions=len(sessions))
     ran = Run.objects.filter(session__event=event).exists()
     return render(
         request,
@@ -88,19 +101,15 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "fast_form": FastDriversForm(
                 initial={
                     "numbers": " ".join(str(n) for n in fast),
-                    "tables": " ".join(
-                        str(n)
-                        for n in event.qualifying_tables.filter(fast=True).values_list(
-                            "number", flat=True
-                        )
-                    ),
+                    # The tables of the progress: every qualifying table, by number.
+                    "tables": " ".join(str(p.table.number) for p in progress if p.table.fast),
                 }
             ),
             "event": event,
             "steps": steps,
             "steps_done": sum(1 for step in steps if step.done),
             "entries": entries,
-            "entries_table": _entries_table(request, event, entries),
+            "entries_table": _entries_table(request, event),
             "checked_in": sum(1 for e in entries if e.checked_in),
             "not_registered_count": not_registered.count(),
             "register_form": RegisterForm.for_desk(request.session),
@@ -120,19 +129,21 @@ ENTRIES_TABLE = ("tournament.Entry", "tournament.Driver", "tournament.Team", "to
 CSRF_SLOT = "csrf-token-of-this-visitor"
 
 
-def _entries_table(request: HttpRequest, event: Event, entries: list[Entry]) -> SafeString:
+def _entries_table(request: HttpRequest, event: Event) -> SafeString:
     """The entries and their check-in buttons, built once per version of what they show
     (half the desk's time at 300 drivers, reloaded all day unchanged but for a check-in),
     each form then given this visitor's CSRF token."""
-    html = fragment(
-        "desk-entries",
-        ENTRIES_TABLE,
-        lambda: render_to_string(
-            "tournament/_desk_entries.html",
-            {"event": event, "entries": entries, "csrf_token": CSRF_SLOT},
-        ),
-        event.pk,
-    )
+
+    def build() -> str:
+        entries = (
+            Entry.objects.filter(event=event)
+            .select_related("driver", "driver__team")
+            .order_by("driver__number")
+        )
+        context = {"event": event, "entries": entries, "csrf_token": CSRF_SLOT}
+        return render_to_string("tournament/_desk_entries.html", context)
+
+    html = fragment("desk-entries", ENTRIES_TABLE, build, event.pk)
     # Escaped by the template engine when built; a token is letters and digits.
     return mark_safe(html.replace(CSRF_SLOT, get_token(request)))  # noqa: S308
 

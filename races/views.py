@@ -14,10 +14,12 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from races.forms import AllocationForm, RaceWeatherForm, ReasonForm, SheetBatchForm, SwapForm
@@ -37,7 +39,13 @@ from races.models import (
     SheetBatch,
     WeatherDraw,
 )
-from races.selectors import allocation_warnings, tables_with_grids, where_do_i_sit
+from races.selectors import (
+    Place,
+    Seating,
+    allocation_warnings,
+    event_seating,
+    tables_with_grids,
+)
 from races.weather.services import race_weather_draw, table_weather_undo
 from tournament.access import Actor, actor_for, organised_event, replaced_or_404, table_actor
 from tournament.errors import ServiceError
@@ -454,18 +462,23 @@ def where_page(request: HttpRequest, slug: str) -> HttpResponse:
         return response
     query = request.GET.get("q", "")[:60]
     number = remembered_number(request, event.championship)
-    mine = None
-    if number is not None:
-        mine = next(
-            (
-                seat
-                for seat in where_do_i_sit(
-                    event=event, query=str(number), race=race, qualifying=qualifying
-                )
-                if seat.driver.number == number
-            ),
-            None,
-        )
+    mine, seats = None, []
+    if number is not None or query:
+        # One read of the event's seating (once per version of its rows), two searches in it.
+        seating = event_seating(event=event)
+        if number is not None:
+            mine = next(
+                (
+                    seat
+                    for seat in seating.search(str(number), race=race, qualifying=qualifying)
+                    if seat.driver.number == number
+                ),
+                None,
+            )
+        seats = [
+            _seat_html(seating, place, event=event, race=race)
+            for place in seating.find(query, race=race, qualifying=qualifying)
+        ]
     return render(
         request,
         "races/where.html",
@@ -474,9 +487,21 @@ def where_page(request: HttpRequest, slug: str) -> HttpResponse:
             "query": query,
             "mine": mine,
             "race_published": race,
-            "seats": where_do_i_sit(event=event, query=query, race=race, qualifying=qualifying),
+            "seats": seats,
         },
     )
+
+
+def _seat_html(seating: Seating, place: Place, *, event: Event, race: bool) -> SafeString:
+    """A seat found, rendered once per version of the event's seating, language and
+    publication in this process (kept with the seating): a search joins pieces."""
+    key = ("where-seat", get_language(), race, place.kind, place.driver.pk)
+    html = seating.rendered.get(key)
+    if html is None:
+        context = {"seat": seating.seat(place), "event": event, "race_published": race}
+        html = render_to_string("races/_seat.html", context)
+        seating.rendered[key] = html
+    return html
 
 
 # --- A race table, opened from its referee link -----------------------------------------------

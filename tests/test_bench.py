@@ -199,6 +199,10 @@ def test_bench_spike_runs_at_a_tiny_size(monkeypatch: pytest.MonkeyPatch) -> Non
     assert report["p95_ms"] is not None and report["p50_ms"] <= report["p95_ms"]
     cached = spike.measure_cached_standings(built.championship, runs=2)
     assert cached["drivers"] == TINY.drivers and 0 < cached["bytes_br"] < cached["bytes_gzip"]
+    # --only-spike's CPU time of a search and of the desk, in process (published by then).
+    cpu = spike.measure_requests(event, phones=12, desk_runs=2)
+    assert cpu["where_searches"] == len({q["q"] for kind, _p, q in planned if kind == "where"}) > 0
+    assert cpu["desk_runs"] == 2 and cpu["desk_cpu_p50_ms"] > 0
 
 
 @pytest.mark.django_db(transaction=True)

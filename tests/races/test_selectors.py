@@ -8,7 +8,14 @@ from qualifying.models import Run
 from qualifying.services import session_create
 from races.grid.services import allocation_run
 from races.models import AllocationRecord, CarConfiguration, GridSlot, RaceTable
-from races.selectors import Seat, allocation_warnings, tables_with_grids, where_do_i_sit
+from races.selectors import (
+    Seat,
+    _seatings,
+    allocation_warnings,
+    seating_read,
+    tables_with_grids,
+    where_do_i_sit,
+)
 from tournament.access import Actor
 from tournament.models import Driver, Team
 
@@ -221,3 +228,66 @@ def test_where_do_i_sit_lists_at_most_50_seats(make_event):
 
     assert len(results) == 50
     assert [s.position for s in results] == list(range(1, 51))
+
+
+# --- The event's seating, read once per version of its rows ------------------------------------
+
+
+@pytest.fixture
+def fresh_seatings():
+    """No seating kept by this process from an earlier test."""
+    _seatings.clear()
+    yield
+    _seatings.clear()
+
+
+@pytest.mark.django_db(transaction=True)  # the change counters move at commit
+def test_the_seating_is_read_once_per_version_of_its_rows(
+    seated, fresh_seatings, django_assert_num_queries
+):
+    assert found(seated, "lea") == [(1, 1, 3)]
+    with django_assert_num_queries(1):  # the change counters only
+        assert found(seated, "mor") == [(1, 1, 3), (2, 2, 4)]
+
+    # Renamed: found by the new name at once, no longer by the old one.
+    Driver.objects.filter(championship=seated.championship, number=3).update(
+        first_name="Anaïs", last_name="Vidal"
+    )
+    assert found(seated, "anais vidal") == [(1, 1, 3)]
+    assert found(seated, "lea") == []
+    # A seat moved, a driver registered, a team renamed: each seen at once.
+    GridSlot.objects.filter(driver__number=3).update(position=9)
+    assert found(seated, "vidal") == [(1, 9, 3)]
+    late = Driver.objects.create(championship=seated.championship, number=30, first_name="Noé",
+                                 last_name="Blanc")  # fmt: skip
+    seated.entries.create(driver=late)
+    (registered,) = where_do_i_sit(event=seated, query="blanc")
+    assert (registered.kind, registered.table, registered.driver.number) == ("", None, 30)
+    team = Team.objects.create(championship=seated.championship, name="Scuderia Dé")
+    Driver.objects.filter(pk=late.pk).update(team=team)
+    Team.objects.filter(pk=team.pk).update(name="Scuderia Bis")
+    assert where_do_i_sit(event=seated, query="30")[0].driver.team.name == "Scuderia Bis"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_process_reads_the_seating_from_the_shared_cache(
+    seated, fresh_seatings, django_assert_num_queries
+):
+    where_do_i_sit(event=seated, query="lea")
+    _seatings.clear()  # another process: nothing of its own yet
+    with django_assert_num_queries(1):
+        (result,) = where_do_i_sit(event=seated, query="élodie")
+    assert result.table == RaceTable.objects.get(event=seated, number=1)
+    assert (result.position, result.stand, result.driver.name) == (2, 3, "Élodie Lefèvre")
+    # The table keeps its own link: a seat's table never draws a secret of its own.
+    assert result.table.token == RaceTable.objects.get(event=seated, number=1).token
+
+
+def test_a_seat_found_is_the_same_read_afresh_or_from_the_seating(seated):
+    """Inside a transaction the seating is read afresh (its writes have not moved the
+    counters yet); what a search finds in it is what the rows say."""
+    seating = seating_read(event=seated)
+    assert [s.driver.number for s in seating.search("ou")] == [12, 11]
+    # Without the race tables: the same drivers, registered and seated nowhere else.
+    assert [(s.kind, s.table) for s in seating.search("ou", race=False)] == [("", None)] * 2
+    assert where_do_i_sit(event=seated, query="ou") == seating.search("ou")

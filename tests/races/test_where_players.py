@@ -173,3 +173,22 @@ def test_the_event_page_points_to_where_once_tables_are_published(event, actor):
     assert reverse("where", args=[event.slug]) not in phone().get(url).content.decode()
     event_publish(actor=actor, event=event, qualifying_tables=True)
     assert reverse("where", args=[event.slug]) in phone().get(url).content.decode()
+
+
+@pytest.mark.django_db(transaction=True)  # the seating and its pieces kept between searches
+def test_hostile_names_are_escaped_and_a_renamed_driver_found_at_once(event, actor):
+    event_publish(actor=actor, event=event, qualifying_tables=True)
+    hostile = '<script>alert("x")</script>'
+    Driver.objects.filter(championship=event.championship, number=3).update(
+        first_name=hostile, last_name='"><img src=x onerror=alert(1)>'
+    )
+    for query in ("script", "3", "img"):  # the same seat, rendered once, found thrice
+        html = where(phone(), event, query)
+        assert hostile not in html and "<img src=x" not in html
+        assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
+        assert "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
+    Driver.objects.filter(championship=event.championship, number=3).update(
+        first_name="Anaïs", last_name="Vidal"
+    )
+    assert seats(where(phone(), event, "vidal")) == [("Qualifying table 2", "3 Anaïs Vidal")]
+    assert "Nobody found" in where(phone(), event, "script")

@@ -231,7 +231,30 @@ def report(run: SpikeRun, *, phones: int, seconds: float) -> dict[str, Any]:
         "desk_errors": sum(1 for hit in run.desk if hit.status != 200),
         "desk_p50_ms": _percentile(desk, 0.5),
         "desk_p95_ms": _percentile(desk, 0.95),
+        "by_second": _by_second(run),
     }
+
+
+def _by_second(run: SpikeRun) -> list[dict[str, Any]]:
+    """The phones' and the desk's p95 by second of the spike (when each request was sent):
+    whether the slow requests are spread over the spike or gathered at one moment of it."""
+    hits = run.hits + run.desk
+    if not hits:
+        return []
+    start = min(hit.started for hit in hits)
+    seconds: dict[int, dict[str, list[float]]] = {}
+    for hit in hits:
+        second = seconds.setdefault(int(hit.started - start), {"phones": [], "desk": []})
+        second["desk" if hit.kind == "desk" else "phones"].append(hit.seconds * 1000)
+    return [
+        {
+            "second": second,
+            "phones": len(times["phones"]),
+            "phones_p95_ms": _percentile(times["phones"], 0.95),
+            "desk_max_ms": round(max(times["desk"]), 1) if times["desk"] else None,
+        }
+        for second, times in sorted(seconds.items())
+    ]
 
 
 def warm_up(base_url: str, paths: list[str], desk_path: str, session: str) -> list[float]:

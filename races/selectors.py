@@ -282,6 +282,8 @@ def seating_read(*, event: Event) -> Seating:
 _seatings: dict[int, tuple[str, Seating]] = {}
 _SEATINGS_KEPT = 16
 _seatings_guard = threading.Lock()
+#: One lock per event: its seating read by one thread of the process at a time.
+_reading: dict[int, threading.Lock] = {}
 
 
 def event_seating(*, event: Event) -> Seating:
@@ -302,6 +304,20 @@ def event_seating(*, event: Event) -> Seating:
     kept = _seatings.get(event.pk)
     if kept is not None and kept[0] == version:
         return kept[1]
+    # One thread of this process reads it; the others (the first phones of a spike, all at
+    # once) wait for that read instead of each making its own.
+    with _seatings_guard:
+        reading = _reading.setdefault(event.pk, threading.Lock())
+    with reading:
+        kept = _seatings.get(event.pk)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        return _seating_of_version(event, version)
+
+
+def _seating_of_version(event: Event, version: str) -> Seating:
+    """The seating at ``version``: from the shared cache, else read and put there; kept in
+    this process."""
     key = f"paddock:seating:{event.pk}:{version}"
     try:
         data = cache.get(key)

@@ -463,9 +463,11 @@ def where_page(request: HttpRequest, slug: str) -> HttpResponse:
     query = request.GET.get("q", "")[:60]
     number = remembered_number(request, event.championship)
     mine, seats = None, []
+    # One read of the event's seating (once per version of its rows), two searches in it.
+    # The plain page reads it too: it is the page a publication and a starting server build
+    # ahead of the phones (tournament.public.warming), so their searches find it read.
+    seating = event_seating(event=event)
     if number is not None or query:
-        # One read of the event's seating (once per version of its rows), two searches in it.
-        seating = event_seating(event=event)
         if number is not None:
             mine = next(
                 (

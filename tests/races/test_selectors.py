@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+from django.urls import reverse
 
 from qualifying.models import Run
 from qualifying.services import session_create
@@ -17,7 +21,7 @@ from races.selectors import (
     where_do_i_sit,
 )
 from tournament.access import Actor
-from tournament.models import Driver, Team
+from tournament.models import Driver, Event, Team
 
 NAMES = {
     1: ("Élodie", "Lefèvre"),
@@ -291,3 +295,49 @@ def test_a_seat_found_is_the_same_read_afresh_or_from_the_seating(seated):
     # Without the race tables: the same drivers, registered and seated nowhere else.
     assert [(s.kind, s.table) for s in seating.search("ou", race=False)] == [("", None)] * 2
     assert where_do_i_sit(event=seated, query="ou") == seating.search("ou")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_plain_page_reads_the_seating_for_the_searches_that_follow(
+    seated, fresh_seatings, client, django_assert_num_queries
+):
+    """The plain "Where do I sit?" is what a publication and a starting server build ahead of
+    the phones: the phones' searches then find the seating read."""
+    Event.objects.filter(pk=seated.pk).update(published_allocation=True)
+    seated.refresh_from_db()
+    assert client.get(reverse("where", args=[seated.slug])).status_code == 200
+    with django_assert_num_queries(1):  # the change counters only
+        assert found(seated, "lea") == [(1, 1, 3)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_threads_searching_at_once_read_the_seating_once(seated, fresh_seatings, monkeypatch):
+    """The first phones of a spike, on the threads of one process: one reads, the others
+    wait for it (the shared cache emptied: each would read the database)."""
+    from django.core.cache import cache
+    from django.db import connection
+
+    from races import selectors
+
+    reads = []
+    read = selectors.seating_read
+
+    def counted(**kwargs):
+        reads.append(1)
+        return read(**kwargs)
+
+    monkeypatch.setattr(selectors, "seating_read", counted)
+    cache.clear()
+    start = threading.Barrier(4)
+
+    def search() -> list:
+        try:
+            start.wait()
+            return [s.driver.number for s in where_do_i_sit(event=seated, query="mor")]
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _i: search(), range(4)))
+    assert answers == [[3, 4]] * 4
+    assert len(reads) == 1

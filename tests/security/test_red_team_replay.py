@@ -51,7 +51,6 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 import redis
-from django.contrib.staticfiles import finders
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 from django.urls import resolve, reverse
@@ -162,7 +161,6 @@ def replay(
         env = postgresql_environment(
             folder,
             database,
-            STATIC_ROOT=str(every_static_file(folder)),
             SECRET_KEY=key,
             REDIS_URL=os.environ["REDIS_URL"],
             ALLOWED_HOSTS="127.0.0.1",
@@ -180,22 +178,6 @@ def replay(
         with Gunicorn(env, folder, workers=2, threads=4) as server:
             setup = {"world": built, "server": time.monotonic() - started - built}
             yield Replay(world, server, pages, api, setup)
-
-
-def every_static_file(folder: Path) -> Path:
-    """A ``STATIC_ROOT`` whose manifest names every static file of every app as itself
-    (``tests.faults.processes.static_manifest`` names the project's only, and the admin's
-    templates, which the password pages extend, would answer 500 on a missing entry)."""
-    paths = {
-        path.replace(os.sep, "/"): path.replace(os.sep, "/")
-        for finder in finders.get_finders()
-        for path, _storage in finder.list(["CVS", ".*", "*~"])
-    }
-    root = folder / "static"
-    root.mkdir()
-    manifest = {"paths": paths, "version": "1.1", "hash": "red-team"}
-    (root / "staticfiles.json").write_text(json.dumps(manifest))
-    return root
 
 
 # --- Sending ------------------------------------------------------------------------------

@@ -170,6 +170,20 @@ def measure_ratings(config: Config) -> dict[str, Any]:
     return out
 
 
+def _small_size(config: Config) -> Any:
+    """The small championship's size: ``small_drivers`` drivers, teams in proportion."""
+    from bench.builder import Size
+
+    return Size(
+        drivers=config.small_drivers,
+        teams=max(1, config.teams * config.small_drivers // config.drivers),
+        events=config.events,
+        table_size=config.table_size,
+        sessions=config.sessions,
+        seed=config.seed,
+    )
+
+
 def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str, Any]:
     from bench import measures
     from bench.builder import Size, build_championship
@@ -185,14 +199,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         sessions=config.sessions,
         seed=config.seed,
     )
-    small = Size(
-        drivers=config.small_drivers,
-        teams=max(1, config.teams * config.small_drivers // config.drivers),
-        events=config.events,
-        table_size=config.table_size,
-        sessions=config.sessions,
-        seed=config.seed,
-    )
+    small = _small_size(config)
     large = build_championship(slug="bench-large", size=size, load_tables=config.load_referees)
     little = build_championship(slug="bench-small", size=small)
     spiked = _spike_championship(config)
@@ -308,20 +315,10 @@ def measure_spikes(config: Config, *, env: dict[str, str], spiked: Any, little: 
 def measure_only_spikes(config: Config, *, env: dict[str, str]) -> dict[str, Any]:
     """``--only-spike``: the spike's championship (and the small one warming the workers),
     both spikes, then the CPU time of a search and of the desk in process."""
-    from bench.builder import Size, build_championship
+    from bench.builder import build_championship
     from bench.spike import measure_requests
 
-    little = build_championship(
-        slug="bench-small",
-        size=Size(
-            drivers=config.small_drivers,
-            teams=max(1, config.teams * config.small_drivers // config.drivers),
-            events=config.events,
-            table_size=config.table_size,
-            sessions=config.sessions,
-            seed=config.seed,
-        ),
-    )
+    little = build_championship(slug="bench-small", size=_small_size(config))
     spiked = _spike_championship(config)
     out = measure_spikes(config, env=env, spiked=spiked, little=little)
     # After the spikes, never before: the server's measures start as ``make bench``'s do.

@@ -40,6 +40,7 @@ from races.models import (
     WeatherDraw,
 )
 from races.selectors import (
+    SEATING_TABLES,
     Place,
     Seating,
     allocation_warnings,
@@ -431,17 +432,7 @@ def sheet_batch_download(request: HttpRequest, slug: str, kind: str) -> HttpResp
 
 
 @public_page(
-    "tournament.Event",
-    "tournament.Championship",
-    "tournament.Driver",
-    "tournament.Team",
-    "tournament.Entry",
-    "races.GridSlot",
-    "races.RaceTable",
-    "qualifying.QualifyingSeat",
-    "qualifying.QualifyingTable",
-    params=("q",),
-    personal=True,
+    "tournament.Event", "tournament.Championship", *SEATING_TABLES, params=("q",), personal=True
 )
 def where_page(request: HttpRequest, slug: str) -> HttpResponse:
     """The qualifying table in the morning, the race table once the allocation is out; the

@@ -257,7 +257,8 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
     beside ``source`` go back into the media root (``restore_photos``).
 
     Only what Paddock itself writes is accepted (``backup_checks``), checked before anything
-    of the live database is touched; PostgreSQL restores as the application's own role (or
+    of the live database is touched, on a private copy of the file (``snapshot``), the one
+    then loaded; PostgreSQL restores as the application's own role (or
     ``role``), never as a superuser.
     """
     if not source.is_file():
@@ -275,29 +276,51 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
             f"kept aside first): make restore FILE={source} REPLACE=1 (manage.py restore "
             "--replace; with DATABASE_URL, an empty database of its own)."
         )
-    if _is_sqlite():
-        try:
-            refused = backup_checks.sqlite_refusals(source)
-        except RuntimeError as exc:  # this code's own schema could not be built
-            raise BackupProblem(str(exc)) from exc
-        _refuse(source, refused)
-        connections["default"].close()
-        target = Path(_settings()["NAME"])
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not empty:
-            kept_aside = target.with_name(f"{target.name}.replaced-{_stamp()}")
-            _sqlite_copy(target, kept_aside)
-        with (
-            closing(backup_checks.read_only(source)) as src,
-            closing(sqlite3.connect(target, timeout=30)) as dst,
-        ):
-            src.backup(dst)
-            dst.execute("PRAGMA journal_mode=WAL")
-    else:
-        _pg_restore(source, replace=replace, role=role)
+    with tempfile.TemporaryDirectory(prefix="paddock-restore-") as folder:
+        checked = snapshot(source, Path(folder))
+        if _is_sqlite():
+            kept_aside = _sqlite_restore(checked, named=source, empty=empty)
+        else:
+            _pg_restore(checked, named=source, replace=replace, role=role)
     # Counters went back to the backup's: cache keys of before must never match again.
     freshness.renew_incarnation(connections["default"])
     restore_photos(source.parent)
+    return kept_aside
+
+
+def snapshot(source: Path, folder: Path) -> Path:
+    """``source`` read once, into ``folder`` (this account's only, 0600): the restore checks
+    that copy and loads that copy. Checking the file in the backups folder and then loading
+    it would load whatever it had become meanwhile (a copy still arriving, another account
+    writing there)."""
+    copy = folder / source.name
+    _private_file(copy)
+    with source.open("rb") as read, copy.open("wb") as written:
+        shutil.copyfileobj(read, written)
+    return copy
+
+
+def _sqlite_restore(checked: Path, *, named: Path, empty: bool) -> Path | None:
+    """The SQLite backup ``checked`` (the private copy of ``named``) into the configured
+    file, the database it replaces kept aside first (answered)."""
+    try:
+        refused = backup_checks.sqlite_refusals(checked)
+    except RuntimeError as exc:  # this code's own schema could not be built
+        raise BackupProblem(str(exc)) from exc
+    _refuse(named, refused)
+    connections["default"].close()
+    target = Path(_settings()["NAME"])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    kept_aside = None
+    if not empty:
+        kept_aside = target.with_name(f"{target.name}.replaced-{_stamp()}")
+        _sqlite_copy(target, kept_aside)
+    with (
+        closing(backup_checks.read_only(checked)) as src,
+        closing(sqlite3.connect(target, timeout=30)) as dst,
+    ):
+        src.backup(dst)
+        dst.execute("PRAGMA journal_mode=WAL")
     return kept_aside
 
 
@@ -345,13 +368,14 @@ def _pg_role(role: str | None) -> None:
         )
 
 
-def _pg_restore(source: Path, *, replace: bool, role: str | None) -> None:
-    """``pg_restore`` of the entries Paddock writes, as the application's role (or ``role``),
-    with no owner and no privileges of the archive; the change counters made again."""
+def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) -> None:
+    """``pg_restore`` of the entries Paddock writes in ``checked`` (the private copy of
+    ``named``), as the application's role (or ``role``), with no owner and no privileges of
+    the archive; the change counters made again."""
     _pg_role(role)
     env, args = _pg_environment()
-    refused, keep = backup_checks.pg_refusals(_run(["pg_restore", "--list", str(source)], env))
-    _refuse(source, refused)
+    refused, keep = backup_checks.pg_refusals(_run(["pg_restore", "--list", str(checked)], env))
+    _refuse(named, refused)
     connections["default"].close()
     clean = ["--clean", "--if-exists"] if replace else []
     acting = [f"--role={role}"] if role else []
@@ -361,7 +385,7 @@ def _pg_restore(source: Path, *, replace: bool, role: str | None) -> None:
         listing.write_text("\n".join(keep) + "\n")
         _run(["pg_restore", "--no-owner", "--no-privileges", "--exit-on-error",
               "--single-transaction", *clean, *acting, *args, "--use-list", str(listing),
-              "--dbname", name, str(source)], env)  # fmt: skip
+              "--dbname", name, str(checked)], env)  # fmt: skip
     # Paddock's own function and triggers, from this code rather than from the file.
     freshness.install(connections["default"])
 

@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -104,14 +105,19 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def restore_in(data: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """``manage.py restore`` as on the venue's laptop: SQLite in ``data``, French."""
-    env = {
+def venue(data: Path) -> dict[str, str]:
+    """The environment of the venue's laptop: SQLite in ``data``, French."""
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PADDOCK_DATA_DIR": str(data),
         "SECRET_KEY_FILE": str(data / "secret_key"),
         "LANG": "C.UTF-8",
     }
+
+
+def restore_in(data: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``manage.py restore`` as on the venue's laptop."""
+    env = venue(data)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -145,3 +151,57 @@ def test_a_planted_trigger_is_refused_and_the_live_database_is_unchanged(
     assert sorted(p.name for p in data.iterdir() if p.name.startswith("db.sqlite3")) == [
         "db.sqlite3"
     ]  # not even kept aside: nothing was touched
+
+
+#: ``manage.py restore`` with the backup's file changed as soon as it has been checked (a copy
+#: still arriving in the backups folder, another account writing there): argv 1, the backup;
+#: argv 2, what it becomes.
+CHANGED_ONCE_CHECKED = """
+import os, sys
+from pathlib import Path
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+django.setup()
+from django.core.management import call_command
+
+from tournament.venue import backup_checks
+
+check = backup_checks.sqlite_refusals
+
+
+def check_then_change(path):
+    refused = check(path)
+    Path(sys.argv[1]).write_bytes(Path(sys.argv[2]).read_bytes())
+    return refused
+
+
+backup_checks.sqlite_refusals = check_then_change
+call_command("restore", sys.argv[1])
+"""
+
+
+def test_what_is_restored_is_what_was_checked(clean: Path, tmp_path: Path) -> None:
+    """Checked, then loaded from the backups folder, the file would be loaded as it had
+    become in between: the planted trigger restored. The restore checks a private copy of
+    the file and loads that copy."""
+    data = tmp_path / "venue"
+    data.mkdir()
+    backup = tmp_path / "paddock-20260714-170000.sqlite3"
+    backup.write_bytes(clean.read_bytes())
+    planted = tampered(clean, tmp_path, LEAK)
+
+    done = subprocess.run(
+        [sys.executable, "-c", CHANGED_ONCE_CHECKED, str(backup), str(planted)],
+        cwd=ROOT, env=venue(data), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    assert digest(backup) == digest(planted)  # the file did change once checked
+    with closing(sqlite3.connect(data / "db.sqlite3")) as db:
+        kinds = db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        triggers = {name for (name,) in kinds}
+        names = [name for (name,) in db.execute("SELECT name FROM tournament_championship")]
+    assert "leak" not in triggers and triggers  # Paddock's own change counters came back
+    assert names == ["Coupe de France"]

@@ -10,7 +10,9 @@ other's tasks. Read before ``tournament.settings``, which reads ``REDIS_URL`` on
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -55,7 +57,9 @@ WHITENOISE_AUTOREFRESH = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
     DATABASES["default"]["ENGINE"] = "tests.postgresql"  # noqa: F405
 
-# Photos of the signed sheets land in a folder of this process, never in the repository.
+# Photos of the signed sheets land in a folder of this process, never in the repository;
+# and the last backup's outcome (tournament.site.backup_state). Both gone when it ends.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="paddock-test-media-"))
-# And the last backup's outcome (tournament.site.backup_state).
 BACKUP_STATE_FILE = Path(tempfile.mkdtemp(prefix="paddock-test-state-")) / "backup-state.json"
+for _folder in (MEDIA_ROOT, BACKUP_STATE_FILE.parent):
+    atexit.register(shutil.rmtree, _folder, ignore_errors=True)

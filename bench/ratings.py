@@ -2,9 +2,15 @@
 
 ``ratings_10k_tables``: 10 seasons × 10 events × 1,000 drivers at tables of 10 (10,000
 tables, 100,000 places), every result confirmed and published; one full recompute of the
-family (``tournament.ratings.services.ratings_recompute``: read, rate, delete, bulk create
-in one transaction), timed. Each season brings its own 1,000 players, so the ranking holds
-10,000 players; what a table costs does not depend on whether its players are new.
+family (``tournament.ratings.services.ratings_recompute``, ``full``: read, rate, delete, bulk
+create in one transaction, as ``manage.py ratings``), timed. Each season brings its own
+1,000 players, so the ranking holds 10,000 players; what a table costs does not depend on
+whether its players are new.
+
+``ratings_latest_event_10k``: what a publication asks for on that history: the latest
+event's results (100 tables) published, the recompute from its first table on (its results
+withdrawn and the ratings recomputed before each run, untimed); ``ratings_unchanged_10k``:
+a recompute that finds nothing changed (a task sent twice).
 
 ``ratings_ranking_10k_cached``: the first page of that ranking as a phone gets it once
 stored (``tournament.public.cache``), like ``standings_1000_cached``; the page as its first
@@ -28,7 +34,7 @@ from django.db import connection, transaction
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from bench.measures import NO_CACHE, summary, timed
+from bench.measures import NO_CACHE, Timings, summary, timed
 from races.models import RaceTable, ResultLine, ResultStatus
 from races.results.rules import Retirement, TableResult, table_classification
 from tournament.models import Championship, Circuit, Driver, Event, Player, PlayerRating
@@ -164,7 +170,7 @@ def measure_recompute(history: History, *, runs: int) -> dict[str, Any]:
 
     def recompute() -> None:
         before = _database_cpu()
-        rated.append(ratings_recompute(game="formula_de"))
+        rated.append(ratings_recompute(game="formula_de", full=True))
         after = _database_cpu()
         if before is not None and after is not None:
             database.append((after - before) * 1000)
@@ -178,6 +184,29 @@ def measure_recompute(history: History, *, runs: int) -> dict[str, Any]:
         database_cpu_median=round(statistics.median(database[1:]), 1) if database[1:] else None,
         load_average=[round(x, 2) for x in os.getloadavg()],
     )
+
+
+def measure_latest_event(*, runs: int) -> dict[str, dict[str, Any]]:
+    """The latest event's results published on the history, ``runs`` times; and a
+    recompute that finds nothing to do."""
+    latest = (
+        Event.objects.filter(championship__slug__startswith="bench-ratings-")
+        .order_by("-date", "-pk")
+        .first()
+    )
+    assert latest is not None
+    published = Timings()
+    for _ in range(runs):
+        Event.objects.filter(pk=latest.pk).update(published_results=False)
+        ratings_recompute(game="formula_de")
+        Event.objects.filter(pk=latest.pk).update(published_results=True)
+        published.run(lambda: ratings_recompute(game="formula_de"))
+    tables = RaceTable.objects.filter(event=latest).count()
+    unchanged = timed(lambda: ratings_recompute(game="formula_de"), runs=runs)
+    return {
+        "ratings_latest_event_10k": summary(published, tables=tables),
+        "ratings_unchanged_10k": summary(unchanged),
+    }
 
 
 def measure_ranking(*, runs: int) -> dict[str, Any]:
@@ -207,9 +236,11 @@ def measure_ranking(*, runs: int) -> dict[str, Any]:
 def measure_ratings(history: History, *, runs: int, fast_runs: int) -> dict[str, Any]:
     build_history(history)
     recompute = measure_recompute(history, runs=runs)
+    latest = measure_latest_event(runs=runs)
     ranking = measure_ranking(runs=fast_runs)
     return {
         "ratings_10k_tables": recompute,
+        **latest,
         "ratings_ranking_10k_cached": ranking["cached"],
         "ratings_ranking_10k_built": ranking["built"],
     }

@@ -167,6 +167,12 @@ def measure_ratings(config: Config) -> dict[str, Any]:
         f"ms; load {recompute['load_average']}); ranking cached {ranking['median']} ms, "
         f"{ranking['bytes_br']} bytes brotli"
     )
+    latest, unchanged = out["ratings_latest_event_10k"], out["ratings_unchanged_10k"]
+    say(
+        f"ratings: the latest event's {latest['tables']} tables published on that history "
+        f"{latest['median']} ms (CPU {latest['cpu_median']} ms); a recompute finding nothing "
+        f"changed {unchanged['median']} ms"
+    )
     return out
 
 

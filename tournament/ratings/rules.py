@@ -11,16 +11,20 @@ the skill they have at least, with 99.7 % confidence.
 
 Deterministic by construction: tables are processed in a fixed order (event date, event,
 table number) and each table's seats in a fixed order (place, then player), so the same
-tables give the same floats bit for bit, whatever order they were read in.
+tables give the same floats bit for bit, whatever order they were read in. Hence a
+correction recomputes from the first table it changes (DOMAIN.md): rating the tables after
+``k`` from each player's skill after the first ``k`` gives, to the bit, what rating them all
+from the start gives (``rate``'s ``before``, ``unchanged``).
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from openskill.models import PlackettLuce, PlackettLuceRating
+from openskill.models import PlackettLuce
 
 #: The library's defaults, named (DOMAIN.md, "Seasons and ratings").
 MU = 25.0
@@ -35,17 +39,16 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-@dataclass(frozen=True)
-class Seat:
+class Seat(NamedTuple):
     """A player at a table and their place in its classification (1 best; equal places
-    are a tie). Non-starters are not seats: they played no race."""
+    are a tie). Non-starters are not seats: they played no race. (Named tuples, as the
+    others here: a federation's history makes hundreds of thousands of them.)"""
 
     player: int
     place: int
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     """A confirmed race table: where it falls in the processing order, and its seats."""
 
     date: datetime.date
@@ -58,8 +61,7 @@ class Table:
         return (self.date, self.event, self.number)
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     """A player's rating: openskill's mu and sigma, and how many races made it."""
 
     mu: float = MU
@@ -71,8 +73,7 @@ class Skill:
         return conservative(self.mu, self.sigma)
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(NamedTuple):
     """A player's rating right after a table (``seq``: the table's rank in the processing
     order of the rated tables, from 1)."""
 
@@ -120,17 +121,37 @@ def _seat_order(seat: Seat) -> tuple[int, int]:
     return (seat.place, seat.player)
 
 
-def rate(tables: Sequence[Table]) -> Ratings:
-    """Every player's rating after ``tables``, from scratch, and their rating after each
-    table they played (the career chart's points)."""
-    current: dict[int, PlackettLuceRating] = {}
-    races: dict[int, int] = {}
+def matches(tables: Iterable[Table]) -> list[tuple[Table, list[Seat]]]:
+    """The tables that are a match, in the processing order, each with its match: the
+    ``seq`` of the n-th is n."""
+    return [(table, seats) for table in processing_order(tables) if (seats := match(table))]
+
+
+def unchanged(
+    rated: Sequence[tuple[Table, list[Seat]]], stored: Sequence[tuple[int, int, tuple[Seat, ...]]]
+) -> int:
+    """How many of the first ``rated`` tables (``matches``) are the ``stored`` ones, by seq:
+    the same event and table number, the same players at the same places."""
+    count = 0
+    for (table, seats), (event, number, kept) in zip(rated, stored, strict=False):
+        if (table.event, table.number, tuple(seats)) != (event, number, kept):
+            break
+        count += 1
+    return count
+
+
+def rate(
+    tables: Sequence[Table], *, before: Mapping[int, Skill] | None = None, seq: int = 0
+) -> Ratings:
+    """Every player's rating after ``tables``, and their rating after each table they played
+    (the career chart's points). From scratch; or after ``seq`` tables already rated, that
+    come before all of ``tables``, from each player's skill after them (``before``, kept in
+    the answer for those ``tables`` do not seat)."""
+    before = before or {}
+    current = {player: MODEL.rating(mu=s.mu, sigma=s.sigma) for player, s in before.items()}
+    races = {player: skill.races for player, skill in before.items()}
     points: list[Point] = []
-    seq = 0
-    for table in processing_order(tables):
-        seats = match(table)
-        if not seats:
-            continue
+    for table, seats in matches(tables):
         seq += 1
         teams = [[current.get(seat.player) or MODEL.rating()] for seat in seats]
         rated = MODEL.rate(teams, ranks=[seat.place for seat in seats])

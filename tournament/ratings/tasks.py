@@ -1,4 +1,5 @@
-"""The ratings' task: thin, takes the games' names, safe to run twice (a full recompute).
+"""The ratings' task: thin, takes the games' names, safe to run twice (a recompute from
+the first table that changed).
 
 Sent by name from the floors below (``tournament.ratings.soon``); a worker loads this
 module from ``CELERY_IMPORTS``.

@@ -160,3 +160,41 @@ def test_races_count_the_tables_a_player_played_a_match_at(given_tables):
         for player in {s.player for s in t.seats} if rules.match(t) else ():
             played[player] = played.get(player, 0) + 1
     assert {p: s.races for p, s in skills.items()} == played
+
+
+@settings(max_examples=80, deadline=None)
+@given(tables(), st.data())
+def test_rating_from_any_table_on_gives_the_ratings_of_the_start_to_the_bit(given_tables, data):
+    """DOMAIN.md: a correction recomputes from the first table it changes. The tables after
+    the k-th, rated from each player's skill after the first k, give what rating them all
+    from the start gives: the same points and the same skills, float for float."""
+    rated = rules.matches(given_tables)
+    k = data.draw(st.integers(0, len(rated)))
+    head = rules.rate([t for t, _seats in rated[:k]])
+    tail = rules.rate([t for t, _seats in rated[k:]], before=head.skills, seq=k)
+    whole = rules.rate(given_tables)
+    assert head.points + tail.points == whole.points
+    assert tail.skills == whole.skills
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables(), st.data())
+def test_unchanged_counts_the_tables_up_to_the_first_that_differs(given_tables, data):
+    rated = rules.matches(given_tables)
+    stored = [(t.event, t.number, tuple(seats)) for t, seats in rated]
+    assert rules.unchanged(rated, stored) == len(rated)
+    if not rated:
+        return
+    at = data.draw(st.integers(0, len(rated) - 1))
+    event, number, seats = stored[at]
+    changed = data.draw(
+        st.sampled_from(
+            [
+                (event, number + 100, seats),  # another table there
+                (event, number, seats[::-1]) if seats[0].place != seats[-1].place else None,
+                (event, number, (*seats[:-1], Seat(seats[-1].player + 100, seats[-1].place))),
+            ]
+        ).filter(bool)
+    )
+    assert rules.unchanged(rated, [*stored[:at], changed, *stored[at + 1 :]]) == at
+    assert rules.unchanged(rated, stored[:at]) == at  # fewer stored than counted

@@ -172,3 +172,92 @@ def test_the_ratings_command_computes_them_here_and_now(season):
         > 0
         > (PlayerRating.objects.get(player=s.player(1)).rating)
     )
+
+
+def stored(game: str = "formula_de") -> tuple[list[tuple], list[tuple]]:
+    """The family's points (with their rows' ids) and ratings, as stored."""
+    points = RatingPoint.objects.filter(family=game).order_by("seq", "place", "player_id")
+    ratings = PlayerRating.objects.filter(family=game).order_by("player_id")
+    return (
+        list(points.values_list("pk", "seq", "event_id", "table_number", "player_id", "place",
+                                "mu", "sigma", "rating")),
+        list(ratings.values_list("pk", "player_id", "mu", "sigma", "rating", "races")),
+    )  # fmt: skip
+
+
+def without_ids(rows: list[tuple]) -> list[tuple]:
+    return [row[1:] for row in rows]
+
+
+@pytest.fixture
+def three_events(season, django_capture_on_commit_callbacks):
+    """Six players, three events of two tables each, rated as each was confirmed."""
+    s = season(drivers=6)
+    with django_capture_on_commit_callbacks(execute=True):
+        for day, finish in ((1, [3, 1, 2]), (8, [1, 2, 3]), (15, [2, 3, 1])):
+            event = s.event(day=day, table_size=3)
+            s.confirm(event, 1, finish)
+            s.confirm(event, 2, [n + 3 for n in finish])
+    return s
+
+
+def test_a_recompute_keeps_the_points_before_the_first_changed_table(
+    three_events, django_capture_on_commit_callbacks
+):
+    """DOMAIN.md: a correction recomputes from the first table it changes. The second
+    event's second table corrected: the points of the four tables before it stay the same
+    rows; the rest are what a computation from the start gives, to the bit."""
+    s = three_events
+    points, _ratings = stored()
+    with django_capture_on_commit_callbacks(execute=True):
+        s.reopen(s.events[1], 2)
+        s.confirm(s.events[1], 2, [6, 5, 4])
+    after, ratings = stored()
+    kept = [point for point in points if point[1] <= 3]
+    assert after[: len(kept)] == kept  # same rows, untouched
+    assert after[len(kept) :] != points[len(kept) :]
+    assert all(point[0] not in {p[0] for p in points} for point in after[len(kept) :])
+    assert ratings_recompute(game="formula_de", full=True) == 6
+    fresh_points, fresh_ratings = stored()
+    assert without_ids(fresh_points) == without_ids(after)
+    assert without_ids(fresh_ratings) == without_ids(ratings)
+
+
+def test_a_recompute_that_finds_nothing_changed_writes_nothing(three_events):
+    before = stored()
+    assert ratings_recompute(game="formula_de") == 6
+    assert stored() == before  # the very same rows
+
+
+def test_the_latest_event_published_rates_its_own_tables_only(
+    three_events, actor, django_capture_on_commit_callbacks
+):
+    s = three_events
+    with django_capture_on_commit_callbacks(execute=True):
+        late = s.event(day=22, table_size=3, published=False)
+        s.confirm(late, 1, [1, 2, 3])
+        s.confirm(late, 2, [4, 5, 6])
+    before, _ratings = stored()
+    assert len(before) == 18  # not counted yet
+    with django_capture_on_commit_callbacks(execute=True):
+        event_publish(actor=actor, event=late, results=True)
+    after, ratings = stored()
+    assert after[:18] == before
+    assert [point[1] for point in after[18:]] == [7, 7, 7, 8, 8, 8]
+    ratings_recompute(game="formula_de", full=True)
+    assert (without_ids(stored()[0]), without_ids(stored()[1])) == (
+        without_ids(after),
+        without_ids(ratings),
+    )
+
+
+def test_points_another_model_computed_are_computed_again_from_the_start(three_events):
+    """A stored first table this model rates otherwise (a parameter or the library changed):
+    everything again, as from the start."""
+    expected = stored()
+    RatingPoint.objects.filter(seq__gt=1).delete()
+    RatingPoint.objects.filter(seq=1).update(mu=30.0)
+    PlayerRating.objects.filter(player=three_events.player(1)).update(mu=1.0, races=9)
+    assert ratings_recompute(game="formula_de") == 6
+    assert without_ids(stored()[0]) == without_ids(expected[0])
+    assert without_ids(stored()[1]) == without_ids(expected[1])

@@ -1,8 +1,9 @@
-"""``python manage.py ratings [--game GAME]``: compute the ratings again, here and now.
+"""``python manage.py ratings [--game GAME]``: compute the ratings again from the start,
+here and now.
 
 For a database whose results were confirmed before the ratings existed, or restored from a
 backup: the ratings otherwise follow each confirmation, reopening and publication by
-themselves (``tournament.ratings.soon``).
+themselves, from the first table that changed (``tournament.ratings.soon``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tournament.ratings.services import GAMES
-from tournament.ratings.tasks import recompute_ratings
+from tournament.ratings.services import GAMES, ratings_recompute
 
 
 class Command(BaseCommand):
@@ -26,7 +26,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for game, players in recompute_ratings(options["game"]).items():
+        for game in [game for game in GAMES if not options["game"] or game in options["game"]]:
+            players = ratings_recompute(game=game, full=True)
             self.stdout.write(
                 _("%(game)s: %(count)s players rated.") % {"game": game, "count": players}
             )

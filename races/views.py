@@ -413,11 +413,20 @@ def sheet_batch_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse
     event = organised_event(request, slug)
     batch = get_object_or_404(SheetBatch.objects.defer("pdf"), event=event, kind=kind)
     template = "races/_batch_progress.html" if request.htmx else "races/batch.html"  # type: ignore[attr-defined]
-    # A worker that died mid-build leaves "running" behind: offer to build it here then.
+    # A worker that died mid-build leaves "running" behind: offer to build it here then. A
+    # batch no worker has taken for a minute: none runs, or the queue lost its message.
+    now = timezone.now()
     stalled = batch.status == SheetBatch.Status.RUNNING and batch.updated_at < (
-        timezone.now() - datetime.timedelta(minutes=2)
+        now - datetime.timedelta(minutes=2)
     )
-    return render(request, template, {"event": event, "batch": batch, "stalled": stalled})
+    untaken = batch.status == SheetBatch.Status.QUEUED and batch.updated_at < (
+        now - datetime.timedelta(minutes=1)
+    )
+    return render(
+        request,
+        template,
+        {"event": event, "batch": batch, "stalled": stalled, "untaken": untaken},
+    )
 
 
 def sheet_batch_download(request: HttpRequest, slug: str, kind: str) -> HttpResponse:

@@ -237,6 +237,12 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
+    # A task's message is acknowledged once it is done, and given back to the queue if the
+    # process running it dies (kill -9, out of memory): another process runs it again. Every
+    # task here is safe to run twice (tests/faults/test_celery_worker_killed.py).
+    CELERY_TASK_ACKS_LATE = True
+    CELERY_TASK_REJECT_ON_WORKER_LOST = True
+    CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 elif env_str("CACHE_DIR"):
     # make venue: one cache for gunicorn's workers, in the data folder. A page built once
     # (by the first phone, or ahead of them at a publication) serves every worker.

@@ -8,6 +8,7 @@ fault: a batch request must be built inline, not wait forever.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import socket
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
 
 from qualifying.services import draw_record
 from races.grid.services import allocation_run
@@ -119,3 +121,21 @@ def test_a_queued_batch_offers_to_build_it_here(
     assert (batch.status, bytes(batch.pdf)[:5]) == ("done", b"%PDF-")
     page = client.get(reverse("sheet-batch", args=[event.slug, "race"])).content.decode()
     assert "Build it here now" not in page and "Download the PDF" in page
+
+
+@pytest.mark.django_db
+def test_a_batch_no_worker_took_for_a_minute_says_so(client, organiser, make_event) -> None:
+    """A queue restarted without its disk loses the messages it held: the batch would wait
+    "for a worker" for good. After a minute the page says none took it, and to build it."""
+    event = make_event(n_drivers=4, qualifying_mode="draw")
+    batch = SheetBatch.objects.create(event=event, kind="race")
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    url = reverse("sheet-batch", args=[event.slug, "race"])
+    assert "No background worker has taken" not in client.get(url).content.decode()
+    SheetBatch.objects.filter(pk=batch.pk).update(
+        updated_at=timezone.now() - datetime.timedelta(seconds=61)
+    )
+    page = client.get(url).content.decode()
+    assert "No background worker has taken this request for more than a minute" in page
+    assert "Waiting for the background worker" not in page and "Build it here now" in page

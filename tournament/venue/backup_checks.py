@@ -12,8 +12,10 @@ touched, the backup is read and compared with what this code writes:
   (a view, a trigger, a table or a column Paddock never makes) is refused, by name.
 - PostgreSQL: the archive's table of contents (``pg_restore -l``) holds only tables, their
   data, sequences, defaults, constraints and indexes of Paddock's own tables in the public
-  schema; Paddock's change counters (a function and its triggers,
-  ``tournament.public.freshness``) are left out of the restore and made again by this code.
+  schema, and those tables' columns are those this code's migrations make up to the
+  migrations the archive records (``pg_columns``); Paddock's change counters (a function
+  and its triggers, ``tournament.public.freshness``) are left out of the restore and made
+  again by this code.
   Functions, triggers, views, rules, extensions, large objects, other schemas, privileges
   are refused.
 
@@ -48,6 +50,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.utils.translation import gettext as _
 
 from tournament.public import freshness
+from tournament.venue import pg_columns
 
 #: Internal tables of SQLite: its sequences and the planner's statistics.
 SQLITE_OWN = {"sqlite_sequence", "sqlite_stat1", "sqlite_stat4"}
@@ -262,6 +265,18 @@ def _column_words(table: str, found: list[list[Any]], expected: list[list[Any]])
     return words or [_("the columns of the table %(table)s are not Paddock's") % {"table": table}]
 
 
+def _migrations_refused(applied: set[tuple[str, str]] | None) -> list[str]:
+    """None recorded, or one this code does not know: not a backup it can read."""
+    if not applied:
+        return [_("the file holds no migration of Paddock: it is not a Paddock backup")]
+    known = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
+    return [
+        _("the migration %(migration)s, unknown to this version of Paddock (a newer one?)")
+        % {"migration": f"{app}.{name}"}
+        for app, name in sorted(applied - known)
+    ]
+
+
 def sqlite_refusals(path: Path, reference: Any = reference_schema) -> list[str]:
     """What a SQLite backup holds that Paddock never writes (empty: it may be restored).
 
@@ -274,16 +289,8 @@ def sqlite_refusals(path: Path, reference: Any = reference_schema) -> list[str]:
             applied = _migrations(db)
     except sqlite3.DatabaseError as exc:
         return [_("the file is not a SQLite database (%(error)s)") % {"error": exc}]
-    if not applied:
-        return [_("the file holds no migration of Paddock: it is not a Paddock backup")]
-    known = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
-    unknown = sorted(applied - known)
-    if unknown:
-        return [
-            _("the migration %(migration)s, unknown to this version of Paddock (a newer one?)")
-            % {"migration": f"{app}.{name}"}
-            for app, name in unknown
-        ]
+    if migrations_refused := _migrations_refused(applied):
+        return migrations_refused
     expected = reference(applied)
     refused = []
     for key in sorted(found.keys() - expected.keys()):
@@ -389,6 +396,20 @@ def pg_refusals(listing: str) -> tuple[list[str], list[str]]:
         else:
             keep.append(line)
     return refused, keep
+
+
+def pg_schema_refusals(ddl: str, data: str) -> list[str]:
+    """What the tables of an archive whose table of contents was accepted hold that Paddock
+    never makes (``pg_columns``): ``ddl``, ``pg_restore --schema-only``'s output; ``data``,
+    its ``django_migrations`` rows (``pg_restore --data-only --table django_migrations``)."""
+    applied = pg_columns.archive_migrations(data)
+    if migrations_refused := _migrations_refused(applied):
+        return migrations_refused
+    return pg_columns.column_refusals(
+        pg_columns.archive_columns(ddl),
+        pg_columns.expected_columns(_targets(applied)),
+        ignored={freshness.TABLE},
+    )
 
 
 def _write_reference(out: Path, targets: list[list[str]]) -> None:

@@ -375,6 +375,12 @@ def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) 
     _pg_role(role)
     env, args = _pg_environment()
     refused, keep = backup_checks.pg_refusals(_run(["pg_restore", "--list", str(checked)], env))
+    if not refused:  # the tables are Paddock's: then what they are made of
+        refused = backup_checks.pg_schema_refusals(
+            _run(["pg_restore", "--schema-only", "--file=-", str(checked)], env),
+            _run(["pg_restore", "--data-only", "--table=django_migrations", "--file=-",
+                  str(checked)], env),
+        )  # fmt: skip
     _refuse(named, refused)
     connections["default"].close()
     clean = ["--clean", "--if-exists"] if replace else []

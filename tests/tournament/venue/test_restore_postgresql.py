@@ -20,7 +20,7 @@ import pytest
 from django.db import connection
 
 from tests.tournament.venue.conftest import PostgreSQL
-from tournament.venue.backup_checks import pg_refusals
+from tournament.venue.backup_checks import pg_refusals, pg_schema_refusals
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -120,3 +120,79 @@ def test_a_real_backups_table_of_contents_is_accepted_but_paddocks_counters(
         for line in left_out
     ), left_out
     assert any(" TABLE DATA public tournament_event " in line for line in keep)
+
+
+def schema_of(archive: Path) -> tuple[str, str]:
+    """What ``restore`` reads of an archive's tables: their DDL and the migrations recorded."""
+    ddl = subprocess.run(["pg_restore", "--schema-only", "--file=-", str(archive)],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    data = subprocess.run(
+        ["pg_restore", "--data-only", "--table=django_migrations", "--file=-", str(archive)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return ddl, data
+
+
+@pytest.mark.django_db
+def test_a_real_backups_columns_are_those_the_migrations_make(
+    postgresql: PostgreSQL, tmp_path: Path
+) -> None:
+    """Each column of each table of a backup of a migrated database: its type, nullability
+    and default are those this code's migrations make (Django's migration state)."""
+    archive = pg_dump(postgresql.url(connection.settings_dict["NAME"]), tmp_path / "paddock.pgdump")
+    ddl, data = schema_of(archive)
+    assert "CREATE TABLE public.tournament_event (" in ddl
+    assert pg_schema_refusals(ddl, data) == []
+
+
+#: Columns Paddock never makes, in tables it does: each refused by name.
+RESHAPED = {
+    "ALTER TABLE tournament_championship ADD COLUMN note text":
+        "une colonne inconnue note dans la table tournament_championship",
+    "ALTER TABLE tournament_team ADD COLUMN shout text GENERATED ALWAYS AS (upper(name)) STORED":
+        "une colonne inconnue shout dans la table tournament_team",
+    "ALTER TABLE tournament_event ALTER COLUMN name TYPE text":
+        "la colonne name de la table tournament_event manque",
+    "ALTER TABLE tournament_driver ALTER COLUMN last_name SET DEFAULT current_user":
+        "la colonne last_name de la table tournament_driver manque",
+    "ALTER TABLE races_racetable ALTER COLUMN number DROP NOT NULL":
+        "la colonne number de la table races_racetable manque",
+    "ALTER TABLE tournament_circuit DROP COLUMN name":
+        "la colonne name de la table tournament_circuit manque",
+}  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_columns_paddock_never_makes_are_refused_by_name_and_nothing_is_restored(
+    postgresql: PostgreSQL, tmp_path: Path
+) -> None:
+    """A backup of Paddock's own tables, reshaped: another column, another type, a default
+    that runs a function, a generated column, a column dropped or made nullable."""
+    real = pg_dump(postgresql.url(connection.settings_dict["NAME"]), tmp_path / "real.pgdump")
+    reshaped = postgresql.database("reshaped", owner=postgresql.superuser)
+    subprocess.run(
+        ["pg_restore", "--no-owner", "--dbname", postgresql.url(reshaped), str(real)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    with psycopg.connect(postgresql.url(reshaped), autocommit=True) as db:
+        for statement in RESHAPED:
+            db.execute(statement)
+    archive = pg_dump(postgresql.url(reshaped), tmp_path / "paddock-20260714-160000.pgdump")
+    target = postgresql.database("target")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "DEBUG": "true",
+        "DATABASE_URL": postgresql.url(target, user=postgresql.role),
+        "MEDIA_ROOT": str(tmp_path / "media"),
+    }
+
+    refused = subprocess.run(
+        [sys.executable, "manage.py", "restore", str(archive)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert refused.returncode != 0
+    for said in RESHAPED.values():
+        assert said in refused.stderr, (said, refused.stderr)
+    assert refused.stderr.count("\n- ") == len(RESHAPED), refused.stderr  # nothing else
+    assert public_tables(postgresql.url(target)) == []

@@ -180,18 +180,18 @@ def _store_skills(game: str, skills: dict[int, rules.Skill]) -> None:
     changed = [player for player, skill in skills.items() if stored.get(player) != skill]
     gone = [player for player in stored if player not in skills]
     rows = PlayerRating.objects.filter(family=game)
-    if len(changed) + len(gone) > BATCH:
+    if len(changed) + len(gone) > BATCH:  # all at once rather than a query of that many ids
         rows.delete()
         changed = list(skills)
-    else:
-        for start in range(0, len(changed + gone), BATCH):
-            rows.filter(player__in=(changed + gone)[start : start + BATCH]).delete()
+    elif changed or gone:
+        rows.filter(player__in=[*changed, *gone]).delete()
     now = timezone.now()
+    written = {player: skills[player] for player in changed}
     _insert(
         PlayerRating,
         ("player", "family", "mu", "sigma", "rating", "races", "updated_at"),
         (
             (player, game, skill.mu, skill.sigma, skill.rating, skill.races, now)
-            for player, skill in ((player, skills[player]) for player in changed)
+            for player, skill in written.items()
         ),
     )

@@ -405,11 +405,23 @@ def pg_schema_refusals(ddl: str, data: str) -> list[str]:
     applied = pg_columns.archive_migrations(data)
     if migrations_refused := _migrations_refused(applied):
         return migrations_refused
-    return pg_columns.column_refusals(
-        pg_columns.archive_columns(ddl),
-        pg_columns.expected_columns(_targets(applied)),
-        ignored={freshness.TABLE},
-    )
+    found = pg_columns.archive_columns(ddl)
+    expected = pg_columns.expected_columns(_targets(applied))
+    refused = [
+        _("%(thing)s, which Paddock never makes") % {"thing": _described(f"table {table}")}
+        for table in sorted(found.keys() - expected.keys() - {freshness.TABLE})
+    ]
+    refused += [
+        _("%(thing)s is missing") % {"thing": _described(f"table {table}")}
+        for table in sorted(expected.keys() - found.keys())
+    ]
+    for table in sorted(found.keys() & expected.keys()):
+        seen, known = (
+            {column[0]: column for column in columns} for columns in (found[table], expected[table])
+        )
+        if seen != known:  # in any order
+            refused += _column_words(table, found[table], expected[table])
+    return refused
 
 
 def _write_reference(out: Path, targets: list[list[str]]) -> None:

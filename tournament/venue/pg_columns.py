@@ -8,8 +8,8 @@ Django's migration state, rendered without a database, each field's PostgreSQL t
 column of another type or nullability, an unknown or missing column, a default where
 Paddock writes none or that is an expression rather than a constant (``DEFAULT
 pg_sleep(…)``, a generated column), a table of options (``INHERITS``, ``PARTITION BY``) are
-refused by name, as the SQLite check does (``backup_checks.sqlite_refusals``). Column order
-is not compared.
+refused by name, in the SQLite check's words (``backup_checks.pg_schema_refusals``). Column
+order is not compared.
 
 Paddock's change counters' table (``tournament.public.freshness``) is no model: its columns
 are left to ``freshness.install``, which the restore runs after.
@@ -24,7 +24,6 @@ from django.db import connections
 from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
 from django.db.models import NOT_PROVIDED
-from django.utils.translation import gettext as _
 
 #: ``CREATE TABLE public.name (`` as ``pg_restore --schema-only`` writes it.
 CREATE_TABLE = re.compile(r'^CREATE TABLE public\.("?)([\w$]+)\1 \($')
@@ -124,31 +123,3 @@ def _spelled(kind: str) -> str:
     for pattern, spelling in SPELLED:
         kind = pattern.sub(spelling, kind)
     return kind
-
-
-def column_refusals(
-    found: dict[str, list[list[Any]]], expected: dict[str, list[list[Any]]], *, ignored: set[str]
-) -> list[str]:
-    """What ``found`` (``archive_columns``) holds that ``expected`` does not, by name, in the
-    user's language; ``ignored``: tables not compared."""
-    refused = []
-    for table in sorted(found.keys() - expected.keys() - ignored):
-        refused.append(_("the table %(name)s, which Paddock never makes") % {"name": table})
-    for table in sorted(expected.keys() - found.keys()):
-        refused.append(_("the table %(name)s is missing") % {"name": table})
-    for table in sorted(found.keys() & expected.keys()):
-        seen = {column[0]: column for column in found[table]}
-        known = {column[0]: column for column in expected[table]}
-        refused += [
-            _("an unknown column %(column)s in the table %(table)s")
-            % {"column": name, "table": table}
-            for name in seen
-            if name not in known
-        ]
-        refused += [
-            _("the column %(column)s of the table %(table)s is missing or not Paddock's")
-            % {"column": name, "table": table}
-            for name in known
-            if seen.get(name) != known[name]
-        ]
-    return refused

@@ -52,6 +52,22 @@ def pg_dump(url: str, target: Path) -> Path:
     return target
 
 
+def restore_as_role(
+    postgresql: PostgreSQL, target: str, archive: Path, tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
+    """``manage.py restore`` of ``archive`` into ``target``, as the application's own role."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "DEBUG": "true",
+        "DATABASE_URL": postgresql.url(target, user=postgresql.role),
+        "MEDIA_ROOT": str(tmp_path / "media"),
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", "restore", str(archive)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
 def public_tables(url: str) -> list[tuple[str]]:
     with psycopg.connect(url) as db:
         return db.execute(
@@ -70,16 +86,7 @@ def test_a_crafted_archive_is_refused_by_name_and_nothing_is_restored(
             db.execute(statement)
     archive = pg_dump(postgresql.url(crafted), tmp_path / "paddock-20260714-150000.pgdump")
     target = postgresql.database("target")
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "DEBUG": "true",
-        "DATABASE_URL": postgresql.url(target, user=postgresql.role),
-        "MEDIA_ROOT": str(tmp_path / "media"),
-    }
-    refused = subprocess.run(
-        [sys.executable, "manage.py", "restore", str(archive)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    refused = restore_as_role(postgresql, target, archive, tmp_path)
 
     assert refused.returncode != 0
     said = refused.stderr
@@ -179,17 +186,8 @@ def test_columns_paddock_never_makes_are_refused_by_name_and_nothing_is_restored
             db.execute(statement)
     archive = pg_dump(postgresql.url(reshaped), tmp_path / "paddock-20260714-160000.pgdump")
     target = postgresql.database("target")
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "DEBUG": "true",
-        "DATABASE_URL": postgresql.url(target, user=postgresql.role),
-        "MEDIA_ROOT": str(tmp_path / "media"),
-    }
 
-    refused = subprocess.run(
-        [sys.executable, "manage.py", "restore", str(archive)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    refused = restore_as_role(postgresql, target, archive, tmp_path)
 
     assert refused.returncode != 0
     for said in RESHAPED.values():

@@ -6,15 +6,15 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
-from simple_history.signals import pre_create_historical_record
 
 from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_stopwatch
 from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
+from tournament.away.models import Checkout  # noqa: F401
+from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401
     NotSamePlayer,
     Player,
@@ -23,23 +23,9 @@ from tournament.players.models import (  # noqa: F401
     RatingPoint,
 )
 from tournament.players.names import driver_name
+from tournament.signup.models import Announcement, Mail, Message, Registration  # noqa: F401
 from tournament.site.accounts.tokens import ApiToken  # noqa: F401
-
-
-class HistoryActor(models.Model):
-    """Extra column of every history table: who acted when no user is logged in."""
-
-    history_actor = models.CharField(_("by"), max_length=120, blank=True, default="")
-
-    class Meta:
-        abstract = True
-
-
-@receiver(pre_create_historical_record)
-def _record_actor(sender: object, instance: models.Model, history_instance: object, **kw: object):
-    # Services set ``_history_actor`` ("table link Q2", "API token of alice", ...).
-    if hasattr(history_instance, "history_actor"):
-        history_instance.history_actor = getattr(instance, "_history_actor", "")[:120]
+from tournament.site.actor import HistoryActor
 
 
 class RefereeLinked(models.Model):
@@ -519,6 +505,8 @@ class Entry(models.Model):
     absent = models.BooleanField(_("absent"), default=False, db_default=False)
     #: §1-0-4: "pilotes courant régulièrement sous la minute", seated at the fast tables.
     fast = models.BooleanField(_("runs under a minute"), default=False, db_default=False)
+    #: The fee, paid at the door: marked at check-in.
+    paid = models.BooleanField(_("paid"), default=False, db_default=False)
     registered_at = models.DateTimeField(_("registered at"), auto_now_add=True)
     history = HistoricalRecords(bases=[HistoryActor])
 

@@ -10,17 +10,23 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from races.results.services import results_rescore
 from tournament.models import (
+    Announcement,
     ApiToken,
     Championship,
+    Checkout,
     Circuit,
     Driver,
     Entry,
     Event,
+    IdempotencyKey,
+    Mail,
+    Message,
     NotSamePlayer,
     Player,
     PlayerChange,
     PlayerRating,
     RatingPoint,
+    Registration,
     Sanction,
     Team,
 )
@@ -227,3 +233,40 @@ class SanctionAdmin(SimpleHistoryAdmin):
 
     def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
+
+
+# Before the day, the event away, writes sent twice: shown here, changed on their own pages
+# (the desk's registrations, its check-out), where each change is recorded with its reason.
+@admin.register(Announcement)
+class AnnouncementAdmin(RecordAdmin):
+    list_display = ("event", "capacity", "opens_at", "closes_at", "approval")
+
+
+@admin.register(Registration)
+class RegistrationAdmin(RecordAdmin):
+    list_display = ("event", "first_name", "last_name", "status", "confirmed_at")
+    list_filter = ("status",)
+    search_fields = ("first_name", "last_name")
+
+
+@admin.register(Message)
+class MessageAdmin(RecordAdmin):
+    list_display = ("event", "to", "subject", "at", "queued")
+
+
+@admin.register(Mail)
+class MailAdmin(RecordAdmin):
+    list_display = ("registration", "kind", "state", "attempts", "sent_at")
+    list_filter = ("kind", "state")
+
+
+@admin.register(Checkout)
+class CheckoutAdmin(RecordAdmin):
+    list_display = ("event", "side", "uid", "at", "cancelled_at", "returned_at")
+    exclude = ("key",)
+
+
+@admin.register(IdempotencyKey)
+class IdempotencyKeyAdmin(RecordAdmin):
+    list_display = ("method", "path", "status", "created_at")
+    exclude = ("response",)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class IdempotencyKey(models.Model):
@@ -23,6 +24,8 @@ class IdempotencyKey(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("write sent twice")
+        verbose_name_plural = _("writes sent twice")
         constraints = [
             models.UniqueConstraint(fields=["scope", "key"], name="idempotency_unique_key"),
         ]

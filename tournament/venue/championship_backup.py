@@ -165,6 +165,17 @@ NOT_EXPORTED = {
     "races.SheetBatch",
     "races.SheetPhoto",
     "races.HistoricalSheetPhoto",
+    # Before the day: the sign-up of an event, its mails and messages; an event taken to a
+    # laptop and back travels by its own bundle (tournament/away/), never by this file.
+    "tournament.Announcement",
+    "tournament.HistoricalAnnouncement",
+    "tournament.Registration",
+    "tournament.HistoricalRegistration",
+    "tournament.Mail",
+    "tournament.Message",
+    # This server's own: its check-outs and the answers of writes sent twice.
+    "tournament.Checkout",
+    "tournament.IdempotencyKey",
 }
 
 

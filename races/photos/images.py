@@ -24,9 +24,15 @@ pillow_heif.register_heif_opener()
 
 #: What is accepted, by the format Pillow finds in the bytes (never by the file's name).
 FORMATS = ("JPEG", "PNG", "WEBP", "HEIF")
-#: Past this many pixels a file is refused before it is decoded: a 50-megapixel camera is the
-#: largest a phone has; a "decompression bomb" declares far more in a few bytes.
-MAX_PIXELS = 64_000_000
+#: Past this many pixels a file is refused from its header, before it is decoded: a phone's
+#: largest photo is 48 or 50 megapixels (an iPhone's "HEIF Max", Android's 50 MP), an A4
+#: page scanned at 600 dpi 35; a "decompression bomb" declares far more in a few bytes (a
+#: 261 kB PNG of 62 megapixels cost a worker 640 MB).
+MAX_PIXELS = 50_000_000
+#: What is decoded at most: a JPEG is decoded at 1/2, 1/4 or 1/8 of its size (its "draft"
+#: mode, which never holds the full picture), any other picture is reduced right after it is
+#: decoded. A sheet's QR code stays readable on 16 megapixels (a page of 3,000 pixels or more).
+DECODED_PIXELS = 16_000_000
 #: The stored copy: longest side, JPEG quality, and the bytes it may take at most.
 LONGEST_SIDE = 2400
 QUALITY = 85
@@ -78,8 +84,12 @@ def open_checked(data: bytes, *, max_bytes: int) -> Image.Image:
             # Pillow warns past its own limit and refuses past twice it: refuse at ours.
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data), formats=FORMATS)
+            # Image.open has read the header alone: the size is known, nothing is decoded.
             if image.width * image.height > MAX_PIXELS:
                 raise BadImage(_too_many_pixels(image.width, image.height))
+            scale = decoding_scale(image.size)
+            if image.format == "JPEG" and scale > 1:
+                image.draft("RGB", (-(-image.width // scale), -(-image.height // scale)))
             image.load()
     except BadImage:
         raise
@@ -96,6 +106,33 @@ def open_checked(data: bytes, *, max_bytes: int) -> Image.Image:
     return image
 
 
+def decoding_scale(size: tuple[int, int]) -> int:
+    """The divisor (1, 2, 4 or 8) that brings a picture of ``size`` within
+    ``DECODED_PIXELS``."""
+    width, height = size
+    for scale in (1, 2, 4):
+        if (width // scale) * (height // scale) <= DECODED_PIXELS:
+            return scale
+    return 8
+
+
+def _bounded(image: Image.Image) -> Image.Image:
+    """``image`` within ``DECODED_PIXELS``: a box reduction of what its decoder could not
+    make small (the caller drops the full-size picture)."""
+    scale = decoding_scale(image.size)
+    if scale == 1:
+        return image
+    if image.mode not in ("L", "RGB", "RGBA"):
+        image = image.convert("RGBA" if _transparent(image) else "RGB")
+    return image.reduce(scale)
+
+
+def _transparent(image: Image.Image) -> bool:
+    return image.mode in ("RGBA", "LA", "PA") or (
+        image.mode == "P" and "transparency" in image.info
+    )
+
+
 def _too_many_pixels(width: int, height: int) -> str:
     return _("This image is %(width)s × %(height)s pixels: %(limit)s megapixels at most.") % {
         "width": width,
@@ -108,7 +145,7 @@ def _pixels_only(image: Image.Image) -> Image.Image:
     """``image``'s pixels in RGB and nothing else: transparency laid on white, and no EXIF,
     XMP, ICC profile or comment (Pillow carries some of them in ``info`` through a
     ``convert``, and its JPEG writer would write a comment back)."""
-    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+    if _transparent(image):
         rgba = image.convert("RGBA")
         flat = Image.new("RGB", rgba.size, "white")
         flat.paste(rgba, mask=rgba.getchannel("A"))
@@ -131,13 +168,14 @@ def _jpeg(image: Image.Image, *, max_bytes: int) -> bytes:
 def normalise(data: bytes, *, max_bytes: int) -> Normalised:
     """``data`` checked, upright, stripped and re-encoded (see the module docstring).
 
-    A 12-megapixel photo is made small first (a box reduction, then a bicubic filter), and
-    only the small copy is turned upright and converted: the full-size picture is kept in
-    grey alone, for the QR reader, which finds a code at any quarter turn.
+    The picture is decoded within ``DECODED_PIXELS`` (``open_checked``, ``_bounded``) and kept
+    in grey at that size for the QR reader, which finds a code at any quarter turn; a copy
+    made small (a box reduction, then a bicubic filter) is turned upright and stored.
     """
     image = open_checked(data, max_bytes=max_bytes)
-    picture = image.convert("L")
     turn = UPRIGHT.get(image.getexif().get(ORIENTATION_TAG, 1))
+    image = _bounded(image)
+    picture = image.convert("L")
     image.thumbnail((LONGEST_SIDE, LONGEST_SIDE), Image.Resampling.BICUBIC, reducing_gap=2.0)
     upright = _pixels_only(image if turn is None else image.transpose(turn))
     small = upright.copy()

@@ -24,9 +24,10 @@ def png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def decompression_bomb(side: int = 40_000) -> bytes:
-    """A PNG of a few hundred bytes declaring ``side`` × ``side`` pixels (1.6 gigapixels)."""
-    header = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)  # 8-bit greyscale
+def decompression_bomb(side: int = 40_000, height: int | None = None) -> bytes:
+    """A PNG of a few hundred bytes declaring ``side`` × ``side`` pixels (1.6 gigapixels),
+    or ``side`` × ``height``."""
+    header = struct.pack(">IIBBBBB", side, height or side, 8, 0, 0, 0, 0)  # 8-bit greyscale
     rows = zlib.compress(b"\x00" * (side + 1) * 4, 9)  # four rows of black, the rest missing
     return (
         b"\x89PNG\r\n\x1a\n"

@@ -11,6 +11,7 @@ from PIL import Image
 
 from bench import camera
 from races.photos.images import (
+    DECODED_PIXELS,
     LONGEST_SIDE,
     MAX_STORED_BYTES,
     THUMBNAIL_SIDE,
@@ -97,3 +98,31 @@ def test_a_large_photo_is_capped_in_pixels_and_bytes(noisy_photo: bytes) -> None
     thumbnail = Image.open(io.BytesIO(stored.thumbnail))
     assert max(thumbnail.size) == THUMBNAIL_SIDE
     assert stored.picture.size == (2800, 2100)  # the QR code is read at full size
+
+
+def test_a_png_of_62_megapixels_is_refused_from_its_header() -> None:
+    """Issue 32, item 12: a small PNG declaring 62 megapixels (9,100 × 6,820: under Pillow's
+    own warning, and once under the old 64-megapixel limit) is refused by the size its header
+    declares, with that size in the sentence, before any pixel is decoded (its rows are
+    missing: decoding it would say "damaged")."""
+    bomb = images.decompression_bomb(9_100, 6_820)
+    assert len(bomb) < 2_000
+    with pytest.raises(BadImage, match="9100 × 6820 pixels: 50 megapixels at most"):
+        normalise(bomb, max_bytes=LIMIT)
+
+
+def _plain(size: tuple[int, int], kind: str) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, "white").save(out, format=kind)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["JPEG", "PNG"])
+def test_a_large_picture_is_decoded_within_its_bound(kind: str) -> None:
+    """Issue 32, item 12: a 24-megapixel picture is never held whole: a JPEG is decoded at
+    half size (its draft mode), a PNG reduced right after decoding; the QR reader gets that
+    picture, the stored copy is the usual one."""
+    stored = normalise(_plain((6_000, 4_000), kind), max_bytes=LIMIT)
+    assert stored.picture.size == (3_000, 2_000)
+    assert stored.picture.width * stored.picture.height <= DECODED_PIXELS
+    assert (stored.width, stored.height) == (LONGEST_SIDE, 1_600)

@@ -9,5 +9,7 @@ class RacesConfig(AppConfig):
     def ready(self) -> None:
         # Function-level: models can be imported only once every app is ready.
         from races.links import register
+        from races.photos.storage import connect_deletions
 
         register()
+        connect_deletions()

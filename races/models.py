@@ -558,6 +558,9 @@ class SheetPhoto(models.Model):
     replaced_at = models.DateTimeField(null=True, blank=True)
     #: Why a photo sent to the desk found no table (``races.photos.services.Unmatched``).
     unmatched_reason = models.CharField(max_length=20, blank=True, default="")
+    #: Whether a sheet's QR code was read in it: False is "code not read" on the desk (race
+    #: control checks by eye whose sheet it is); None for a photo sent before codes were read.
+    code_read = models.BooleanField(_("QR code read"), null=True, blank=True, default=None)
     history = HistoricalRecords(bases=[HistoryActor])
 
     class Meta:

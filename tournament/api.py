@@ -43,7 +43,26 @@ from tournament.registration.api import setup
 from tournament.registration.season_api import next_season_router
 from tournament.standings.api import standings_router
 
-api = NinjaAPI(
+
+class PaddockAPI(NinjaAPI):
+    """Ninja's API, whose OpenAPI document keys its responses by string ("200"), as the
+    served JSON does: a validator given the document as a dict (openapi-spec-validator, the
+    contract's checks) refuses integer keys."""
+
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
+    ) -> Any:
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                if isinstance(operation, dict) and "responses" in operation:
+                    operation["responses"] = {
+                        str(status): answer for status, answer in operation["responses"].items()
+                    }
+        return schema
+
+
+api = PaddockAPI(
     title="Paddock API",
     version="1",
     description=(

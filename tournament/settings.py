@@ -410,8 +410,8 @@ PHOTO_MAX_BYTES = env_int("PHOTO_MAX_BYTES", 20 * 1024 * 1024)
 PHOTO_REQUEST_MAX_BYTES = env_int("PHOTO_REQUEST_MAX_BYTES", 160 * 1024 * 1024)
 # The paths that take photos (races/photos/urls.py, the API's photo uploads).
 PHOTO_UPLOAD_PATHS = (
-    r"^/(?:r/[^/]+/photos/|e/[^/]+/results/photos/"
-    r"|api/v1/events/[^/]+/(?:tables/[^/]+/)?photos$)"
+    r"^/(?:[rq]/[^/]+/photos/|e/[^/]+/results/photos/"
+    r"|api/v1/events/[^/]+/(?:(?:qualifying-)?tables/[^/]+/)?photos$)"
 )
 
 # Each line once (Django's own console handler is replaced, not added to), and a refusal

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from qualifying.models import QualifyingTable
 from races.models import RaceTable, SheetPhoto
 from tournament.models import Event
 
 
-def photos_of(table: RaceTable) -> list[SheetPhoto]:
-    """Every photo of ``table``, replaced ones included, oldest first."""
-    return list(SheetPhoto.objects.filter(table=table).order_by("sent_at", "pk"))
+def photos_of(table: RaceTable | QualifyingTable) -> list[SheetPhoto]:
+    """Every photo of ``table`` (a race or a qualifying table), replaced ones included,
+    oldest first."""
+    where = {"table": table} if isinstance(table, RaceTable) else {"qualifying_table": table}
+    return list(SheetPhoto.objects.filter(**where).order_by("sent_at", "pk"))
 
 
 def photos_by_table(tables: Iterable[RaceTable]) -> dict[int, list[SheetPhoto]]:

@@ -10,6 +10,7 @@ history row (who, when), and a replaced photo stays, marked with the one that re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_lazy
 
 from qualifying.models import QualifyingTable
 from races.models import RaceTable, ReplacedLink, SheetPhoto
-from races.photos import storage
+from races.photos import limits, storage
 from races.photos.images import BadImage, Normalised, normalise
 from races.photos.matching import SheetLink, sheet_links
 from tournament.access import Actor
@@ -45,7 +46,7 @@ def read_upload(upload: UploadedFile) -> bytes:
             "size": filesizeformat(upload.size),
             "limit": filesizeformat(settings.PHOTO_MAX_BYTES),
         }
-        raise InvalidInput(message, {"file": [message]})
+        raise InvalidInput(message, {"photo": [message]})
     return upload.read()
 
 
@@ -53,7 +54,7 @@ def _checked(data: bytes) -> Normalised:
     try:
         return normalise(data, max_bytes=settings.PHOTO_MAX_BYTES)
     except BadImage as exc:
-        raise InvalidInput(str(exc), {"file": [str(exc)]}) from exc
+        raise InvalidInput(str(exc), {"photo": [str(exc)]}) from exc
 
 
 def _create(
@@ -66,6 +67,7 @@ def _create(
     image: Normalised,
     reason: str = "",
     qualifying_table: QualifyingTable | None = None,
+    code_read: bool | None = None,
 ) -> SheetPhoto:
     photo = SheetPhoto(
         event=event,
@@ -80,6 +82,7 @@ def _create(
         original_name="".join(ch for ch in name if ch.isprintable())[:120],
         sent_by=actor.label[:120],
         unmatched_reason=reason,
+        code_read=code_read,
     )
     photo.full_clean()
     actor.stamp(photo)
@@ -90,25 +93,82 @@ def _create(
 def photo_add(
     *,
     actor: Actor,
-    table: RaceTable,
+    table: RaceTable | QualifyingTable,
     data: bytes,
     name: str = "",
     replaces: SheetPhoto | None = None,
 ) -> SheetPhoto:
-    """A photo of ``table``'s signed sheet, from its referee (link or account) or an
-    organiser; ``replaces`` one of the table's photos, which stays listed as replaced."""
+    """A photo of ``table``'s signed sheet (a race or a qualifying table), from its referee
+    (link or account) or an organiser; ``replaces`` one of the table's photos, which stays
+    listed as replaced.
+
+    The sheet's QR code is read as the desk's drop zone reads it: another table's sheet is
+    refused, naming whose it is (issue 32: a Table 1 sheet was filed under Table 3); a photo
+    whose code cannot be read is kept, marked ``code_read=False`` ("code not read" on the
+    desk). A table full of photos, or a link sending too fast, is a 429 (``limits``).
+    """
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or race control may send its photos."))
-    if replaces is not None and replaces.table_id != table.pk:
+    race = isinstance(table, RaceTable)
+    if replaces is not None and (replaces.table_id if race else replaces.qualifying_table_id) != (
+        table.pk
+    ):
         raise InvalidInput(_("This photo is not one of this table's."))
+    limits.check(actor=actor, table=table)
     image = _checked(data)
+    owners = [
+        owner
+        for link in sheet_links(image.picture, first_look=image.stored)
+        if (owner := _table_of_link(link)) is not None
+    ]
+    for owner in owners:
+        if not _same_table(owner, table):
+            raise InvalidInput(
+                _another_sheet(table, owner), {"photo": [_another_sheet(table, owner)]}
+            )
     with transaction.atomic():
         photo = _create(
-            actor=actor, event=table.event, table=table, source="table", name=name, image=image
+            actor=actor,
+            event=table.event,
+            table=table if race else None,
+            qualifying_table=None if race else table,
+            source="table",
+            name=name,
+            image=image,
+            code_read=bool(owners),
         )
         if replaces is not None:
             _replace(actor=actor, old=replaces, new=photo)
     return photo
+
+
+def _table_of_link(link: SheetLink) -> RaceTable | QualifyingTable | None:
+    """The table whose sheet printed ``link``, its link replaced since or not (an old print
+    is still that table's sheet); None for a code that opens no table."""
+    model: Any = QualifyingTable if link.kind == "qualifying" else RaceTable
+    digest = link_digest(link.secret)
+    table = model.objects.filter(token_digest=digest).first()
+    if table is None:
+        replaced = ReplacedLink.objects.filter(digest=digest, kind=link.kind).first()
+        if replaced is not None:
+            table = model.objects.filter(pk=replaced.table_id).first()
+    return table
+
+
+def _same_table(a: RaceTable | QualifyingTable, b: RaceTable | QualifyingTable) -> bool:
+    return type(a) is type(b) and a.pk == b.pk
+
+
+def _another_sheet(table: RaceTable | QualifyingTable, owner: RaceTable | QualifyingTable) -> str:
+    """Why the photo of ``owner``'s sheet is refused at ``table``, as the referee reads it."""
+    if owner.event_id != table.event_id:
+        return _(
+            "This sheet is another event's: photograph the sheet of %(table)s, this page's."
+        ) % {"table": table}
+    return _(
+        "This is %(owner)s's sheet, not %(table)s's: photograph this table's own sheet, or "
+        "send that one from %(owner)s's page."
+    ) % {"owner": owner, "table": table}
 
 
 def _replace(*, actor: Actor, old: SheetPhoto, new: SheetPhoto) -> None:
@@ -163,7 +223,8 @@ def photo_match(*, actor: Actor, event: Event, data: bytes, name: str = "") -> S
     if not actor.can_organise(event.championship):
         raise NotAllowed(_("Only race control may send a pile of sheets."))
     image = _checked(data)
-    match = table_for_links(event, sheet_links(image.picture, first_look=image.stored))
+    links = sheet_links(image.picture, first_look=image.stored)
+    match = table_for_links(event, links)
     with transaction.atomic():
         photo = _create(
             actor=actor,
@@ -174,6 +235,7 @@ def photo_match(*, actor: Actor, event: Event, data: bytes, name: str = "") -> S
             name=name,
             image=image,
             reason=match.reason,
+            code_read=bool(links),
         )
     return photo
 

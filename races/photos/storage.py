@@ -1,7 +1,7 @@
 """Where the stored photos live: files under ``MEDIA_ROOT/photos/``, each named by the
 SHA-256 of its bytes. A file is written once and never changed (a replaced photo is a new
 file), so that backups copy each one once (``tournament.venue.database_backup``) and a
-restore on another folder finds them by name."""
+restore on another folder finds them by name. A file goes with the last row that names it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,13 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_delete
+
+from races.models import SheetPhoto
 
 #: The photos' folder under the media root; backups keep the same name beside their files.
 FOLDER = "photos"
@@ -44,3 +49,29 @@ def path_of(name: str) -> Path | None:
         return None
     path = folder() / name
     return path if path.is_file() else None
+
+
+def forget(names: list[str]) -> None:
+    """Delete the files of ``names`` that no photo row names any more (the same bytes are one
+    file, which two rows may share). Called once the deletion is committed."""
+    for name in names:
+        path = path_of(name)
+        if path is None:
+            continue
+        if SheetPhoto.objects.filter(image=name).exists():
+            continue
+        if SheetPhoto.objects.filter(thumbnail=name).exists():
+            continue
+        path.unlink(missing_ok=True)
+
+
+def _photo_deleted(sender: Any, instance: Any, using: str, **kwargs: Any) -> None:
+    names = [instance.image, instance.thumbnail]
+    transaction.on_commit(lambda: forget(names), using=using)
+
+
+def connect_deletions() -> None:
+    """Delete a photo's files with its row (issue 32): a photo deleted alone, or with its
+    table or event (the cascade sends ``post_delete`` for each row), once committed; a
+    rolled-back deletion keeps them. Connected at start-up (``races.apps``)."""
+    post_delete.connect(_photo_deleted, sender=SheetPhoto, dispatch_uid="photos-files")

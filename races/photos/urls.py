@@ -9,6 +9,12 @@ urlpatterns = [
         views.rtable_photo,
         name="rtable-photo",
     ),
+    path("q/<str:token>/photos/", views.qtable_photo_add, name="qtable-photo-add"),
+    re_path(
+        r"^q/(?P<token>[^/]+)/photos/(?P<photo_id>[0-9]{1,9})/(?P<size>full|thumb)\.jpg$",
+        views.qtable_photo,
+        name="qtable-photo",
+    ),
     path("e/<slug:slug>/results/photos/", views.photo_desk, name="photo-desk"),
     path("e/<slug:slug>/results/photos/<int:photo_id>/", views.desk_photo, name="desk-photo"),
     path(

@@ -14,16 +14,19 @@ from typing import Any
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from qualifying.models import QualifyingTable
+from qualifying.referee.views import table_and_actor
 from races.models import RaceTable, SheetPhoto
 from races.photos import selectors, services, storage
+from races.photos.limits import TooManyPhotos
 from races.results.views import desk_rows
 from races.views import _race_table
-from tournament.access import actor_for, organised_event
+from tournament.access import Actor, actor_for, organised_event
 from tournament.errors import ServiceError
 
 #: One referee's request: front and back, and a spare.
@@ -70,15 +73,29 @@ def _chosen_files(request: HttpRequest, limit: int) -> list[Any]:
 def rtable_photo_add(request: HttpRequest, token: str) -> HttpResponse:
     """The referee's photo(s) of the signed sheet; ``replaces`` names the one it replaces."""
     table, actor = _race_table(request, token)
+    return _table_photo_add(request, table, actor, reverse("result-entry", args=[token]))
+
+
+@require_POST
+def qtable_photo_add(request: HttpRequest, token: str) -> HttpResponse:
+    """The photo(s) of a qualifying table's signed sheet, from its referee link's page."""
+    table, actor = table_and_actor(request, token)
+    return _table_photo_add(request, table, actor, reverse("qtable", args=[token]))
+
+
+def _table_photo_add(
+    request: HttpRequest, table: RaceTable | QualifyingTable, actor: Actor, back: str
+) -> HttpResponse:
     replaces = None
     if _is_number(raw := request.POST.get("replaces", "")):
-        replaces = SheetPhoto.objects.filter(table=table, pk=int(raw)).first()
+        replaces = next((p for p in selectors.photos_of(table) if p.pk == int(raw)), None)
     try:
         files = _chosen_files(request, TABLE_FILES_MAX)
     except ValueError as exc:
-        return _refused(request, table, [str(exc)])
+        return _refused(request, table, [str(exc)], back=back)
     refused = []
     sent = 0
+    status = 400
     for upload in files:
         try:
             services.photo_add(
@@ -89,20 +106,30 @@ def rtable_photo_add(request: HttpRequest, token: str) -> HttpResponse:
                 replaces=replaces if sent == 0 else None,
             )
             sent += 1
+        except TooManyPhotos as exc:
+            refused.append(exc.message)
+            status = 429
+            break  # the next ones would be refused for the same reason
         except ServiceError as exc:
             refused.append(f"{upload.name}: {exc.message}")
     if refused:
-        return _refused(request, table, refused, sent=sent)
+        return _refused(request, table, refused, sent=sent, status=status, back=back)
     messages.success(
         request,
         ngettext("Photo of the sheet kept.", "%(count)s photos of the sheet kept.", sent)
         % {"count": sent},
     )
-    return redirect("result-entry", token=token)
+    return redirect(back)
 
 
 def _refused(
-    request: HttpRequest, table: RaceTable, errors: list[str], *, sent: int = 0
+    request: HttpRequest,
+    table: RaceTable | QualifyingTable,
+    errors: list[str],
+    *,
+    back: str,
+    sent: int = 0,
+    status: int = 400,
 ) -> HttpResponse:
     return render(
         request,
@@ -112,9 +139,11 @@ def _refused(
             "event": table.event,
             "errors": errors,
             "sent": sent,
+            "back": back,
             "photos": selectors.photos_of(table),
+            "qualifying_sheet": isinstance(table, QualifyingTable),
         },
-        status=400,
+        status=status,
     )
 
 
@@ -123,6 +152,14 @@ def rtable_photo(request: HttpRequest, token: str, photo_id: int, size: str) -> 
     """One of the table's photos, for its link's holder (and organisers, through the link)."""
     table, _actor = _race_table(request, token)
     photo = get_object_or_404(SheetPhoto, table=table, pk=photo_id)
+    return image_response(photo, thumbnail=size == "thumb")
+
+
+@require_GET
+def qtable_photo(request: HttpRequest, token: str, photo_id: int, size: str) -> HttpResponse:
+    """One of a qualifying table's photos, for its link's holder (and organisers)."""
+    table, _actor = table_and_actor(request, token)
+    photo = get_object_or_404(SheetPhoto, qualifying_table=table, pk=photo_id)
     return image_response(photo, thumbnail=size == "thumb")
 
 

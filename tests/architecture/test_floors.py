@@ -74,6 +74,7 @@ FLOORS: dict[str, int] = {
 FUNCTION_LEVEL = {
     ("qualifying.apps", "qualifying.links"): "models load only once every app is ready",
     ("races.apps", "races.links"): "models load only once every app is ready",
+    ("races.apps", "races.photos.storage"): "models load only once every app is ready",
     ("races.games.apps", "races.games.variants"): "models load only once every app is ready",
 }
 MAX_LINES = 600

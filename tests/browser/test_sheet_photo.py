@@ -7,6 +7,8 @@ Pages are in French by default; the selectors use ids and names, not words.
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
@@ -65,6 +67,9 @@ def test_a_phone_photographs_the_signed_sheet_and_the_desk_shows_it_beside_the_r
         )
         assert page_width(referee) <= VIEWPORT["width"]
         assert small_targets(referee, "#sheet-photos") == []
+        # One file picker after the first photo (issue 32): replacing is a choice beside it.
+        expect(referee.locator("#sheet-photos input[type=file]")).to_have_count(1)
+        expect(referee.locator("#photo-replaces option")).to_have_count(2)
     finally:
         phone.close()
     sent = SheetPhoto.objects.get(table=table)
@@ -91,3 +96,24 @@ def test_a_phone_photographs_the_signed_sheet_and_the_desk_shows_it_beside_the_r
     page.locator("input[name='turn'][value='90']").check()
     turned = photo_on_desk.evaluate("img => getComputedStyle(img).transform")
     assert turned.startswith("matrix(") and turned.split(",")[1].strip() in ("1", "1)")
+
+    # Issue 32: the whole drop box takes a drop, not only its input's strip. Dropped on the
+    # box's words, the scan fills the input; sent, it is matched to table 1 by its QR code.
+    page.goto(live_server.url + reverse("photo-desk", args=[table.event.slug]))
+    dropped = page.evaluate_handle(
+        """(data) => {
+            const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+            const files = new DataTransfer();
+            files.items.add(new File([bytes], "scan-1.jpg", {type: "image/jpeg"}));
+            return files;
+        }""",
+        base64.b64encode(photo).decode(),
+    )
+    box = page.locator("#photo-drop .drop-zone")
+    assert box.bounding_box()["height"] > 100  # a box, not a 50 px strip
+    for name in ("dragenter", "dragover", "drop"):
+        page.dispatch_event("#photo-drop .drop-zone", name, {"dataTransfer": dropped})
+    assert page.locator("#photo-drop input[type=file]").evaluate("i => i.files.length") == 1
+    page.locator("#photo-drop button[type='submit']").click()
+    expect(page.locator("#photo-outcomes")).to_contain_text("scan-1.jpg")
+    expect(page.locator("#photo-outcomes a")).to_have_count(1)

@@ -42,7 +42,7 @@ class CareerEventOut(Schema):
     counted: bool = Field(description="False for a result left out by “best K results”.")
 
 
-class StandingOut(Schema):
+class CareerStandingOut(Schema):
     rank: int
     points: int
     drivers: int = Field(description="How many drivers the standings rank.")
@@ -54,7 +54,7 @@ class CareerSeasonOut(Schema):
     season: str
     number: int = Field(description="The driver's number in that championship.")
     team: str | None
-    standing: StandingOut | None
+    standing: CareerStandingOut | None
     events: list[CareerEventOut] = Field(description="By date.")
 
 
@@ -68,7 +68,7 @@ class RatingPointOut(Schema):
     rating: float
 
 
-class RatingOut(Schema):
+class PlayerRatingOut(Schema):
     game: str = Field(description="The game family (Formula Dé's quick rules count with it).")
     mu: float
     sigma: float
@@ -84,7 +84,7 @@ class PlayerCareerOut(Schema):
         None, description="Only for the organisers of one of the player's championships."
     )
     championships: list[CareerSeasonOut] = Field(description="Latest season first.")
-    ratings: list[RatingOut]
+    ratings: list[PlayerRatingOut]
 
 
 def career_out(career: Career, *, licence: bool) -> dict[str, Any]:

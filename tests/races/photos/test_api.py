@@ -9,7 +9,9 @@ import io
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from PIL import Image
 
@@ -18,7 +20,7 @@ from races.grid.services import referee_link_regenerate
 from races.models import RaceTable, SheetPhoto
 from races.photos import storage
 from tests.races.photos import images
-from tests.races.photos.conftest import Sheets, api_client, logged_in
+from tests.races.photos.conftest import Sheets, api_client, english, logged_in
 from tests.security.conftest import World
 from tournament.access import Actor
 from tournament.models import Championship, Event
@@ -34,8 +36,9 @@ def event_url(world: World) -> str:
     return f"/api/v1/events/{world.event.slug}/photos"
 
 
-def upload(data: bytes, name: str = "sheet.jpg") -> dict:
-    return {"file": SimpleUploadedFile(name, data, content_type="image/jpeg")}
+def upload(data: bytes, name: str = "sheet.jpg", field: str = "photo") -> dict:
+    """A multipart body as API.md names it (``photo``), or by the older name ``file``."""
+    return {field: SimpleUploadedFile(name, data, content_type="image/jpeg")}
 
 
 def stored_files() -> set[Path]:
@@ -124,7 +127,7 @@ def test_a_bad_file_is_a_400_that_says_why_and_stores_nothing(
     url = table_url(world) if where == "table" else event_url(world)
     answer = api_client(world, "link" if where == "table" else "organiser").post(url, upload(data))
     assert answer.status_code == 400, answer.content
-    assert says in answer.json()["detail"] and answer.json()["errors"]["file"]
+    assert says in answer.json()["detail"] and answer.json()["errors"]["photo"]
     assert not SheetPhoto.objects.exists()
     assert stored_files() == before
 
@@ -140,7 +143,7 @@ def test_a_50_mb_upload_is_refused_and_stores_nothing(world: World, sheets: Shee
 
 def test_no_file_is_a_400_for_those_who_may_send_one(world: World) -> None:
     answer = api_client(world, "link").post(table_url(world))
-    assert answer.status_code == 400 and "“file”" in answer.json()["detail"]
+    assert answer.status_code == 400 and "“photo”" in answer.json()["detail"]
     assert api_client(world, "other").post(table_url(world)).status_code == 404
 
 
@@ -166,7 +169,7 @@ def test_a_replaced_photo_stays_listed_with_its_replacement(world: World, sheets
 def test_table_2_s_link_neither_sends_nor_sees_table_1_s_photos(
     world: World, sheets: Sheets
 ) -> None:
-    sent = api_client(world, "link").post(table_url(world), upload(sheets.table2_jpeg)).json()
+    sent = api_client(world, "link").post(table_url(world), upload(sheets.angled_jpeg)).json()
     other = api_client(world, "other")
     assert other.get(table_url(world)).status_code == 404
     assert other.get(f"{table_url(world)}/{sent['id']}").status_code == 404
@@ -197,3 +200,193 @@ def test_a_qualifying_sheet_is_matched_to_its_qualifying_table(world: World) -> 
     assert listed[loose["id"]]["source"] == "hand"
     page = desk.get(reverse("photo-desk", args=[world.event.slug])).content.decode()
     assert 'id="qualifying-photos"' in page and "Qualifying table 2" in page
+
+
+# --- Issue 32 ----------------------------------------------------------------------------------
+
+
+def qualifying_url(world: World, number: int = 1) -> str:
+    return f"/api/v1/events/{world.event.slug}/qualifying-tables/{number}/photos"
+
+
+@pytest.mark.parametrize("field", ["photo", "file"])
+def test_the_contract_s_field_photo_is_read_and_file_still_is(
+    world: World, sheets: Sheets, field: str
+) -> None:
+    """Item 10: API.md names the multipart field ``photo`` (a 400 before); ``file`` stays an
+    alias, on a table's photos and on race control's pile."""
+    table = api_client(world, "link").post(
+        table_url(world), upload(sheets.angled_jpeg, field=field)
+    )
+    assert table.status_code == 201, table.content
+    pile = api_client(world, "organiser").post(
+        event_url(world), upload(sheets.table2_jpeg, field=field)
+    )
+    assert pile.status_code == 201, pile.content
+    assert (table.json()["table"], pile.json()["table"]) == (1, 2)
+
+
+def test_another_table_s_sheet_is_refused_at_the_table_naming_whose_it_is(
+    world: World, sheets: Sheets
+) -> None:
+    """Item 1: Table 2's signed sheet sent from Table 1's link was filed as "sent for its
+    table"; its QR code is now read and the photo refused, nothing stored, in the caller's
+    language."""
+    before = stored_files()
+    answer = api_client(world, "link").post(table_url(world), upload(sheets.table2_jpeg))
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["detail"].startswith("This is Table 2's sheet, not Table 1's")
+    assert answer.json()["errors"]["photo"]
+    assert not SheetPhoto.objects.exists() and stored_files() == before
+    french = api_client(world, "link")
+    french.defaults["HTTP_ACCEPT_LANGUAGE"] = "fr"
+    refused = french.post(table_url(world), upload(sheets.table2_jpeg)).json()["detail"]
+    assert refused.startswith("C’est la feuille de la Table 2")
+
+
+def test_a_photo_whose_code_cannot_be_read_is_kept_and_marked(world: World, sheets: Sheets) -> None:
+    """Item 1: a photo with no readable code is kept (``code_read: false``) and the desk says
+    "code not read" beside it; the table's own sheet is ``code_read: true``."""
+    link = api_client(world, "link")
+    blind = link.post(table_url(world), upload(images.oriented_jpeg()))
+    own = link.post(table_url(world), upload(sheets.angled_jpeg))
+    assert (blind.status_code, own.status_code) == (201, 201)
+    assert (blind.json()["code_read"], own.json()["code_read"]) == (False, True)
+    desk = logged_in(world.users["organiser"])
+    page = desk.get(reverse("results-desk", args=[world.event.slug])).content.decode()
+    assert page.count('class="code-not-read"') == 1
+    shown = desk.get(reverse("desk-photo", args=[world.event.slug, blind.json()["id"]]))
+    assert "No QR code could be read on this photo" in shown.content.decode()
+
+
+def test_a_qualifying_table_has_its_photo_endpoints(world: World) -> None:
+    """Item 10: ``POST|GET /events/{event}/qualifying-tables/{t}/photos`` and the image, for
+    the qualifying table's link and organisers; a race table's link reads none of them."""
+    qtable = world.qtables[0]
+    pdf = logged_in(world.users["organiser"]).get(reverse("qtable-sheet", args=[qtable.token]))
+    shot = camera.photograph(
+        camera.printed(pdf.content, dpi=150), camera.Shot(width=1400, angle=5, seed=9)
+    )
+    link = api_client(world, "link")
+    link.defaults["HTTP_AUTHORIZATION"] = f"Bearer {qtable.token}"
+    sent = link.post(qualifying_url(world), upload(camera.jpeg(shot)))
+    assert sent.status_code == 201, sent.content
+    body = sent.json()
+    assert (body["table"], body["kind"], body["source"], body["code_read"]) == (
+        1,
+        "qualifying",
+        "table",
+        True,
+    )
+    assert [p["id"] for p in link.get(qualifying_url(world)).json()] == [body["id"]]
+    image = api_client(world, "organiser").get(f"{qualifying_url(world)}/{body['id']}")
+    assert image.status_code == 200 and image["Content-Type"] == "image/jpeg"
+    race_link = api_client(world, "link")
+    assert race_link.get(qualifying_url(world)).status_code == 404
+    assert race_link.get(f"{qualifying_url(world)}/{body['id']}").status_code == 404
+    assert race_link.post(qualifying_url(world), upload(camera.jpeg(shot))).status_code == 404
+    # The same sheet sent from race table 1's link is refused: whose it is, said.
+    refused = race_link.post(table_url(world), upload(camera.jpeg(shot)))
+    assert refused.status_code == 400
+    assert refused.json()["detail"].startswith("This is Qualifying table 1's sheet")
+    assert link.get(qualifying_url(world, 99)).status_code in (403, 404)
+
+
+def test_a_table_s_photos_are_capped_and_a_link_s_rate_too(
+    world: World, settings, sheets: Sheets
+) -> None:
+    """Item 12: a link sends at most ``PHOTO_LINK_RATE`` photos in its window, a table holds
+    at most ``PHOTO_TABLE_MAX``; past either, a 429 that says why, and nothing is stored."""
+    settings.PHOTO_LINK_RATE = 2
+    link = api_client(world, "link")
+    for _ in range(2):
+        assert link.post(table_url(world), upload(sheets.angled_jpeg)).status_code == 201
+    third = link.post(table_url(world), upload(sheets.angled_jpeg))
+    assert third.status_code == 429, third.content
+    assert "This link sent 2 photos within 10 minutes" in third.json()["detail"]
+    assert SheetPhoto.objects.count() == 2
+    # Race control is not limited by the link's rate, but by the table's maximum.
+    settings.PHOTO_TABLE_MAX = 3
+    organiser = api_client(world, "organiser")
+    assert organiser.post(table_url(world), upload(sheets.angled_jpeg)).status_code == 201
+    full = organiser.post(table_url(world), upload(sheets.angled_jpeg))
+    assert full.status_code == 429
+    assert "Table 1 already holds 3 photos" in full.json()["detail"]
+    assert SheetPhoto.objects.count() == 3
+
+
+class Tracked(io.BytesIO):
+    """A request body that records whether anything read it."""
+
+    was_read = False
+
+    def read(self, *args: object) -> bytes:
+        self.was_read = True
+        return super().read(*args)
+
+    def readline(self, *args: object) -> bytes:
+        self.was_read = True
+        return super().readline(*args)
+
+
+def claimed(length: int) -> dict:
+    """A multipart request announcing ``length`` bytes, whose body tells if it is read."""
+    body = Tracked(b"--zz\r\n")
+    return {
+        "CONTENT_LENGTH": str(length),
+        "CONTENT_TYPE": "multipart/form-data; boundary=zz",
+        "wsgi.input": body,
+    }
+
+
+def test_a_large_photo_body_is_not_read_before_its_sender_is_known(world: World) -> None:
+    """Item 16: the photos' 160 MB limit applied before authentication, so anyone's 100 MB
+    was read to be refused. Without a valid token, session or link, it is now refused from
+    its headers (401 in the API, 403 on a page), its body untouched."""
+    hundred_mb = 100 * 1024 * 1024
+    for client, url in (
+        (api_client(world, "anonymous"), table_url(world)),
+        (api_client(world, "anonymous"), qualifying_url(world)),
+        (api_client(world, "anonymous"), event_url(world)),
+    ):
+        extra = claimed(hundred_mb)
+        answer = client.generic("POST", url, **extra)
+        assert answer.status_code == 401, (url, answer.content)
+        assert "token" in answer.json()["detail"] and not extra["wsgi.input"].was_read
+    bad = api_client(world, "anonymous")
+    extra = claimed(hundred_mb)
+    answer = bad.generic("POST", table_url(world), HTTP_AUTHORIZATION="Bearer nope", **extra)
+    assert answer.status_code == 401 and not extra["wsgi.input"].was_read
+    extra = claimed(hundred_mb)
+    page = english(Client()).generic("POST", "/r/not-a-link-at-all-000000/photos/", **extra)
+    assert page.status_code == 403 and not extra["wsgi.input"].was_read
+
+
+def test_a_known_sender_keeps_the_photos_larger_limit(world: World, sheets: Sheets) -> None:
+    """The other side of item 16: a table's link sending a photo past the ordinary body limit
+    (a real phone photo of a few MB) is read and kept."""
+    padded = sheets.angled_jpeg + b"\x00" * (django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+    answer = api_client(world, "link").post(table_url(world), upload(padded))
+    assert answer.status_code == 201, answer.content
+
+
+def test_a_deleted_table_or_event_takes_its_photo_files_along(
+    world: World, sheets: Sheets, django_capture_on_commit_callbacks
+) -> None:
+    """Item 16: photo files stayed under MEDIA_ROOT (and in every backup) after their table
+    or event was deleted. A file goes with the last row that names it, once committed."""
+    organiser = api_client(world, "organiser")
+    one = organiser.post(table_url(world, 1), upload(images.oriented_jpeg())).json()
+    two = organiser.post(table_url(world, 2), upload(images.oriented_jpeg())).json()
+    first, second = SheetPhoto.objects.get(pk=one["id"]), SheetPhoto.objects.get(pk=two["id"])
+    assert first.image == second.image  # the same bytes: one file for both rows
+    files = [storage.path_of(first.image), storage.path_of(first.thumbnail)]
+    assert all(path is not None and path.exists() for path in files)
+    with django_capture_on_commit_callbacks(execute=True):
+        RaceTable.objects.get(pk=world.rtables[0].pk).delete()
+    assert not SheetPhoto.objects.filter(pk=one["id"]).exists()
+    assert all(path.exists() for path in files)  # table 2's photo still names them
+    with django_capture_on_commit_callbacks(execute=True):
+        Event.objects.get(pk=world.event.pk).delete()
+    assert not SheetPhoto.objects.exists()
+    assert not any(path.exists() for path in files)

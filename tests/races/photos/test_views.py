@@ -59,7 +59,9 @@ def test_the_referee_sends_a_photo_then_replaces_it_and_both_stay_listed(world: 
     first = SheetPhoto.objects.get()
     page = client.get(reverse("result-entry", args=[token])).content.decode()
     thumb = reverse("rtable-photo", args=[token, first.pk, "thumb"])
-    assert thumb in page and "Replace" in page
+    assert thumb in page and "replaces photo 1" in page
+    # One file picker, not one more per photo (issue 32, item 9).
+    assert page.count('type="file"') == 1
     client.post(
         reverse("rtable-photo-add", args=[token]),
         {"photo": photo(images.transparent_png(), "back.png"), "replaces": str(first.pk)},
@@ -185,3 +187,66 @@ def test_an_odd_number_in_a_form_is_refused_not_an_error(world: World, odd: str)
     )
     assert answer.status_code == 302
     assert "Choose the table" in organiser.get(reverse("photo-desk", args=[slug])).content.decode()
+
+
+# --- Issue 32 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def table2_scan(world: World, django_db_blocker: Any) -> bytes:
+    """Table 2's sheet through a scanner."""
+    with django_db_blocker.unblock():
+        page = camera.printed(images.sheet_pdf(world.rtables[1]), dpi=120)
+    return camera.jpeg(page, quality=80, exif=False)
+
+
+def test_the_result_page_refuses_another_table_s_sheet_and_says_whose(
+    world: World, table2_scan: bytes, scan: bytes
+) -> None:
+    """Item 1: Table 2's sheet sent from Table 1's result page is refused, naming Table 2,
+    with the camera again; Table 1's own sheet is kept, its code read."""
+    token = world.rtables[0].token
+    answer = referee(world).post(
+        reverse("rtable-photo-add", args=[token]), {"photo": photo(table2_scan, "IMG_9.jpg")}
+    )
+    assert answer.status_code == 400
+    text = answer.content.decode()
+    assert "This is Table 2&#x27;s sheet, not Table 1&#x27;s" in text
+    assert 'capture="environment"' in text and not SheetPhoto.objects.exists()
+    kept = referee(world).post(reverse("rtable-photo-add", args=[token]), {"photo": photo(scan)})
+    assert kept.status_code == 302
+    assert SheetPhoto.objects.get().code_read is True
+
+
+def test_a_qualifying_table_s_page_has_its_camera(world: World) -> None:
+    """Item 10: a qualifying table's referee page photographs its signed sheet, as a race
+    table's result page does; the photo is listed there, its image for the link alone."""
+    qtable = world.qtables[0]
+    client = referee(world)
+    page = client.get(reverse("qtable", args=[qtable.token])).content.decode()
+    assert 'capture="environment"' in page
+    assert reverse("qtable-photo-add", args=[qtable.token]) in page
+    sent = client.post(
+        reverse("qtable-photo-add", args=[qtable.token]), {"photo": photo(images.oriented_jpeg())}
+    )
+    assert sent.status_code == 302 and sent["Location"] == reverse("qtable", args=[qtable.token])
+    kept = SheetPhoto.objects.get()
+    assert (kept.qualifying_table, kept.table, kept.source) == (qtable, None, "table")
+    assert kept.code_read is False
+    page = client.get(reverse("qtable", args=[qtable.token])).content.decode()
+    thumb = reverse("qtable-photo", args=[qtable.token, kept.pk, "thumb"])
+    assert thumb in page and page.count('type="file"') == 1
+    assert client.get(thumb)["Cache-Control"] == "private, no-store"
+    other = reverse("qtable-photo", args=[world.qtables[1].token, kept.pk, "thumb"])
+    assert client.get(other).status_code == 404
+
+
+def test_a_link_sending_too_fast_gets_a_429_page_that_says_why(world: World, settings) -> None:
+    """Item 12, on the page: past the link's rate, a 429 that says why."""
+    settings.PHOTO_LINK_RATE = 1
+    token = world.rtables[0].token
+    url = reverse("rtable-photo-add", args=[token])
+    assert referee(world).post(url, {"photo": photo(images.oriented_jpeg())}).status_code == 302
+    answer = referee(world).post(url, {"photo": photo(images.oriented_jpeg())})
+    assert answer.status_code == 429
+    assert "This link sent 1 photo within 10 minutes" in answer.content.decode()

@@ -313,6 +313,12 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         lambda world, role: {**rtable(world, role), "photo_id": 999999, "size": "thumb"},
         {"GET": "404 404 404 404 404 404", "POST": GET_ONLY},
     ),
+    # A qualifying table's photos (issue 32): as a race table's, through its own link.
+    "qtable-photo-add": (qtable, {"GET": POST_ONLY, "POST": "400 400 400 400 404 404"}),
+    "qtable-photo": (
+        lambda world, role: {**qtable(world, role), "photo_id": 999999, "size": "thumb"},
+        {"GET": "404 404 404 404 404 404", "POST": GET_ONLY},
+    ),
     "photo-desk": (event, {"GET": ORGANISER_PAGE, "POST": "400 403 403 403 403 403"}),
     "desk-photo": (
         event_and(photo_id=lambda w: 999999),
@@ -490,7 +496,7 @@ def table2_driver(world: World) -> int:
 
 def photo_upload(world: World) -> dict[str, Any]:
     """A photo as a phone sends it (multipart), read again by each caller's request."""
-    return {"file": SimpleUploadedFile("sheet.jpg", PHOTO, content_type="image/jpeg")}
+    return {"photo": SimpleUploadedFile("sheet.jpg", PHOTO, content_type="image/jpeg")}
 
 
 NO_RALLY = "404 404 404 404 404 404"
@@ -658,6 +664,16 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("get", "/events/{event}/tables/{t}/photos"): (None, TABLE_ONE),
     ("get", "/events/{event}/tables/{t}/photos/{id}"): (None, "404 404 404 404 403 404"),
     ("post", "/events/{event}/photos"): (photo_upload, "201 403 403 403 403 401"),
+    # A qualifying table's photos (issue 32): as a race table's, through its own link.
+    ("post", "/events/{event}/qualifying-tables/{t}/photos"): (
+        photo_upload,
+        "201 201 201 404 403 401",
+    ),
+    ("get", "/events/{event}/qualifying-tables/{t}/photos"): (None, TABLE_ONE),
+    ("get", "/events/{event}/qualifying-tables/{t}/photos/{id}"): (
+        None,
+        "404 404 404 404 403 404",
+    ),
     ("get", "/events/{event}/photos"): (None, EVENT_WIDE),
     ("get", "/events/{event}/photos/{id}"): (None, "404 404 403 404 403 404"),
     # Other games (Rallyman stages): this event is a Formula Dé one, so every caller is

@@ -110,9 +110,7 @@ def photo_add(
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or race control may send its photos."))
     race = isinstance(table, RaceTable)
-    if replaces is not None and (replaces.table_id if race else replaces.qualifying_table_id) != (
-        table.pk
-    ):
+    if replaces is not None and replaces.sheet_table != table:
         raise InvalidInput(_("This photo is not one of this table's."))
     limits.check(actor=actor, table=table)
     image = _checked(data)
@@ -123,9 +121,8 @@ def photo_add(
     ]
     for owner in owners:
         if not _same_table(owner, table):
-            raise InvalidInput(
-                _another_sheet(table, owner), {"photo": [_another_sheet(table, owner)]}
-            )
+            message = _another_sheet(table, owner)
+            raise InvalidInput(message, {"photo": [message]})
     with transaction.atomic():
         photo = _create(
             actor=actor,

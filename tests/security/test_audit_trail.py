@@ -14,6 +14,7 @@ from django.urls import reverse
 from qualifying.models import Run
 from races.grid.services import swap_drivers
 from races.grid.start import configurations_set, stands_set, table_unlock
+from races.grid.state import mark_started
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -317,6 +318,7 @@ def test_weather_draws_say_who_drew(world: World) -> None:
         actor=organiser(world), event=world.event, roll=6, reason="die off the table"
     )
     table = fresh(world)
+    mark_started(Actor(table=table), table)  # the draws come during the race (§3-2-4)
 
     draw = table_weather_draw(actor=Actor(table=table), table=table, roll=3)
 

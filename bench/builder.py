@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from qualifying.models import QualifyingSession, Run
 from races.grid.allocation import RankedDriver, allocate
-from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
+from races.models import GridSlot, RaceResult, RaceTable, RaceWeather, ResultLine, ResultStatus
 from races.results.rules import Retirement, TableResult, table_classification
 from tournament.models import (
     DEFAULT_POINTS_SCALE,
@@ -291,6 +291,8 @@ def _build_load_event(
         published_allocation=True,
     )
     Entry.objects.bulk_create(Entry(event=event, driver=d, checked_in=True) for d in drivers)
+    # The overall pole's draw comes before any result (§2-0-1): sun at every table.
+    RaceWeather.objects.create(event=event, roll=15, source="physical", weather="sun")
     grids = [drivers[i : i + size.table_size] for i in range(0, len(drivers), size.table_size)]
     tables = RaceTable.objects.bulk_create(
         RaceTable(event=event, number=n, referee_name=f"Arbitre {n}", weather="sun", track="dry")

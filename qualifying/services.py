@@ -8,6 +8,7 @@ saying who did it (user or referee link), when, and the values before and after.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -273,6 +274,42 @@ def _draw_drivers(event: Event) -> list[Driver]:
     return [e.driver for e in entries_to_seat(event)]
 
 
+@dataclass(frozen=True)
+class DrawRecorded(scoring.DrawOutcome):
+    """The draw's outcome, and what a roll after the allocation changed (DOMAIN.md, "Quick
+    rules"): ``rewritten`` are drivers on a grid whose rolls changed (the grids no longer
+    follow the draw), ``late`` drivers rolled now who are on no grid."""
+
+    rewritten: list[Driver] = field(default_factory=list)
+    late: list[Driver] = field(default_factory=list)
+
+    @property
+    def warning(self) -> str | None:
+        """What the rolls after the allocation changed, in words (None: nothing)."""
+        parts = []
+        if self.rewritten:
+            parts.append(
+                _(
+                    "Roll rewritten after the allocation (%(drivers)s): the grids no longer "
+                    "follow the d20 draw."
+                )
+                % {"drivers": _names(self.rewritten)}
+            )
+        if self.late:
+            parts.append(
+                _("Rolled after the allocation, on no grid: %(drivers)s.")
+                % {"drivers": _names(self.late)}
+            )
+        if not parts:
+            return None
+        advice = _("Allocate again while no table has started, or swap drivers with a reason.")
+        return " ".join([*parts, advice])
+
+
+def _names(drivers: Sequence[Driver]) -> str:
+    return ", ".join(f"{d.number} {d.name}" for d in drivers)
+
+
 @transaction.atomic
 def draw_record(
     *,
@@ -280,16 +317,18 @@ def draw_record(
     event: Event,
     rolls: Mapping[int, Sequence[int]] | None = None,
     reason: str = "",
-) -> scoring.DrawOutcome:
+) -> DrawRecorded:
     """Quick rules §2 grid draw: record physical rolls, roll the rest, re-roll system ties.
 
-    The allocation closes the rolls (the grids were built on them): a roll is then refused
-    to a table's link, and race control rewrites one only with a ``reason`` (recorded;
-    the grids no longer follow the draw).
+    The allocation closes the rolls (the grids were built on them): any roll then, physical
+    or by the system (a late driver's), is refused to a table's link, and race control
+    makes one only with a ``reason`` (recorded); the answer says what it changed (a grid
+    that no longer follows the draw, a driver on no grid). A call that rolls nothing reads
+    the draw.
     """
-    closed = bool(rolls) and qualifying_closed(event=event)
+    closed = qualifying_closed(event=event)
     table = getattr(actor.table, "event_id", None)
-    if closed and table == event.pk:
+    if closed and bool(rolls) and table == event.pk:
         raise Conflict(
             _(
                 "The d20 draw is closed: the race tables were built on it. Ask race control "
@@ -301,14 +340,6 @@ def draw_record(
     if event.qualifying_mode != Event.QualifyingMode.DRAW:
         raise Conflict(_("This event's grid comes from qualifying, not from a d20 draw."))
     reason = _reason(reason or "")
-    if closed and not reason:
-        raise Conflict(
-            _(
-                "The race tables were built on this d20 draw: give a reason for rewriting a "
-                "roll now (the grids will no longer follow the draw)."
-            ),
-            {"reason": [_("Required once the race tables exist.")]},
-        )
     drivers = {d.number: d for d in _draw_drivers(event)}
     rolls = rolls or {}
     unknown = [n for n in rolls if n not in drivers]
@@ -326,6 +357,21 @@ def draw_record(
     stored = {
         r.driver.number: r for r in DrawRoll.objects.filter(event=event).select_related("driver")
     }
+    before = {number: list(record.rolls) for number, record in stored.items()}
+    if closed and not reason and (rolls or set(drivers) - set(stored)):
+        late = [drivers[n] for n in sorted(set(drivers) - set(stored) - set(rolls))]
+        raise Conflict(
+            _(
+                "The race tables were built on this d20 draw: give a reason for any roll now "
+                "(the grids will no longer follow the draw)."
+            )
+            + (
+                " " + _("Not rolled yet, so on no grid: %(drivers)s.") % {"drivers": _names(late)}
+                if late
+                else ""
+            ),
+            {"reason": [_("Required once the race tables exist.")]},
+        )
     for number, sequence in rolls.items():
         record = stored.get(number) or DrawRoll(event=event, driver=drivers[number])
         record.rolls = list(sequence)
@@ -343,5 +389,22 @@ def draw_record(
             record = DrawRoll(event=event, driver=drivers[number], source=RollSource.SYSTEM)
         if list(sequence) != list(record.rolls):
             record.rolls = list(sequence)
+            if reason:
+                record._change_reason = reason  # type: ignore[attr-defined]
             actor.stamp(record).save()
-    return outcome
+            stored[number] = record
+    changed = [
+        n for n in drivers if n in stored and (n not in before or before[n] != stored[n].rolls)
+    ]
+    seated = set()
+    if closed and changed:
+        seated = set(
+            Driver.objects.filter(grid_slots__table__event=event).values_list("number", flat=True)
+        )
+    return DrawRecorded(
+        order=outcome.order,
+        rolls=outcome.rolls,
+        pending_ties=outcome.pending_ties,
+        rewritten=[drivers[n] for n in changed if closed and n in seated],
+        late=[drivers[n] for n in changed if closed and n not in seated],
+    )

@@ -5,8 +5,12 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from simple_history.admin import SimpleHistoryAdmin
 
+from qualifying.admin import WorkflowAdmin
 from races.models import (
     AllocationRecord,
     CarConfiguration,
@@ -233,26 +237,48 @@ class ResultLineAdmin(admin.ModelAdmin):
 
 
 class StageTimeInline(admin.TabularInline):
+    """A stage's times, shown with it and changed on their page only (StageTimeAdmin)."""
+
     model = StageTime
     extra = 0
     fields = ("driver", "chrono", "seconds_held", "retired", "splits")
-    raw_id_fields = ("driver",)
+    readonly_fields = fields
+
+    has_add_permission = ReadOnlyAdmin.has_add_permission
+    has_change_permission = ReadOnlyAdmin.has_change_permission
+    has_delete_permission = ReadOnlyAdmin.has_delete_permission
 
 
 @admin.register(Stage)
-class StageAdmin(SimpleHistoryAdmin):
+class StageAdmin(WorkflowAdmin):
+    """Stages are made on the rally desk, their snow drawn there (a second draw with a
+    reason, DOMAIN.md "Rallyman snow"); their times rescore the rally."""
+
     list_display = ("event", "number", "route", "service_after")
     search_fields = ("event__name", "route")
     list_filter = ("event", "service_after")
     inlines = [StageTimeInline]
+    workflow_what = gettext_lazy("special stages and their snow")
+
+    def workflow_page(self, obj: Any) -> tuple[str, str]:
+        return reverse("rally-desk", args=[obj.event.slug]), _("the rally desk")
 
 
 @admin.register(StageTime)
-class StageTimeAdmin(SimpleHistoryAdmin):
+class StageTimeAdmin(WorkflowAdmin):
+    """Times are written on the stage's page, which stores the rally's places and points
+    again (``rally_results_store``): never here, where nothing would rescore."""
+
     list_display = ("stage", "driver", "chrono", "seconds_held", "retired")
     search_fields = ("driver__first_name", "driver__last_name", "=driver__number")
     list_filter = ("stage__event", "retired")
     list_select_related = ("stage", "driver")
+    workflow_what = gettext_lazy("stage times")
+
+    def workflow_page(self, obj: Any) -> tuple[str, str]:
+        stage = obj.stage
+        url = reverse("rally-stage-times", args=[stage.event.slug, stage.number])
+        return url, _("the times page of %(stage)s") % {"stage": stage}
 
 
 @admin.register(RaceWeatherDraw)

@@ -53,8 +53,9 @@ class DrawIn(Schema):
     )
     reason: Annotated[str, Field(max_length=200)] = Field(
         "",
-        description="Required to rewrite a roll once the race tables exist (organisers "
-        "only; the grids then no longer follow the draw).",
+        description="Required for any roll once the race tables exist, a rewritten one or "
+        "the system's roll of a driver without one (organisers only; the answer's warning "
+        "says what it changed).",
     )
 
 
@@ -69,7 +70,9 @@ class DrawOut(Schema):
     order: list[DrawLineOut]
     pending_ties: list[list[DriverOut]]
     warning: str | None = Field(
-        None, description="Set when a roll was rewritten after the race tables were built."
+        None,
+        description="Set when a roll after the race tables were built changed something: "
+        "grids that no longer follow the draw, a driver on no grid.",
     )
 
 
@@ -93,8 +96,9 @@ def _draw_rolls(payload: DrawIn | None) -> dict[int, list[int]]:
 def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dict[str, Any]:
     """Quick rules §2: record physical rolls, roll the rest; lowest roll takes pole.
 
-    409 once the race tables exist, unless an organiser gives a ``reason`` (the answer's
-    ``warning`` then says the grids no longer follow the draw)."""
+    Once the race tables exist, any roll (physical, or the system's for a driver without
+    one) is a 409 unless an organiser gives a ``reason``; the answer's ``warning`` then says
+    what it changed (grids that no longer follow the draw, a driver on no grid)."""
     actor = actor_of(request)
     require_token(actor)
     found = get_event(event)
@@ -102,12 +106,6 @@ def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dic
     outcome = services.draw_record(
         actor=actor, event=found, rolls=rolls, reason=payload.reason if payload else ""
     )
-    warning = None
-    if rolls and found.race_tables.exists():  # type: ignore[attr-defined]
-        warning = _(
-            "Roll rewritten after the allocation: the grids no longer follow the d20 draw; "
-            "allocate again while no table has started, or swap drivers with a reason."
-        )
     records = {
         r.driver.number: r
         for r in DrawRoll.objects.filter(event=found).select_related(
@@ -132,5 +130,5 @@ def draw(request: HttpRequest, event: str, payload: DrawIn | None = None) -> dic
             for rank, number in enumerate(outcome.order, start=1)
         ],
         "pending_ties": [[driver_out(drivers[n]) for n in group] for group in outcome.pending_ties],
-        "warning": warning,
+        "warning": outcome.warning,
     }

@@ -1,7 +1,8 @@
 """JSON API v1, Race (Formula Dé) (``API.md``): the race itself once the tables exist: its
-weather drawn once by the overall pole once qualifying has begun (every draw listed), the
-weather draws at a started table and race control undoing a mistaken one, the referee's
-start that writes stands and configurations in ink (§5-0-2), and race control's unlock.
+weather drawn once by the overall pole once qualifying is closed by the allocation (every
+draw listed), the weather draws at a started table and race control undoing a mistaken
+one, the referee's start that writes stands and configurations in ink (§5-0-2), and race
+control's unlock.
 
 The services (``races.weather.services``, ``races.grid.start``) decide who may write
 and what is allowed; this module translates HTTP into their calls and back.
@@ -96,8 +97,9 @@ def race_weather(
     Variable weather starts dry, or wet after a rainy last qualifying session (§3-2-4).
     The first draw is the race's: drawing again is a 409 unless an organiser gives a
     ``reason``, and a 409 whatever the reason once a table has started. Every draw is
-    kept and listed in ``draws``. 409 before any qualifying run of the event
-    (``errors.qualifying``), in mode ``draw`` before the d20 draw (``errors.draw``).
+    kept and listed in ``draws``. 409 until qualifying (in mode ``draw``, the d20 draw) is
+    closed by the allocation (``errors.allocation``; §2-0-1 « dès que les essais sont
+    finis »).
     """
     actor = actor_of(request)
     require_token(actor)

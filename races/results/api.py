@@ -243,8 +243,10 @@ def result_save(request: HttpRequest, event: str, t: int, payload: ResultIn) -> 
     version + 1. A draft may be incomplete; a submitted result names every grid driver
     exactly once and gives each retirement's lap. 400 lists the problems under each
     driver's number (``errors: {"7": ["7 Gaëlle Roux is written more than once."]}``);
-    409 when the version is stale or the result confirmed, with ``current``. The table's
-    referee (link or account) or an organiser.
+    409 when the version is stale or the result confirmed, with ``current``, and while the
+    event's race weather is not drawn where the event draws one (``errors.race_weather``:
+    the first save starts the table). The table's referee (link or account) or an
+    organiser.
     """
     actor = actor_of(request)
     require_token(actor)

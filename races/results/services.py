@@ -18,6 +18,7 @@ from races.models import (
     GridSlot,
     RaceResult,
     RaceTable,
+    RaceWeather,
     ResultLine,
     ResultStatus,
 )
@@ -160,9 +161,14 @@ def result_locked_for_save(
     """Inside the caller's transaction: the table locked and its stored result, or a refusal.
 
     The state of the stored result comes first: a referee whose result was confirmed or
-    changed meanwhile must be told so (with the stored result), not about typos.
+    changed meanwhile must be told so (with the stored result), not about typos. Where the
+    event draws a race weather (§2-0-1, §3-0-1), nothing is saved before it is drawn: a
+    first save starts the table, and a started table would forbid the draw for every table
+    of the event (DOMAIN.md, "The race's order").
     """
-    table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
+    table = (
+        RaceTable.objects.select_for_update(no_key=True).select_related("event").get(pk=table.pk)
+    )
     result = RaceResult.objects.filter(table=table).first()
     stored_version = result.version if result else 0
     if table.result_status == ResultStatus.CONFIRMED:
@@ -175,7 +181,24 @@ def result_locked_for_save(
             % last_saved(result, [table]),
             current=result,
         )
+    require_race_weather(table)
     return table, result
+
+
+def require_race_weather(table: RaceTable) -> None:
+    """Refuse a result of ``table`` while its event's race weather is not drawn, where the
+    event draws one (§2-0-1: the overall pole draws it before the race is run)."""
+    event = table.event
+    if event.draws_race_weather and not RaceWeather.objects.filter(event=event).exists():
+        raise Conflict(
+            _(
+                "The race weather is not drawn yet: the overall pole draws it (§2-0-1) "
+                "before the race is run, so no result of %(table)s can be saved before then. "
+                "Ask race control to draw it."
+            )
+            % {"table": table},
+            {"race_weather": [_("Race control draws the race weather first.")]},
+        )
 
 
 def event_sanctions(event: Event) -> list[sanction_rules.Sanction]:

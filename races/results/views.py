@@ -24,6 +24,7 @@ from races.models import (
     GridSlot,
     RaceResult,
     RaceTable,
+    RaceWeather,
     RaceWeatherDraw,
     ResultLine,
     ResultStatus,
@@ -185,6 +186,8 @@ def _entry(
             "focus": focus,
             "laps": table.event.race_laps,
             "photos": photos_of(table),
+            "needs_race_weather": table.event.draws_race_weather
+            and not RaceWeather.objects.filter(event=table.event).exists(),
         },
         status=status,
     )

@@ -12,7 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from qualifying.models import DrawRoll, Run
+from qualifying.closure import qualifying_closed
 from qualifying.services import roll_or_record
 from races.grid.state import (
     checked_reason,
@@ -34,9 +34,10 @@ def race_weather_draw(
 ) -> RaceWeather:
     """The overall pole's d20 for the race (§2-0-1, §3-2-1); sets every table's start.
 
-    The first draw is the race's. Drawing again needs the organiser's ``reason`` (a die off
-    the table, a wrong scale) and is refused once a table has started; every draw is kept
-    (``event.race_weather_draws``). Answers the race weather now.
+    Refused until qualifying is closed by the allocation (§2-0-1: « dès que les essais
+    sont finis »). The first draw is the race's. Drawing again needs the organiser's
+    ``reason`` (a die off the table, a wrong scale) and is refused once a table has started;
+    every draw is kept (``event.race_weather_draws``). Answers the race weather now.
     """
     require_organiser(actor, event.championship)
     reason = checked_reason(reason)
@@ -95,25 +96,17 @@ def race_weather_draw(
 
 
 def _require_grid_known(event: Event) -> None:
-    """The overall pole draws the race weather once qualifying has begun (§2-0-1: « dès
-    que les essais sont finis »): never before any run of the event, nor, in mode ``draw``,
-    before the d20 draw."""
-    if event.qualifying_mode == Event.QualifyingMode.DRAW:
-        if not DrawRoll.objects.filter(event=event).exists():
-            raise Conflict(
-                _(
-                    "The d20 draw for the grid has not been made: the overall pole draws the "
-                    "race weather after it (§2-0-1)."
-                ),
-                {"draw": [_("Make the d20 draw first.")]},
-            )
-    elif not Run.objects.filter(session__event=event).exists():
+    """The overall pole draws the race weather « dès que les essais sont finis » (§2-0-1):
+    once qualifying (or, in mode ``draw``, the d20 draw) is closed by the allocation, never
+    before; until then the pole is not known for good."""
+    if not qualifying_closed(event=event):
         raise Conflict(
             _(
-                "No qualifying run is recorded yet: the overall pole draws the race weather "
-                "once qualifying is over (§2-0-1)."
+                "Qualifying is not closed yet: the overall pole draws the race weather once "
+                "the race tables are built on the classification (§2-0-1: « dès que les "
+                "essais sont finis »)."
             ),
-            {"qualifying": [_("Record the qualifying runs first.")]},
+            {"allocation": [_("Build the race tables first.")]},
         )
 
 

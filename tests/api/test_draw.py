@@ -6,7 +6,7 @@ import pytest
 
 from qualifying.models import DrawRoll
 from tests.api.conftest import Api, make_event, player_of
-from tournament.models import Entry
+from tournament.models import Driver, Entry
 
 pytestmark = pytest.mark.django_db
 
@@ -146,3 +146,51 @@ def test_a_roll_after_the_allocation_is_409_unless_race_control_gives_a_reason(o
     assert "the grids no longer follow the d20 draw" in accepted.json()["warning"]
     record = DrawRoll.history.filter(driver__number=1).first()
     assert (record.rolls, record.history_change_reason) == ([2], "die read upside down")
+
+
+def test_a_late_drivers_system_roll_after_the_allocation_needs_a_reason_and_says_so(
+    organiser, quick, championship
+):
+    """A late driver used to get a system roll after the tables were built, with no reason
+    and no warning, and ended on no grid: any roll after the allocation needs a reason, and
+    the answer says the driver is on no grid."""
+    assert organiser.post(DRAW, {"rolls": {"1": 5, "2": 7, "3": 9, "4": 1, "5": 20, "6": 12}})
+    assert organiser.post("/events/quick/allocation", {"table_size": 3}).status_code == 200
+    late = Driver.objects.create(championship=championship, number=7, first_name="Gaël",
+                                 last_name="Tardif")  # fmt: skip
+    Entry.objects.create(event=quick, driver=late)
+
+    refused = organiser.post(DRAW, {})
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": "The race tables were built on this d20 draw: give a reason for any roll "
+        "now (the grids will no longer follow the draw). Not rolled yet, so on no grid: "
+        "7 Gaël Tardif.",
+        "errors": {"reason": ["Required once the race tables exist."]},
+    }
+    assert not DrawRoll.objects.filter(driver=late).exists()
+
+    accepted = organiser.post(DRAW, {"reason": "arrived after the allocation"})
+    assert accepted.status_code == 200, accepted.content
+    assert accepted.json()["warning"] == (
+        "Rolled after the allocation, on no grid: 7 Gaël Tardif. Allocate again while no "
+        "table has started, or swap drivers with a reason."
+    )
+    record = DrawRoll.history.filter(driver=late).first()
+    assert (record.source, record.history_change_reason) == (
+        "system",
+        "arrived after the allocation",
+    )
+    assert organiser.post(DRAW, {}).json()["warning"] is None  # nothing rolled: a read
+
+
+def test_a_rewritten_roll_after_the_allocation_names_the_driver(organiser, quick):
+    assert organiser.post(DRAW, {"rolls": {"1": 5, "2": 7, "3": 9, "4": 1, "5": 20, "6": 12}})
+    assert organiser.post("/events/quick/allocation", {"table_size": 3}).status_code == 200
+
+    accepted = organiser.post(DRAW, {"rolls": {"4": 18}, "reason": "die read upside down"})
+
+    assert accepted.json()["warning"] == (
+        "Roll rewritten after the allocation (4 David Leroy): the grids no longer follow the "
+        "d20 draw. Allocate again while no table has started, or swap drivers with a reason."
+    )

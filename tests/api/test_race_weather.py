@@ -148,12 +148,24 @@ def test_no_second_race_weather_once_a_table_has_started(organiser, variable):
     )
 
 
-def test_race_weather_before_the_allocation_applies_to_the_tables_later(organiser, race_only):
-    assert organiser.post(RACE_WEATHER, {"roll": 3}).status_code == 200
-    tables = allocate(organiser)
-    assert {(t["weather"], t["track"], t["weather_fixed"]) for t in tables} == {
-        ("rain", "wet", True)
+def test_race_weather_before_the_allocation_is_409(organiser, race_only):
+    """§2-0-1 « dès que les essais sont finis »: qualifying is closed by the allocation;
+    every run is in here, but the pole may still change until the tables are built."""
+    refused = organiser.post(RACE_WEATHER, {"roll": 3})
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "detail": "Qualifying is not closed yet: the overall pole draws the race weather once "
+        "the race tables are built on the classification (§2-0-1: « dès que les essais sont "
+        "finis »).",
+        "errors": {"allocation": ["Build the race tables first."]},
     }
+    assert not RaceWeather.objects.exists()
+    tables = allocate(organiser)
+    assert {t["weather"] for t in tables} == {None}
+    assert organiser.post(RACE_WEATHER, {"roll": 3}).status_code == 200
+    assert {
+        (t["weather"], t["track"], t["weather_fixed"]) for t in organiser.get(TABLES).json()
+    } == {("rain", "wet", True)}
 
 
 @pytest.mark.parametrize("roll", [0, 21, -1, "12", 12.5, [12], 2**40])
@@ -305,30 +317,55 @@ def test_a_table_draw_before_the_start_is_409_saying_to_start_first(organiser, v
     assert table_api(variable, 1).post(DRAWS, {"roll": 12}).status_code == 200
 
 
-def test_race_weather_before_any_qualifying_run_is_409(organiser, championship, circuit, drivers):
-    """§2-0-1: « dès que les essais sont finis, le poleman absolu lance le dé 20 »."""
+def test_race_weather_after_one_run_of_one_driver_is_409(organiser, championship, circuit, drivers):
+    """The issue's replay: one run of one driver, and the race weather was drawn."""
     event = build_race_event(championship, circuit, drivers)
-    Run.objects.filter(session__event=event).delete()
+    first = Run.objects.filter(session__event=event).order_by("pk").first()
+    Run.objects.filter(session__event=event).exclude(pk=first.pk).delete()
     refused = organiser.post(RACE_WEATHER, {"roll": 6})
     assert refused.status_code == 409
-    assert refused.json() == {
-        "detail": "No qualifying run is recorded yet: the overall pole draws the race "
-        "weather once qualifying is over (§2-0-1).",
-        "errors": {"qualifying": ["Record the qualifying runs first."]},
-    }
+    assert refused.json()["errors"] == {"allocation": ["Build the race tables first."]}
     assert not RaceWeather.objects.exists()
 
 
-def test_race_weather_before_the_d20_draw_is_409(organiser, championship, circuit, drivers):
-    """§2-0-1 in mode ``draw``: the overall pole is known once the d20 draw is made."""
+def test_race_weather_after_the_d20_draw_waits_for_the_allocation(
+    organiser, championship, circuit, drivers
+):
+    """§2-0-1 in mode ``draw``: the overall pole is known once the d20 draw is closed by
+    the allocation."""
     event = make_event(championship, circuit, slug="gp-race", qualifying_mode="draw", laps=2)
     for driver in drivers.values():
         Entry.objects.create(event=event, driver=driver)
+    assert organiser.post(RACE_WEATHER, {"roll": 6}).status_code == 409
+    assert organiser.post("/events/gp-race/draw", {}).status_code == 200
     refused = organiser.post(RACE_WEATHER, {"roll": 6})
     assert refused.status_code == 409
-    assert refused.json()["errors"] == {"draw": ["Make the d20 draw first."]}
-    assert organiser.post("/events/gp-race/draw", {}).status_code == 200
+    assert refused.json()["errors"] == {"allocation": ["Build the race tables first."]}
+    allocate(organiser)
     assert organiser.post(RACE_WEATHER, {"roll": 6}).status_code == 200
+
+
+def test_a_result_before_the_race_weather_is_409_and_the_draw_stays_possible(organiser, allocated):
+    """A draft saved before the race weather used to start the table, and the race weather
+    could then never be drawn: the save is a 409 instead, nothing stored."""
+    referee = table_api(allocated, 1)
+    grid = list(
+        RaceTable.objects.get(event=allocated, number=1)
+        .slots.order_by("position")
+        .values_list("driver__number", flat=True)
+    )
+    sheet = {"version": 0, "finish": grid[:1], "retired": [], "dns": [], "submit": False}
+    refused = referee._send("put", f"{TABLES}/1/result", sheet)
+    assert refused.status_code == 409, refused.content
+    body = refused.json()
+    assert body["detail"].startswith("The race weather is not drawn yet")
+    assert body["errors"] == {"race_weather": ["Race control draws the race weather first."]}
+    table = RaceTable.objects.get(event=allocated, number=1)
+    assert (table.result_status, table.started_at) == ("empty", None)
+    assert organiser.post(RACE_WEATHER, {"roll": 6}).status_code == 200
+    saved = referee._send("put", f"{TABLES}/1/result", sheet)
+    assert saved.status_code == 200, saved.content
+    assert RaceTable.objects.get(event=allocated, number=1).started_at is not None
 
 
 def test_a_start_before_the_race_weather_is_409(organiser, allocated):

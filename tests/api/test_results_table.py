@@ -111,7 +111,8 @@ def race_day(
     grids: list[list[int]],
     date: datetime.date = datetime.date(2025, 5, 24),
 ) -> Event:
-    """An event with no qualifying whose tables are ``grids`` (registration order)."""
+    """An event with no qualifying whose tables are ``grids`` (registration order), its
+    race weather drawn (sun) before any result (§2-0-1)."""
     event = make_event(
         championship,
         circuit,
@@ -125,6 +126,7 @@ def race_day(
         for number in grid:
             Entry.objects.create(event=event, driver=drivers[number])
     assert grid_numbers(allocate_event(organiser, slug)) == grids
+    assert organiser.post(f"/events/{slug}/race-weather", {"roll": 15}).status_code == 200
     return event
 
 
@@ -135,9 +137,11 @@ def allocate_event(organiser: Api, slug: str) -> list[dict]:
 
 
 def allocated_gp_race(championship, circuit, drivers, organiser) -> Event:
-    """gp-race with its two tables of 4 (:data:`TABLE_1`, :data:`TABLE_2`)."""
+    """gp-race with its two tables of 4 (:data:`TABLE_1`, :data:`TABLE_2`), and its race
+    weather (sun), drawn before any result (§2-0-1)."""
     event = build_race_event(championship, circuit, drivers)
     assert grid_numbers(allocate(organiser)) == [TABLE_1, TABLE_2]
+    assert organiser.post("/events/gp-race/race-weather", {"roll": 15}).status_code == 200
     return event
 
 

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from races.grid.services import allocation_run
 from races.models import RaceTable
 from races.results.services import result_save
+from races.weather.services import race_weather_draw
 from tournament.access import Actor
 from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event
 
@@ -47,6 +48,7 @@ def race_day(*, tables: int = TABLES) -> dict[str, Any]:
         Entry.objects.create(event=event, driver=driver)
     actor = Actor(user=organiser)
     allocation_run(actor=actor, event=event, table_size=2)
+    race_weather_draw(actor=actor, event=event, roll=15)  # §2-0-1: before any result
     world: dict[str, Any] = {
         "event": SLUG,
         "championship": championship.slug,

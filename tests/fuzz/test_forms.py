@@ -183,13 +183,16 @@ def _result_sheet(world: FuzzWorld) -> dict[str, str]:
 
 def _variable_race(world: FuzzWorld) -> None:
     """The race weather drawn variable (d20 of 5 to 8 at Monza) before the first result came
-    in, as on race day: the tables then draw their own weather."""
+    in, as on race day (instead of the world's sun, with a reason): the tables then draw
+    their own weather."""
     tables = RaceTable.objects.filter(event=world.event)
-    statuses = dict(tables.values_list("pk", "result_status"))
-    tables.update(result_status=ResultStatus.EMPTY)
-    race_weather_draw(actor=Actor(user=world.users["organiser"]), event=world.event, roll=6)
-    for pk, status in statuses.items():
-        RaceTable.objects.filter(pk=pk).update(result_status=status)
+    states = {pk: (status, started) for pk, status, started in
+              tables.values_list("pk", "result_status", "started_at")}  # fmt: skip
+    tables.update(result_status=ResultStatus.EMPTY, started_at=None)
+    race_weather_draw(actor=Actor(user=world.users["organiser"]), event=world.event, roll=6,
+                      reason="die off the table")  # fmt: skip
+    for pk, (status, started) in states.items():
+        RaceTable.objects.filter(pk=pk).update(result_status=status, started_at=started)
 
 
 def _run_url(world: FuzzWorld, page: str) -> str:

@@ -80,7 +80,9 @@ def no_results(world: World) -> None:
 
 def variable_race(world: World) -> None:
     no_results(world)
-    race_weather_draw(actor=organiser(world), event=world.event, roll=6)  # 5-8: variable
+    race_weather_draw(  # 5-8: variable, instead of the world's sun
+        actor=organiser(world), event=world.event, roll=6, reason="die off the table"
+    )
 
 
 # --- Weather draws -------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from races.grid.services import allocation_run
 from races.grid.start import stands_set
 from races.models import RaceTable, SheetBatch
 from races.results.services import result_save
+from races.weather.services import race_weather_draw
 from tournament.access import Actor
 from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
 
@@ -111,6 +112,8 @@ def build_world(django_user_model: Any) -> World:
     for number in range(1, 9):
         run_record(actor=organiser, session=session, driver_number=number, data=_run_data(number))
     rtables = allocation_run(actor=organiser, event=event, table_size=4)
+    # The overall pole's draw once qualifying is closed (§2-0-1), before any result: sun.
+    race_weather_draw(actor=organiser, event=event, roll=12)
     for index, ref in ((0, "ref1"), (1, "ref2")):
         for table in (qtables[index], rtables[index]):
             table.referee = users[ref]

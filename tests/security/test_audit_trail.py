@@ -14,6 +14,7 @@ from django.urls import reverse
 from qualifying.models import Run
 from races.grid.services import swap_drivers
 from races.grid.start import configurations_set, stands_set, table_unlock
+from races.grid.state import mark_started
 from races.models import (
     CarConfiguration,
     GridSlot,
@@ -310,9 +311,14 @@ def test_the_restore_page_refuses_referees_and_says_why_to_race_control(world: W
 
 def test_weather_draws_say_who_drew(world: World) -> None:
     RaceResult.objects.all().delete()
-    RaceTable.objects.filter(event=world.event).update(result_status=ResultStatus.EMPTY)
-    race_weather_draw(actor=organiser(world), event=world.event, roll=6)  # variable
+    RaceTable.objects.filter(event=world.event).update(
+        result_status=ResultStatus.EMPTY, started_at=None
+    )
+    race_weather_draw(  # variable, instead of the world's sun
+        actor=organiser(world), event=world.event, roll=6, reason="die off the table"
+    )
     table = fresh(world)
+    mark_started(Actor(table=table), table)  # the draws come during the race (§3-2-4)
 
     draw = table_weather_draw(actor=Actor(table=table), table=table, roll=3)
 

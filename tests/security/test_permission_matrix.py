@@ -621,10 +621,11 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         "409 403 403 403 403 401",
     ),
     ("post", "/events/{event}/tables/{t}/referee-link"): (None, "200 403 403 403 403 401"),
-    # The race weather follows the last session's (sun): a draw is refused (409).
+    # The race weather is drawn (sun, before the first result, §2-0-1): a second draw
+    # without a reason is refused (409), and so are the tables' draws (not variable).
     ("post", "/events/{event}/race-weather"): ({}, "409 403 403 403 403 401"),
     ("post", "/events/{event}/tables/{t}/weather-draws"): ({}, "409 409 409 403 403 401"),
-    ("get", "/events/{event}/race-weather"): (None, "404 404 404 404 403 404"),
+    ("get", "/events/{event}/race-weather"): (None, "200 200 200 200 403 404"),
     ("delete", "/events/{event}/tables/{t}/weather-draws/last"): (
         {"reason": "erreur"},
         "409 403 403 403 403 401",

@@ -539,10 +539,13 @@ def driver(event, number: int) -> Driver:
     return Driver.objects.get(championship=event.championship, number=number)
 
 
-def test_allocating_after_the_race_weather_starts_the_new_tables(event6, actor):
+def test_allocating_again_after_the_race_weather_starts_the_new_tables(event6, actor):
+    """The race weather comes once the tables are built (§2-0-1); tables built again while
+    no table has started take it at their start."""
+    allocation_run(actor=actor, event=event6, table_size=3)
     race_weather_draw(actor=actor, event=event6, roll=RAIN)
 
-    allocation_run(actor=actor, event=event6, table_size=3)
+    allocation_run(actor=actor, event=event6, table_size=2)
 
     assert starts(event6) == {("rain", "wet", True, "")}
 

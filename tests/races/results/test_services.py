@@ -14,13 +14,15 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from qualifying.services import draw_record
+from qualifying.models import Run
+from qualifying.services import draw_record, session_create
 from races.grid.services import allocation_run, swap_drivers
 from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
 from races.results.services import result_confirm, result_reopen, result_save
 from races.weather.services import race_weather_draw
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
+from tournament.models import Driver
 
 T1_COMPLETE = {
     "finish": [3, 1],
@@ -534,3 +536,47 @@ def test_the_history_records_who_saved_confirmed_and_reopened(event, actor, orga
         ("submitted", "pc"),
         ("submitted", "pc (API)"),
     ]
+
+
+# --- The race weather first (§2-0-1; DOMAIN.md "The race's order") --------------------------
+
+
+@pytest.fixture
+def competition(make_event, actor):
+    """A competition (mode ``best``, which draws a race weather): four drivers qualified in
+    number order, one table of 4 built on the classification, no race weather yet."""
+    event = make_event(n_drivers=4, slug="gp-competition", separate_teams=False)
+    session = session_create(actor=actor, event=event, number=1, weather_roll=15)
+    for driver in Driver.objects.filter(championship=event.championship, number__lte=4):
+        Run.objects.create(
+            session=session, driver=driver, tyres="hard", throws=10 + driver.number,
+            stopwatch_cs=5000,
+        )  # fmt: skip
+    allocation_run(actor=actor, event=event, table_size=4)
+    return event
+
+
+@pytest.mark.parametrize("submit", [False, True])
+def test_a_result_waits_for_the_race_weather_and_the_draw_stays_possible(
+    competition, actor, submit
+):
+    """A draft saved before the race weather used to start the table, and the race weather
+    could then never be drawn for any table of the event: the save is refused instead."""
+    sheet = {"finish": [1, 2, 3, 4]} if submit else {"finish": [1]}
+    with pytest.raises(Conflict) as refused:
+        save(competition, 1, version=0, submit=submit, **sheet)
+
+    assert refused.value.errors == {"race_weather": ["Race control draws the race weather first."]}
+    assert "The race weather is not drawn yet" in refused.value.message
+    assert (status(competition, 1), table(competition, 1).started_at) == (ResultStatus.EMPTY, None)
+    assert not RaceResult.objects.exists()
+    assert race_weather_draw(actor=actor, event=competition, roll=15).weather == "sun"
+
+
+def test_the_first_save_once_the_race_weather_is_drawn_starts_the_table(competition, actor):
+    race_weather_draw(actor=actor, event=competition, roll=15)
+
+    save(competition, 1, version=0, submit=False, finish=[2])
+
+    assert status(competition, 1) == ResultStatus.DRAFT
+    assert table(competition, 1).started_at is not None

@@ -19,11 +19,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from qualifying.services import draw_record
+from qualifying.models import Run
+from qualifying.services import draw_record, session_create
 from races.grid.services import allocation_run, referee_link_regenerate
 from races.models import RaceResult, RaceTable, ResultLine, ResultStatus
 from races.results.services import result_confirm, result_save
+from races.weather.services import race_weather_draw
 from tournament.access import Actor
+from tournament.models import Driver
 
 # Table 1 as written on the sheet: 3 wins, 1 second; 2 off the road in lap 1; 4 no start.
 T1 = {
@@ -711,3 +714,40 @@ def test_pages_are_in_english_with_the_language_cookie(phone, as_organiser, even
     assert "<strong>2nd</strong> 1 Pilote1 Lefèvre" in html
     desk = as_organiser.get(desk_url(event)).content.decode()
     assert "Results desk" in desk and "Referee" in desk
+
+
+# --- The race weather first (§2-0-1; DOMAIN.md "The race's order") --------------------------
+
+
+@pytest.fixture
+def competition(make_event, actor):
+    """A competition (mode ``best``: it draws a race weather), four drivers qualified in
+    number order, one table of 4 built, no race weather yet."""
+    event = make_event(n_drivers=4, slug="gp-competition", separate_teams=False)
+    session = session_create(actor=actor, event=event, number=1, weather_roll=15)
+    for driver in Driver.objects.filter(championship=event.championship, number__lte=4):
+        Run.objects.create(
+            session=session, driver=driver, tyres="hard", throws=10 + driver.number,
+            stopwatch_cs=5000,
+        )  # fmt: skip
+    allocation_run(actor=actor, event=event, table_size=4)
+    return event
+
+
+def test_a_result_typed_before_the_race_weather_is_refused_and_kept(phone, competition, actor):
+    """The page says it before anything is typed, and a save is a 409 with every value
+    kept: the table does not start, so race control can still draw the weather."""
+    page = phone.get(entry_url(competition)).content.decode()
+    assert 'id="result-weather"' in page and "The race weather is not drawn yet" in page
+
+    response = post(phone, competition, {2: {"outcome": "1"}})
+
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "The race weather is not drawn yet" in html
+    assert chosen(html, "d2-outcome") == "1"
+    assert (table(competition).result_status, table(competition).started_at) == ("empty", None)
+    race_weather_draw(actor=actor, event=competition, roll=15)
+    assert 'id="result-weather"' not in phone.get(entry_url(competition)).content.decode()
+    assert post(phone, competition, {2: {"outcome": "1"}}).status_code == 302
+    assert table(competition).started_at is not None

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from qualifying.models import Run
 from qualifying.services import draw_record
+from races.grid.services import allocation_run
 from races.grid.start import stands_set, table_start
 from races.models import RaceTable, RaceWeather, WeatherDraw
 from races.results.services import result_save
@@ -61,23 +62,40 @@ def test_a_table_draw_before_the_start_is_refused_and_locks_nothing(allocated, a
     assert not WeatherDraw.objects.exists()
 
 
-def test_the_race_weather_waits_for_a_qualifying_run(allocated, actor):
-    """§2-0-1: « dès que les essais sont finis, le poleman absolu lance le dé 20 »."""
-    Run.objects.filter(session__event=allocated).delete()
-
+def test_the_race_weather_waits_for_the_allocation(event, actor):
+    """§2-0-1: « dès que les essais sont finis, l'auteur du meilleur "temps absolu" tire la
+    météo »: every run is in, but until the allocation closes qualifying the pole may still
+    change (a late run, a correction), so the draw is refused."""
     with pytest.raises(Conflict) as refused:
-        race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+        race_weather_draw(actor=actor, event=event, roll=VARIABLE)
 
-    assert refused.value.errors == {"qualifying": ["Record the qualifying runs first."]}
+    assert refused.value.errors == {"allocation": ["Build the race tables first."]}
+    assert "Qualifying is not closed yet" in refused.value.message
+    assert not RaceWeather.objects.exists()
+    allocation_run(actor=actor, event=event, table_size=3)
+
+    assert race_weather_draw(actor=actor, event=event, roll=VARIABLE).weather == "variable"
+
+
+def test_after_one_run_of_one_driver_the_race_weather_is_refused(event, actor):
+    """The issue's replay: one run recorded, qualifying still open."""
+    Run.objects.filter(session__event=event).exclude(driver__number=4).delete()
+
+    with pytest.raises(Conflict):
+        race_weather_draw(actor=actor, event=event, roll=VARIABLE)
     assert not RaceWeather.objects.exists()
 
 
-def test_in_mode_draw_the_race_weather_waits_for_the_d20_draw(make_event, actor):
-    """§2-0-1 with the quick rules' grid (point 2): the pole is known from the draw."""
+def test_in_mode_draw_the_race_weather_waits_for_the_allocation(make_event, actor):
+    """§2-0-1 with the quick rules' grid (point 2): the pole is known once the d20 draw is
+    closed by the allocation."""
     event = make_event(n_drivers=4, qualifying_mode="draw", laps=2)
     with pytest.raises(Conflict):
         race_weather_draw(actor=actor, event=event, roll=VARIABLE)
     draw_record(actor=actor, event=event, rolls={1: [17], 2: [3], 3: [11], 4: [8]})
+    with pytest.raises(Conflict):
+        race_weather_draw(actor=actor, event=event, roll=VARIABLE)
+    allocation_run(actor=actor, event=event, table_size=4)
 
     assert race_weather_draw(actor=actor, event=event, roll=VARIABLE).weather == "variable"
 
@@ -97,6 +115,22 @@ def test_a_table_draw_leaves_one_trail_line(under_way, as_organiser):
     text = html.content.decode()
     assert text.count("drew the weather: d20 = 2, Rain, track wet") == 1
     assert "Weather: Variable → Rain" not in text and "weather: Variable → Rain" not in text
+
+
+def test_the_page_draws_no_race_weather_before_the_allocation(event, as_organiser):
+    """The allocation page says when the overall pole draws, and a draw sent anyway is
+    refused with the reason (§2-0-1)."""
+    url = reverse("allocation", args=[event.slug])
+    html = as_organiser.get(url).content.decode()
+    assert 'id="race-weather-closed"' in html and 'id="race-weather-record"' not in html
+
+    response = as_organiser.post(
+        reverse("race-weather", args=[event.slug]), {"roll": "6"}, follow=True
+    )
+
+    messages = [str(m) for m in response.context["messages"]]
+    assert len(messages) == 1 and messages[0].startswith("Qualifying is not closed yet")
+    assert not RaceWeather.objects.exists()
 
 
 # --- A mistaken table draw, undone by race control ----------------------------------------------

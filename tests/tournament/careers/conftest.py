@@ -20,6 +20,7 @@ from qualifying.models import Run
 from qualifying.services import draw_record, session_create
 from races.grid.services import allocation_run
 from races.results.services import result_confirm, result_save
+from races.weather.services import race_weather_draw
 from tournament.access import Actor
 from tournament.models import (
     Championship,
@@ -34,8 +35,12 @@ from tournament.registration.services import event_publish
 
 
 def race(actor: Actor, event: Event, size: int, finish_of=None) -> None:
-    """Allocate, then every table finishes in grid order (or ``finish_of(grid)``), confirmed."""
-    for table in allocation_run(actor=actor, event=event, table_size=size):
+    """Allocate, draw the race weather where the event draws one (§2-0-1: before any
+    result), then every table finishes in grid order (or ``finish_of(grid)``), confirmed."""
+    tables = allocation_run(actor=actor, event=event, table_size=size)
+    if event.draws_race_weather:
+        race_weather_draw(actor=actor, event=event, roll=15)
+    for table in tables:
         grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
         finish = finish_of(grid) if finish_of else grid
         result_save(actor=actor, table=table, version=0, finish=finish, retired=[], dns=[],

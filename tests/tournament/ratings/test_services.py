@@ -8,12 +8,17 @@ does, inline after the commit (``django_capture_on_commit_callbacks``).
 
 from __future__ import annotations
 
+import datetime
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
-from tournament.models import Player, PlayerRating, RatingPoint
+from races.games.table_sheet.services import game_result_save
+from races.grid.services import allocation_run
+from races.models import RaceTable, ResultLine
+from races.results.services import result_confirm
+from tournament.models import Entry, Event, Player, PlayerRating, RatingPoint
 from tournament.ratings import rules
 from tournament.ratings.services import ratings_recompute
 from tournament.ratings.soon import recompute_ratings_soon
@@ -261,3 +266,35 @@ def test_points_another_model_computed_are_computed_again_from_the_start(three_e
     assert ratings_recompute(game="formula_de") == 6
     assert without_ids(stored()[0]) == without_ids(expected[0])
     assert without_ids(stored()[1]) == without_ids(expected[1])
+
+
+def test_a_shared_place_rates_its_players_equal(season, django_capture_on_commit_callbacks):
+    """A published Cannes–Monaco tie (« à égalité »: equal squares share the place) is a tie
+    in the ratings too: the two players end with equal ratings, never in grid order (the
+    stored ``place``, not the table ``position``, is the match's order)."""
+    s = season("cm", drivers=4)
+    event = Event.objects.create(
+        championship=s.championship, slug="cm-1", name="Cannes–Monaco", circuit=s.circuit,
+        date=datetime.date(2026, 3, 1), game="cannes_monaco", qualifying_mode="draw",
+        separate_teams=False, published_results=True,
+    )  # fmt: skip
+    for driver in s.drivers.values():
+        Entry.objects.create(event=event, driver=driver)
+    allocation_run(actor=s.actor, event=event, table_size=6)
+    table = RaceTable.objects.get(event=event)
+    sheet = {"squares": {1: 9, 2: 5, 3: 5, 4: 2}, "crossed": []}
+    with django_capture_on_commit_callbacks(execute=True):
+        game_result_save(actor=s.actor, table=table, version=0, data=sheet, submit=True)
+        result_confirm(actor=s.actor, table=table)
+    places = dict(ResultLine.objects.filter(table=table).values_list("driver__number", "place"))
+    assert places == {1: 1, 2: 2, 3: 2, 4: 4}
+    rated = {
+        number: PlayerRating.objects.get(player=s.player(number), family="cannes_monaco")
+        for number in (1, 2, 3, 4)
+    }
+    assert (rated[2].mu, rated[2].sigma, rated[2].rating) == (
+        rated[3].mu,
+        rated[3].sigma,
+        rated[3].rating,
+    )
+    assert rated[1].rating > rated[2].rating > rated[4].rating

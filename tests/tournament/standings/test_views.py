@@ -629,6 +629,7 @@ def test_results_confirmed_by_race_control_reach_every_page(
     from qualifying.services import session_create
     from races.grid.services import allocation_run
     from races.results.services import result_confirm, result_save
+    from races.weather.services import race_weather_draw
     from tournament.access import Actor
     from tournament.registration.services import event_publish
 
@@ -644,6 +645,7 @@ def test_results_confirmed_by_race_control_reach_every_page(
             stopwatch_cs=5000,
         )
     first, second = allocation_run(actor=actor, event=event, table_size=3)  # 4 2 5 | 1 6 3
+    race_weather_draw(actor=actor, event=event, roll=15)  # §2-0-1: before any result
     result_save(actor=actor, table=first, version=0, finish=[2, 4], dns=[], submit=True,
                 retired=[{"driver": 5, "cause": "body", "lap": 3, "note": ""}])  # fmt: skip
     result_save(actor=actor, table=second, version=0, finish=[6, 1, 3], retired=[], dns=[],

@@ -56,6 +56,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from django.utils.translation import get_language
+from django_htmx.middleware import HtmxDetails
 
 from tournament.public import freshness, players
 from tournament.site.accounts.laptop import guarded
@@ -119,7 +120,9 @@ def _digest(*parts: str) -> str:
 
 def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...], variant: str) -> str:
     version = ".".join(str(c) for c in counters)
-    hx = "hx" if request.headers.get("HX-Request") else ""
+    # As django-htmx reads it (request.htmx): a fragment only for "true". Any other value
+    # (1, false, TRUE) gets the whole page, so it must be stored as the whole page.
+    hx = "hx" if HtmxDetails(request) else ""
     # Under make venue's guard a phone's header says where race control logs in, the
     # laptop's offers the login (tournament.site.context): never the one to the other.
     phone = "phone" if guarded(request) else ""

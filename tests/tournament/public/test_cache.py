@@ -363,3 +363,16 @@ def test_variants_of_a_page_are_kept_up_to_a_bound(event, monkeypatch):
         client.cookies["paddock_me"] = f"{event.championship.slug}:{number}"
         assert client.get(event_url).status_code == 200
     assert kept_pages() == kept + 4
+
+
+@pytest.mark.parametrize("value", ["1", "false", "TRUE", "yes"])
+def test_an_htmx_header_other_than_true_does_not_store_a_page_as_the_fragment(event, value):
+    """``HX-Request: 1`` (or false, TRUE) gets the whole page, as django-htmx reads the header
+    (request.htmx true for "true" only): that page must not be stored under the fragment's
+    key, where the projector's next htmx poll would get a whole page (issue 32, N1)."""
+    url = reverse("standings-projector", args=[event.championship.slug])
+    client = phone()
+    poisoned = client.get(url, HTTP_HX_REQUEST=value)
+    assert "<html" in body(poisoned)  # the view answers the whole page to such a header
+    assert "<html" not in body(client.get(url, HTTP_HX_REQUEST="true"))
+    assert "<html" in body(client.get(url))

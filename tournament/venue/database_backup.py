@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import sqlite3
+import stat
 import subprocess
 import tempfile
 from contextlib import closing
@@ -69,19 +70,45 @@ class Taken:
 
 def copy_photos(source: Path, target: Path) -> int:
     """Copy the photo files of ``source`` missing from ``target`` (names are their content's
-    digest: a file of the same name is the same file). Answers how many were copied."""
-    if not source.is_dir():
+    digest: a file of the same name is the same file). Answers how many were copied.
+
+    Regular files only, each opened without following a link: a backup's folder comes from
+    elsewhere (a USB stick, a shared folder), and a link planted in it to the venue's
+    ``secret_key`` came back as a sheet's photo through a referee link (issue 32). A folder
+    that is itself a link, or a file whose real path is not in it, is left out too."""
+    if source.is_symlink() or not source.is_dir():
         return 0
+    root = source.resolve()
     private_folder(target)
     copied = 0
-    for path in source.iterdir():
-        if not path.is_file() or path.name.startswith(".") or (target / path.name).exists():
-            continue
-        partial = target / f".partial-{path.name}"
-        shutil.copyfile(path, partial)
-        os.replace(partial, target / path.name)
-        copied += 1
+    with os.scandir(source) as entries:
+        for entry in entries:
+            if (
+                entry.name.startswith(".")
+                or not entry.is_file(follow_symlinks=False)
+                or not Path(entry.path).resolve().is_relative_to(root)
+                or (target / entry.name).exists()
+            ):
+                continue
+            copied += _copy_regular(Path(entry.path), target / entry.name)
     return copied
+
+
+def _copy_regular(path: Path, destination: Path) -> int:
+    """``path`` copied to ``destination`` if it is a regular file when opened (never through
+    a link, whatever replaced it since it was listed): 1 if copied, else 0."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return 0
+    with os.fdopen(fd, "rb") as read:
+        if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+            return 0
+        partial = destination.with_name(f".partial-{destination.name}")
+        with partial.open("wb") as written:
+            shutil.copyfileobj(read, written)
+    os.replace(partial, destination)
+    return 1
 
 
 def restore_photos(backups: Path) -> int:

@@ -57,6 +57,18 @@ def tampered(clean: Path, folder: Path, *statements: str) -> Path:
     return copy
 
 
+#: SQLite adds no CHECK to a table but by rewriting its SQL in the schema.
+PLANT = ["PRAGMA writable_schema = ON"]
+
+
+def _check(table: str, check: str) -> str:
+    """The statement that adds ``check`` to ``table``'s definition, as the red team did."""
+    return (
+        f"UPDATE sqlite_master SET sql = substr(sql, 1, length(sql) - 1) || ', {check})' "
+        f"WHERE type = 'table' AND name = '{table}'"
+    )
+
+
 def test_a_backup_paddock_wrote_is_accepted(clean: Path) -> None:
     """Paddock's own triggers (the change counters) and every table, column and index."""
     assert sqlite_refusals(clean) == []
@@ -78,6 +90,18 @@ def test_a_backup_paddock_wrote_is_accepted(clean: Path) -> None:
           'CREATE TRIGGER "paddock_change_tournament_event_insert" AFTER INSERT ON '
           '"tournament_event" BEGIN DELETE FROM auth_user; END'],
          ["the trigger paddock_change_tournament_event_insert is not Paddock's"]),
+        # A CHECK planted on the sessions: every login then ran it (issue 32): by its name,
+        # or by its text when it has none.
+        ([*PLANT, _check("django_session", 'CONSTRAINT "spin" CHECK (length(session_key) > 0)')],
+         ["the constraint spin of the table django_session, which Paddock never makes"]),
+        ([*PLANT, _check("tournament_event", "CHECK (length(name) < 999)")],
+         ["the constraint CHECK (length(name) < 999) of the table tournament_event, which "
+          "Paddock never makes"]),
+        # One of Paddock's own indexes, made again with a WHERE (or an expression).
+        (["DROP INDEX auth_permission_content_type_id_2f476e4b",
+          'CREATE INDEX "auth_permission_content_type_id_2f476e4b" ON "auth_permission" '
+          '("content_type_id") WHERE abs(id) > 0'],
+         ["the index auth_permission_content_type_id_2f476e4b is not Paddock's"]),
         (["DROP TRIGGER paddock_change_tournament_event_delete"],
          ["the trigger paddock_change_tournament_event_delete is missing"]),
         (["INSERT INTO django_migrations (app, name, applied) "

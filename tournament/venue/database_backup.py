@@ -22,9 +22,11 @@ their folder and files are this account's only (0700, 0600).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import re
+import shlex
 import shutil
 import sqlite3
 import stat
@@ -46,7 +48,7 @@ from tournament import sealing
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.site import backup_state
-from tournament.venue import backup_checks
+from tournament.venue import backup_checks, pg_schema
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
 
@@ -298,10 +300,15 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
     empty = database_is_empty()
     if not empty and not replace:
         raise BackupProblem(
-            "The database is not empty. Restore into a new data folder: make restore "
-            f"DATA=<new folder> FILE={source}; or replace this database (a SQLite file is "
-            f"kept aside first): make restore FILE={source} REPLACE=1 (manage.py restore "
-            "--replace; with DATABASE_URL, an empty database of its own)."
+            _(
+                "The database is not empty. Restore into a new data folder: %(new)s; or "
+                "replace this database (a SQLite file is kept aside first): %(replace)s "
+                "(manage.py restore --replace; with DATABASE_URL, an empty database of its own)."
+            )
+            % {
+                "new": restore_command(source, data="<new folder>"),
+                "replace": restore_command(source, replace=True),
+            }
         )
     with tempfile.TemporaryDirectory(prefix="paddock-restore-") as folder:
         checked = snapshot(source, Path(folder))
@@ -313,6 +320,23 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
     freshness.renew_incarnation(connections["default"])
     restore_photos(source.parent)
     return kept_aside
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as typed from the project's folder (where make runs), quoted for the shell."""
+    resolved = path.resolve()
+    base = Path(settings.BASE_DIR).resolve()
+    shown = resolved.relative_to(base) if resolved.is_relative_to(base) else resolved
+    return shlex.quote(str(shown))
+
+
+def restore_command(source: Path | str, *, data: str | None = None, replace: bool = False) -> str:
+    """``make restore`` as it must be typed to restore ``source`` into this server's data
+    folder (or ``data``): every variable in use, so that the command pasted as printed does
+    what it says (without ``DATA=``, make restores into the default ``venue/``)."""
+    folder = data or shown_path(Path(settings.DATA_DIR))
+    file = source if isinstance(source, str) else shown_path(source)
+    return f"make restore DATA={folder} FILE={file}" + (" REPLACE=1" if replace else "")
 
 
 def snapshot(source: Path, folder: Path) -> Path:
@@ -337,17 +361,27 @@ def _sqlite_restore(checked: Path, *, named: Path, empty: bool) -> Path | None:
     _refuse(named, refused)
     connections["default"].close()
     target = Path(_settings()["NAME"])
+    # This account's only from the start, as make venue's start makes them (day.protect_data):
+    # a new data folder 0700 (the project's own folder keeps its mode), the database 0600.
+    if target.parent.resolve() != Path(settings.BASE_DIR).resolve():
+        private_folder(target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
     kept_aside = None
     if not empty:
         kept_aside = target.with_name(f"{target.name}.replaced-{_stamp()}")
+        _private_file(kept_aside)
         _sqlite_copy(target, kept_aside)
+    if not target.exists():
+        _private_file(target)
     with (
         closing(backup_checks.read_only(checked)) as src,
         closing(sqlite3.connect(target, timeout=30)) as dst,
     ):
         src.backup(dst)
         dst.execute("PRAGMA journal_mode=WAL")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{target}{suffix}").chmod(0o600)
     return kept_aside
 
 
@@ -403,11 +437,15 @@ def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) 
     env, args = _pg_environment()
     refused, keep = backup_checks.pg_refusals(_run(["pg_restore", "--list", str(checked)], env))
     if not refused:  # the tables are Paddock's: then what they are made of
-        refused = backup_checks.pg_schema_refusals(
-            _run(["pg_restore", "--schema-only", "--file=-", str(checked)], env),
-            _run(["pg_restore", "--data-only", "--table=django_migrations", "--file=-",
-                  str(checked)], env),
-        )  # fmt: skip
+        ddl = _run(["pg_restore", "--schema-only", "--file=-", str(checked)], env)
+        data = _run(["pg_restore", "--data-only", "--table=django_migrations", "--file=-",
+                     str(checked)], env)  # fmt: skip
+        refused = backup_checks.pg_schema_refusals(ddl, data)
+        if not refused:  # their constraints, indexes and defaults
+            try:
+                refused = pg_schema.refusals(ddl, data)
+            except RuntimeError as exc:
+                raise BackupProblem(str(exc)) from exc
     _refuse(named, refused)
     connections["default"].close()
     clean = ["--clean", "--if-exists"] if replace else []

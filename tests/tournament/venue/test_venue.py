@@ -234,4 +234,4 @@ def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(
         cwd=ROOT, env=environment(restored), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert again.returncode != 0
-    assert "not empty" in again.stderr
+    assert "REPLACE=1" in again.stderr

@@ -22,7 +22,12 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import translation
 
-from tournament.venue.database_backup import BackupProblem, backup_recorded
+from tournament.venue.database_backup import (
+    BackupProblem,
+    backup_recorded,
+    restore_command,
+    shown_path,
+)
 from tournament.venue.day import (
     Gunicorn,
     NoAnswer,
@@ -174,7 +179,7 @@ class Command(BaseCommand):
         out.write(f"Health (for a monitor): {base}{reverse('health')}")
         out.write(
             f"Backups every {options['backup_minutes']:g} min into {settings.BACKUP_DIR}; "
-            "restore one with: make restore FILE=<file>"
+            f"restore one with: {restore_command(f'{shown_path(settings.BACKUP_DIR)}/<file>')}"
         )
         out.write("Stop with Ctrl+C (a last backup is taken then).")
         out.write("")

@@ -306,7 +306,7 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
                 "(manage.py restore --replace; with DATABASE_URL, an empty database of its own)."
             )
             % {
-                "new": restore_command(source, data="<new folder>"),
+                "new": restore_command(source, data=_("<new folder>")),
                 "replace": restore_command(source, replace=True),
             }
         )

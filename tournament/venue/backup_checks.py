@@ -527,3 +527,29 @@ def row_problems(row: models.Model) -> list[str]:
             for message in messages
         ]
     return []
+
+
+def unknown_fields(rows: list[dict[str, Any]]) -> list[str]:
+    """The fields the rows of a championship file name that their model does not have (a
+    hand-edited file, another version's): said by row, in the user's language,
+    before anything is read into a model (Django's deserializer raised a bare traceback)."""
+    problems = []
+    for row in rows:
+        label = str(row.get("model", ""))
+        try:
+            model = apps.get_model(label)
+        except (LookupError, ValueError):
+            continue  # an unknown kind of row: refused by its own words before this
+        known = set()
+        for field in model._meta.get_fields():
+            known.add(field.name)
+            known.add(getattr(field, "attname", field.name))
+        fields = row.get("fields")
+        names = fields.keys() if isinstance(fields, dict) else ()
+        what = f"{model._meta.verbose_name} {row.get('pk')}"
+        problems += [
+            _("%(row)s: an unknown field %(field)s") % {"row": what, "field": name}
+            for name in sorted(map(str, names))
+            if name not in known
+        ]
+    return problems

@@ -49,6 +49,7 @@ from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.site import backup_state
 from tournament.venue import backup_checks, pg_schema
+from tournament.venue.progress import Say, Steps
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
 
@@ -276,7 +277,9 @@ def database_is_empty(alias: str = "default") -> bool:
     return not connections[alias].introspection.table_names()
 
 
-def restore(source: Path, *, replace: bool = False, role: str | None = None) -> Path | None:
+def restore(
+    source: Path, *, replace: bool = False, role: str | None = None, say: Say | None = None
+) -> Path | None:
     """Load the backup ``source`` into the configured database.
 
     The database must be empty (a new laptop, a new data folder), unless ``replace``: then
@@ -310,15 +313,24 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
                 "replace": restore_command(source, replace=True),
             }
         )
+    steps = Steps(say or (lambda _text: None))
     with tempfile.TemporaryDirectory(prefix="paddock-restore-") as folder:
         checked = snapshot(source, Path(folder))
+        steps.step(
+            _(
+                "Checking the backup against what this version of Paddock writes (the first "
+                "time, it builds what to compare with: up to a minute)…"
+            )
+        )
         if _is_sqlite():
-            kept_aside = _sqlite_restore(checked, named=source, empty=empty)
+            kept_aside = _sqlite_restore(checked, named=source, empty=empty, steps=steps)
         else:
-            _pg_restore(checked, named=source, replace=replace, role=role)
+            _pg_restore(checked, named=source, replace=replace, role=role, steps=steps)
+    steps.step(_("Copying the photos of the sheets…"))
     # Counters went back to the backup's: cache keys of before must never match again.
     freshness.renew_incarnation(connections["default"])
     restore_photos(source.parent)
+    steps.done()
     return kept_aside
 
 
@@ -351,7 +363,7 @@ def snapshot(source: Path, folder: Path) -> Path:
     return copy
 
 
-def _sqlite_restore(checked: Path, *, named: Path, empty: bool) -> Path | None:
+def _sqlite_restore(checked: Path, *, named: Path, empty: bool, steps: Steps) -> Path | None:
     """The SQLite backup ``checked`` (the private copy of ``named``) into the configured
     file, the database it replaces kept aside first (answered)."""
     try:
@@ -359,6 +371,7 @@ def _sqlite_restore(checked: Path, *, named: Path, empty: bool) -> Path | None:
     except RuntimeError as exc:  # this code's own schema could not be built
         raise BackupProblem(str(exc)) from exc
     _refuse(named, refused)
+    steps.step(_("Loading it into the database…"))
     connections["default"].close()
     target = Path(_settings()["NAME"])
     # This account's only from the start, as make venue's start makes them (day.protect_data):
@@ -429,7 +442,9 @@ def _pg_role(role: str | None) -> None:
         )
 
 
-def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) -> None:
+def _pg_restore(
+    checked: Path, *, named: Path, replace: bool, role: str | None, steps: Steps
+) -> None:
     """``pg_restore`` of the entries Paddock writes in ``checked`` (the private copy of
     ``named``), as the application's role (or ``role``), with no owner and no privileges of
     the archive; the change counters made again."""
@@ -447,6 +462,7 @@ def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) 
             except RuntimeError as exc:
                 raise BackupProblem(str(exc)) from exc
     _refuse(named, refused)
+    steps.step(_("Loading it into the database…"))
     connections["default"].close()
     clean = ["--clean", "--if-exists"] if replace else []
     acting = [f"--role={role}"] if role else []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
 import sqlite3
 import subprocess
@@ -271,6 +272,12 @@ def test_a_restore_into_a_new_data_folder_makes_it_this_accounts_only(
     done = restore_in(data)(str(backup))
 
     assert done.returncode == 0, done.stderr
+    # Each step said as it starts, and how long it took (issue 32: 20 s without a word).
+    lines = done.stdout.splitlines()
+    steps = [n for n, line in enumerate(lines) if line.endswith("…")]
+    took = [n for n, line in enumerate(lines) if re.fullmatch(r"  .* \d+ s\.", line)]
+    assert len(steps) == len(took) == 3, done.stdout
+    assert all(step < end for step, end in zip(steps, took, strict=True)), done.stdout
     assert data.stat().st_mode & 0o777 == 0o700
     for path in data.glob("db.sqlite3*"):
         assert path.stat().st_mode & 0o777 == 0o600, path

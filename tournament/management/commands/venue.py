@@ -42,6 +42,7 @@ from tournament.venue.day import (
     static_files_current,
 )
 from tournament.venue.poster import Poster, PosterRenderer, terminal_qr
+from tournament.venue.progress import collected
 
 
 class Command(BaseCommand):
@@ -94,9 +95,9 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         protect_data(settings.DATA_DIR, settings.BASE_DIR, database if sqlite else None)
         if not static_files_current():
-            out.write("Compressing the static files (once, a few seconds)…")
+            out.write("Compressing the static files (once: up to a minute on a slow laptop)…")
             os.umask(usual)
-            call_command("collectstatic", interactive=False, verbosity=0)
+            collected(out.write)
             os.umask(0o077)
         for username in close_demo_logins():
             out.write(

@@ -150,7 +150,7 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
     # right): nothing restored.
     as_superuser = subprocess.run(
         [sys.executable, "manage.py", "restore", str(taken.path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert as_superuser.returncode != 0 and "--role" in as_superuser.stderr
     assert config["USER"] in as_superuser.stderr
@@ -165,7 +165,7 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
         [sys.executable, "manage.py", "restore", str(taken.path), "--role", postgresql.role],
         cwd=ROOT, env={**env, "DATABASE_URL": postgresql.url(with_role),
                        "SECRET_KEY": "another-laptops-key-" + "x7Qm2" * 10},
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert acted.returncode == 0, acted.stderr
     tables = len(world.qtables) + len(world.rtables)
@@ -178,7 +178,7 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
     env["DATABASE_URL"] = postgresql.url(name, user=postgresql.role)
     restored = subprocess.run(
         [sys.executable, "manage.py", "restore", str(taken.path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert "Photos of the sheets" in restored.stdout and ": 2 files." in restored.stdout
@@ -201,7 +201,7 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
     assert b"".join(served.streaming_content) == (elsewhere / "photos" / photo.image).read_bytes()
     again = subprocess.run(
         [sys.executable, "manage.py", "restore", str(taken.path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert again.returncode != 0 and "REPLACE=1" in again.stderr
     # The hint speaks the Makefile's words.

@@ -65,7 +65,7 @@ def restore_as_role(
     }
     return subprocess.run(
         [sys.executable, "manage.py", "restore", str(archive)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
 
 

@@ -419,7 +419,10 @@ PHOTO_UPLOAD_PATHS = (
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"client_errors": {"()": "tournament.site.logs.ClientErrorsWithoutTraceback"}},
+    "filters": {
+        "client_errors": {"()": "tournament.site.logs.ClientErrorsWithoutTraceback"},
+        "link_secrets": {"()": "tournament.site.logs.LinkSecretsRedacted"},
+    },
     "formatters": {
         "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
         "django.server": {
@@ -431,10 +434,14 @@ LOGGING = {
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "filters": ["client_errors"],
+            "filters": ["client_errors", "link_secrets"],
             "formatter": "plain",
         },
-        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+        "django.server": {
+            "class": "logging.StreamHandler",
+            "filters": ["link_secrets"],
+            "formatter": "django.server",
+        },
     },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {

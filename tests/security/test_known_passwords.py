@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from tests.security.conftest import World, logged_in
 from tournament.management.commands.load_demo import DEMO_LOGINS as LOAD_DEMO_LOGINS
 from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, KnownPasswordValidator
+from tournament.site.accounts.tokens import ApiToken
 
 
 def refusals(password: str, username: str = "chef") -> list[str]:
@@ -124,6 +125,8 @@ def test_with_debug_off_a_demo_password_opens_nothing_and_closes_its_account(
     settings.DEMO_LOGINS_ALLOWED = False  # what a DEBUG-off settings module reads
     admin = django_user_model.objects.create_superuser("admin", password="paddock-admin")
     chef = django_user_model.objects.create_superuser("chef", password="virage-rapide-2026")
+    ApiToken.issue(admin)
+    ApiToken.issue(chef)
 
     demo = login("admin", "paddock-admin")
     guess = login("chef", "paddock-pc")  # a demo password typed for another account
@@ -132,6 +135,8 @@ def test_with_debug_off_a_demo_password_opens_nothing_and_closes_its_account(
         assert client.get(reverse("password_change")).status_code == 302  # nobody logged in
     admin.refresh_from_db()
     assert not admin.has_usable_password()  # closed: it no longer opens, even later
+    assert not ApiToken.objects.filter(user=admin).exists()  # nor opens the API (issue 32)
+    assert ApiToken.objects.filter(user=chef).exists()
     chef.refresh_from_db()
     assert chef.check_password("virage-rapide-2026")  # a guess closes nothing
     assert login("chef", "virage-rapide-2026").get(reverse("password_change")).status_code == 200

@@ -22,7 +22,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import transaction
 from django.test import Client
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 
 from tests.security.conftest import World, english, logged_in
 from tests.security.test_permission_matrix import (
@@ -33,6 +33,7 @@ from tests.security.test_permission_matrix import (
     api_token,
     codes,
 )
+from tournament.site.accounts import laptop
 from tournament.site.accounts.laptop import ACCOUNT_PAGES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -269,3 +270,24 @@ def test_a_venue_login_is_a_browser_session_of_twelve_hours(venue, world: World)
     session = laptop.session
     assert session.get_expire_at_browser_close()
     assert 12 * 3600 - 60 <= session.get_expiry_age() <= 12 * 3600
+
+
+def test_the_admins_place_is_read_for_each_script_prefix_never_once_for_all(
+    venue, world: World
+) -> None:
+    """The guard's prefixes of the admin and account pages were kept process-wide from the
+    first request (issue 32): a first request behind a path (``SCRIPT_NAME``, which the WSGI
+    handler makes the script prefix) kept ``/paddock/admin/``, and the admin at ``/admin/``
+    then answered a phone. Each script prefix (and URL configuration) now has its own."""
+    kept = getattr(laptop, "_prefixes", None) or laptop._account_and_admin_prefixes
+    kept.cache_clear()  # as a new process starts
+    phone = logged_in(world.users["organiser"])
+    set_script_prefix("/paddock/")  # what the WSGI handler does with SCRIPT_NAME
+    try:
+        behind_a_path = phone.get("/admin/", SCRIPT_NAME="/paddock", **PHONE_METHODS)
+    finally:
+        set_script_prefix("/")
+    assert behind_a_path.status_code == 403
+    at_the_root = phone.get("/admin/", **PHONE_METHODS)
+    assert says_laptop_only(at_the_root), at_the_root.status_code
+    assert says_laptop_only(phone.get(reverse("login"), **PHONE_METHODS))

@@ -92,7 +92,7 @@ def players_merge(*, actor: Actor, keep: Player, other: Player, reason: str = ""
     keep, other = locked[keep.pk], locked[other.pk]
     if keep.merged_into_id or other.merged_into_id:
         raise Conflict(_("One of these players was already merged into another: reload."))
-    _require(actor, keep, other)
+    _require_merge(actor, keep, other)
     if keep.licence and other.licence and keep.licence != other.licence:
         raise Conflict(
             _("These players hold two licence numbers (%(one)s, %(two)s): two people, not merged.")
@@ -206,3 +206,16 @@ def players_not_same(*, actor: Actor, player: Player, other: Player) -> NotSameP
         player_id=low, other_id=high, defaults={"actor": actor.label[:120]}
     )
     return found
+
+
+def _require_merge(actor: Actor, keep: Player, other: Player) -> None:
+    """A merge's right: as any change's (``_require``), or, when one of the two claims the
+    licence number the other holds (``Player.claimed_licence``), an organiser of a
+    championship its holder already plays in: the claim was typed by someone who may not
+    see that holder, and only the holder's organisers confirm it (issue 32)."""
+    for holder, claimant in ((keep, other), (other, keep)):
+        played = Driver.objects.filter(player=holder).values_list("championship_id", flat=True)
+        claimed = bool(holder.licence) and claimant.claimed_licence == holder.licence
+        if claimed and _may_sides(actor, [played]):
+            return
+    _require(actor, keep, other)

@@ -2,7 +2,9 @@
 
 Two players standing alone (not merged into another) are proposed when their folded names
 are equal (``names.name_key``: accents, case and word order left out) or their e-mail
-addresses are (case left out). Never proposed: a pair race control said are two people
+addresses are (case left out), or when one claims the licence number the other holds
+(``identity.player_for``: typed by an organiser who may not see its holder; the holder's
+organisers decide). Never proposed: a pair race control said are two people
 (``NotSamePlayer``), two players holding different licence numbers, two players driving
 in one championship (one person drives once per championship). Nothing here writes: a
 merge is ``changes.players_merge``, done by a person.
@@ -85,6 +87,27 @@ def _groups_by_email() -> dict[str, list[int]]:
     return groups
 
 
+def _licence_claims() -> dict[tuple[int, int], int]:
+    """Each pair of a player claiming a licence number (``Player.claimed_licence``) and the
+    player holding it, both standing alone → the holder's id."""
+    claims = list(
+        Player.objects.filter(merged_into__isnull=True)
+        .exclude(claimed_licence="")
+        .values_list("pk", "claimed_licence")
+    )
+    holders = dict(
+        Player.objects.filter(
+            merged_into__isnull=True, licence__in=[licence for _pk, licence in claims]
+        ).values_list("licence", "pk")
+    )
+    pairs = {}
+    for pk, licence in claims:
+        holder = holders.get(licence)
+        if holder is not None and holder != pk:
+            pairs[(min(pk, holder), max(pk, holder))] = holder
+    return pairs
+
+
 def proposals(
     actor: Actor, limit: int = LIMIT, *, championship: Championship | None = None
 ) -> list[Proposal]:
@@ -96,6 +119,9 @@ def proposals(
         reasons[pair].append(_("same name"))
     for pair in sorted(_pairs(_groups_by_email())):
         reasons[pair].append(_("same e-mail address"))
+    claims = _licence_claims()
+    for pair in sorted(claims):
+        reasons[pair].append(_("same licence number"))
     if not reasons:
         return []
     ids = {pk for pair in reasons for pk in pair}
@@ -122,7 +148,10 @@ def proposals(
         if one.licence and two.licence and one.licence != two.licence:
             continue
         if mine is not None and not (mine & championships[a] and mine & championships[b]):
-            continue
+            # A licence claimed: the holder's organisers decide (changes._require_merge).
+            holder = claims.get((a, b))
+            if holder is None or not mine & championships[holder]:
+                continue
         if championship is not None and championship.pk not in championships[a] | championships[b]:
             continue
         found.append(Proposal(player=one, other=two, reasons=why))

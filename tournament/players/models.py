@@ -15,6 +15,12 @@ class Player(models.Model):
     # A federation's licence number: optional, unique when given.
     licence = models.CharField(_("licence number"), max_length=30, null=True, blank=True)
     email = models.EmailField(_("email"), blank=True, default="")
+    # A licence number typed for this player by an organiser who may not attach it: held by
+    # another player, of championships that organiser does not run. Only a proposed match
+    # (tournament.players.matching), for that player's organisers to confirm.
+    claimed_licence = models.CharField(
+        _("licence number claimed"), max_length=30, blank=True, default="", db_index=True
+    )
     # The name folded for matching (accents, case and order of the words left out).
     name_key = models.CharField(max_length=200, db_index=True, editable=False, default="")
     # A player merged into another: kept (a merge can be undone), its drivers moved.

@@ -56,6 +56,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from django.utils.translation import get_language
+from django_htmx.middleware import HtmxDetails
 
 from tournament.public import freshness, players
 from tournament.site.accounts.laptop import guarded
@@ -67,6 +68,14 @@ TIMEOUT = 3600
 #: Beyond, a variant is built for its visitor and not kept; the plain page always is. Without
 #: a bound, every new query string stored another page (300 requests: 7.8 MB).
 MAX_VARIANTS = 100
+#: Bytes of variants kept at most, all pages and versions together, per ``TIMEOUT`` (a page
+#: kept lives that long): 100 variants per page and version multiplied across the players'
+#: pages and every version of their data (issue 32). Beyond, variants are built for their
+#: visitor and not kept until the window ends; the plain pages, which only race control's
+#: changes multiply, always are. Their compressed copies are added to a page kept later,
+#: so twice this and its two encodings bound what the variants take in the cache.
+MAX_VARIANT_BYTES = 32 * 2**20
+VARIANT_BYTES = "paddock:public:variant-bytes"
 #: A query value longer than this is not kept (a name searched is cut at 60 characters).
 MAX_VALUE = 100
 BROTLI_QUALITY = 5  # fast enough to build under a spike, close to the best ratio for HTML
@@ -119,7 +128,9 @@ def _digest(*parts: str) -> str:
 
 def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...], variant: str) -> str:
     version = ".".join(str(c) for c in counters)
-    hx = "hx" if request.headers.get("HX-Request") else ""
+    # As django-htmx reads it (request.htmx): a fragment only for "true". Any other value
+    # (1, false, TRUE) gets the whole page, so it must be stored as the whole page.
+    hx = "hx" if HtmxDetails(request) else ""
     # Under make venue's guard a phone's header says where race control logs in, the
     # laptop's offers the login (tournament.site.context): never the one to the other.
     phone = "phone" if guarded(request) else ""
@@ -127,13 +138,17 @@ def _key(request: HttpRequest, view_name: str, counters: tuple[int, ...], varian
     return f"paddock:page:{_digest(*parts)}"
 
 
-def _room_for(request: HttpRequest, view_name: str, counters: tuple[int, ...]) -> bool:
-    """Whether one more variant of this page, at this version of its data, may be kept."""
+def _room_for(request: HttpRequest, view_name: str, counters: tuple[int, ...], size: int) -> bool:
+    """Whether one more variant of this page, at this version of its data, of ``size``
+    bytes, may be kept: within the page's bound and the whole cache's."""
     version = ".".join(str(c) for c in counters)
     key = f"paddock:variants:{_digest(view_name, request.path, version)}"
     try:
         cache.add(key, 0, TIMEOUT)
-        return cache.incr(key) <= MAX_VARIANTS
+        if cache.incr(key) > MAX_VARIANTS:
+            return False
+        cache.add(VARIANT_BYTES, 0, TIMEOUT)
+        return bool(cache.incr(VARIANT_BYTES, size) <= MAX_VARIANT_BYTES)
     except Exception:  # noqa: BLE001 - a cache outage: nothing is kept anyway
         return False
 
@@ -294,7 +309,7 @@ class _Build:
 
     def __init__(self, view: View, request: HttpRequest, args: Any, kwargs: Any) -> None:
         self.view, self.request, self.args, self.kwargs = view, request, args, kwargs
-        self.room: Callable[[], bool] | None = None
+        self.room: Callable[[int], bool] | None = None
         self.keep = True
         self.response: HttpResponseBase | None = None
 
@@ -306,7 +321,7 @@ class _Build:
             return None
         page = _stored(self.request, self.response)
         if page is not None:
-            self.keep = self.room is None or self.room()
+            self.keep = self.room is None or self.room(len(page["body"]))
             if self.keep:
                 _cache_set(key, page)
         return page

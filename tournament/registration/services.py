@@ -176,6 +176,7 @@ def driver_create(
         last_name=driver.last_name,
         email=driver.email,
         licence=licence,
+        actor=actor,
     )
     return save_checked(driver, _("The driver could not be registered."))
 
@@ -198,7 +199,7 @@ def drivers_import(*, actor: Actor, championship: Championship, text: str) -> Im
     if errors:
         raise _lines_to_fix(errors)
     try:
-        return _drivers_write(championship, rows)
+        return _drivers_write(championship, rows, actor=actor)
     except _LineRefused as refused:  # e.g. a licence number already another driver's
         raise _lines_to_fix([refused.error]) from None
 
@@ -223,7 +224,9 @@ class _LineRefused(Exception):
 
 
 @transaction.atomic
-def _drivers_write(championship: Championship, rows: list[DriverRow]) -> ImportReport:
+def _drivers_write(
+    championship: Championship, rows: list[DriverRow], *, actor: Actor
+) -> ImportReport:
     """Write the parsed rows (one transaction: a refused line undoes them all)."""
     created = updated = 0
     existing = {d.number: d for d in Driver.objects.filter(championship=championship)}
@@ -253,6 +256,7 @@ def _drivers_write(championship: Championship, rows: list[DriverRow]) -> ImportR
                 email=row.email,
                 licence=row.licence,
                 driver=driver,
+                actor=actor,
             )
         except ServiceError as exc:
             raise _LineRefused(LineError(row.line, exc.message)) from exc

@@ -5,7 +5,9 @@ No database, no project import: a logging filter the settings name by its path.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 
 
 class ClientErrorsWithoutTraceback(logging.Filter):
@@ -21,4 +23,32 @@ class ClientErrorsWithoutTraceback(logging.Filter):
         if isinstance(status, int) and 400 <= status < 500:
             record.exc_info = None
             record.exc_text = None
+        return True
+
+
+#: A referee link's secret in a path: ``/q/<secret>/`` (qualifying) or ``/r/<secret>/`` (race).
+LINK_IN_PATH = re.compile(r"(/[qr]/)([A-Za-z0-9_\-]{8,})(?=[/?#\s\"']|$)")
+
+
+def _redacted(text: str) -> str:
+    """``text`` with each link's secret replaced by ``#`` and the start of its digest (the
+    SHA-256 the database keeps as the table's ``token_digest``: race control finds the
+    table by it; the log never holds a secret that opens one)."""
+    return LINK_IN_PATH.sub(lambda found: found.group(1) + "#" + _digest(found.group(2)), text)
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()[:12]
+
+
+class LinkSecretsRedacted(logging.Filter):
+    """No live referee link in the server's log: a 4xx of a link's page logged its path,
+    secret included (issue 32), readable by whoever reads the logs. Every line (Django's
+    request log, runserver's) says the secret's digest instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = _redacted(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
         return True

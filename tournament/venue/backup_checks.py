@@ -51,6 +51,7 @@ from django.utils.translation import gettext as _
 
 from tournament.public import freshness
 from tournament.venue import pg_columns
+from tournament.venue.sql_text import sql_checks, sql_words
 
 #: Internal tables of SQLite: its sequences and the planner's statistics.
 SQLITE_OWN = {"sqlite_sequence", "sqlite_stat1", "sqlite_stat4"}
@@ -79,6 +80,9 @@ def sqlite_schema(db: sqlite3.Connection) -> dict[str, Any]:
                 (name,),
             )
             schema[f"table {name}"] = [list(column) for column in columns.fetchall()]
+            schema[f"constraints {name}"] = sorted(
+                [*sql_checks(str(sql)), *_foreign_keys(db, name)]
+            )
         elif kind == "index":
             listed = db.execute(
                 'SELECT "unique", partial FROM pragma_index_list(?) WHERE name = ?', (table, name)
@@ -87,10 +91,27 @@ def sqlite_schema(db: sqlite3.Connection) -> dict[str, Any]:
                 "SELECT name FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", (name,)
             )
             shown = name if not name.startswith("sqlite_autoindex_") else f"{table} (unique)"
-            schema[f"index {shown}"] = [table, list(listed or ()), [c[0] for c in columns]]
+            # Its SQL too (none for an index of a UNIQUE): an expression or a WHERE of its own
+            # is code that every write to the table runs.
+            schema[f"index {shown}"] = [
+                table, list(listed or ()), [c[0] for c in columns], sql_words(sql)
+            ]  # fmt: skip
         else:  # a trigger or a view: its SQL, exactly
             schema[f"{kind} {name}"] = [table, " ".join(str(sql).split())]
     return schema
+
+
+def _foreign_keys(db: sqlite3.Connection, table: str) -> list[str]:
+    rows = db.execute(
+        'SELECT "table", "from", "to", on_update, on_delete, match '
+        "FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+        (table,),
+    )
+    return [
+        f"FOREIGN KEY ({origin}) REFERENCES {target} ({to}) ON UPDATE {update} "
+        f"ON DELETE {delete} MATCH {match}"
+        for target, origin, to, update, delete, match in rows.fetchall()
+    ]
 
 
 def _migrations(db: sqlite3.Connection) -> set[tuple[str, str]] | None:
@@ -265,6 +286,31 @@ def _column_words(table: str, found: list[list[Any]], expected: list[list[Any]])
     return words or [_("the columns of the table %(table)s are not Paddock's") % {"table": table}]
 
 
+def constraint_words(table: str, found: list[str], expected: list[str]) -> list[str]:
+    """Each constraint of ``table`` that Paddock never makes, and each of its own missing, by
+    its name (or its text, when it has none)."""
+    words = [
+        _("the constraint %(constraint)s of the table %(table)s, which Paddock never makes")
+        % {"constraint": _constraint_name(what), "table": table}
+        for what in sorted(set(found) - set(expected))
+    ]
+    words += [
+        _("the constraint %(constraint)s of the table %(table)s is missing")
+        % {"constraint": _constraint_name(what), "table": table}
+        for what in sorted(set(expected) - set(found))
+    ]
+    return words or [
+        _("the constraints of the table %(table)s are not Paddock's") % {"table": table}
+    ]
+
+
+def _constraint_name(what: str) -> str:
+    named = re.match(r"^CONSTRAINT (\S+) ", what)
+    if named:
+        return named.group(1).strip('"`[]')
+    return what if len(what) <= 80 else what[:79] + "…"
+
+
 def _migrations_refused(applied: set[tuple[str, str]] | None) -> list[str]:
     """None recorded, or one this code does not know: not a backup it can read."""
     if not applied:
@@ -294,14 +340,20 @@ def sqlite_refusals(path: Path, reference: Any = reference_schema) -> list[str]:
     expected = reference(applied)
     refused = []
     for key in sorted(found.keys() - expected.keys()):
+        if key.startswith("constraints "):
+            continue  # said of its table
         refused.append(_("%(thing)s, which Paddock never makes") % {"thing": _described(key)})
     for key in sorted(expected.keys() - found.keys()):
+        if key.startswith("constraints "):
+            continue  # said of its table
         refused.append(_("%(thing)s is missing") % {"thing": _described(key)})
     for key in sorted(found.keys() & expected.keys()):
         if found[key] == expected[key]:
             continue
         if key.startswith("table "):
             refused += _column_words(key[6:], found[key], expected[key])
+        elif key.startswith("constraints "):
+            refused += constraint_words(key[12:], found[key], expected[key])
         else:
             refused.append(_("%(thing)s is not Paddock's") % {"thing": _described(key)})
     return refused
@@ -475,3 +527,29 @@ def row_problems(row: models.Model) -> list[str]:
             for message in messages
         ]
     return []
+
+
+def unknown_fields(rows: list[dict[str, Any]]) -> list[str]:
+    """The fields the rows of a championship file name that their model does not have (a
+    hand-edited file, another version's): said by row, in the user's language,
+    before anything is read into a model (Django's deserializer raised a bare traceback)."""
+    problems = []
+    for row in rows:
+        label = str(row.get("model", ""))
+        try:
+            model = apps.get_model(label)
+        except (LookupError, ValueError):
+            continue  # an unknown kind of row: refused by its own words before this
+        known = set()
+        for field in model._meta.get_fields():
+            known.add(field.name)
+            known.add(getattr(field, "attname", field.name))
+        fields = row.get("fields")
+        names = fields.keys() if isinstance(fields, dict) else ()
+        what = f"{model._meta.verbose_name} {row.get('pk')}"
+        problems += [
+            _("%(row)s: an unknown field %(field)s") % {"row": what, "field": name}
+            for name in sorted(map(str, names))
+            if name not in known
+        ]
+    return problems

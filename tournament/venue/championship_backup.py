@@ -52,7 +52,7 @@ from tournament import sealing
 from tournament.errors import ServiceError
 from tournament.players.identity import checked_licence, new_player, player_for
 from tournament.players.names import name_key
-from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
+from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems, unknown_fields
 
 FORMAT = "paddock.championship"
 VERSION = 1
@@ -525,12 +525,26 @@ def _renew_unreadable_links(slug: str) -> int:
     return renewed
 
 
+def _refused(problems: list[str]) -> BackupError:
+    return BackupError(
+        _("The export was refused, nothing was imported:")
+        + "".join(f"\n- {problem}" for problem in problems[:MAX_PROBLEMS])
+        + (
+            "\n- " + _("and %(count)s more.") % {"count": len(problems) - MAX_PROBLEMS}
+            if len(problems) > MAX_PROBLEMS
+            else ""
+        )
+    )
+
+
 def import_championship(data: Any) -> Imported:
     """Load an export into this database, all or nothing (``Imported`` says what it did)."""
     slug, users, objects = _check(data)
     # The serializer's labels are lower case; the file may be hand-edited.
     for row in objects:
         row["model"] = str(row["model"]).lower()
+    if unknown := unknown_fields(objects):
+        raise _refused(unknown)
     try:
         with transaction.atomic():
             _refuse_taken(slug, objects)
@@ -548,15 +562,7 @@ def import_championship(data: Any) -> Imported:
                 if label not in labels:
                     labels.append(label)
             if problems:
-                raise BackupError(
-                    _("The export was refused, nothing was imported:")
-                    + "".join(f"\n- {problem}" for problem in problems[:MAX_PROBLEMS])
-                    + (
-                        "\n- " + _("and %(count)s more.") % {"count": len(problems) - MAX_PROBLEMS}
-                        if len(problems) > MAX_PROBLEMS
-                        else ""
-                    )
-                )
+                raise _refused(problems)
             _give_players(slug, players, data.get("players", []))
             _reset_sequences([*labels, "tournament.Player"])
             renewed = _renew_unreadable_links(slug)

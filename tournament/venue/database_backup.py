@@ -22,11 +22,14 @@ their folder and files are this account's only (0700, 0600).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import re
+import shlex
 import shutil
 import sqlite3
+import stat
 import subprocess
 import tempfile
 from contextlib import closing
@@ -45,7 +48,8 @@ from tournament import sealing
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.site import backup_state
-from tournament.venue import backup_checks
+from tournament.venue import backup_checks, pg_schema
+from tournament.venue.progress import Say, Steps
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
 
@@ -69,19 +73,45 @@ class Taken:
 
 def copy_photos(source: Path, target: Path) -> int:
     """Copy the photo files of ``source`` missing from ``target`` (names are their content's
-    digest: a file of the same name is the same file). Answers how many were copied."""
-    if not source.is_dir():
+    digest: a file of the same name is the same file). Answers how many were copied.
+
+    Regular files only, each opened without following a link: a backup's folder comes from
+    elsewhere (a USB stick, a shared folder), and a link planted in it to the venue's
+    ``secret_key`` came back as a sheet's photo through a referee link (issue 32). A folder
+    that is itself a link, or a file whose real path is not in it, is left out too."""
+    if source.is_symlink() or not source.is_dir():
         return 0
+    root = source.resolve()
     private_folder(target)
     copied = 0
-    for path in source.iterdir():
-        if not path.is_file() or path.name.startswith(".") or (target / path.name).exists():
-            continue
-        partial = target / f".partial-{path.name}"
-        shutil.copyfile(path, partial)
-        os.replace(partial, target / path.name)
-        copied += 1
+    with os.scandir(source) as entries:
+        for entry in entries:
+            if (
+                entry.name.startswith(".")
+                or not entry.is_file(follow_symlinks=False)
+                or not Path(entry.path).resolve().is_relative_to(root)
+                or (target / entry.name).exists()
+            ):
+                continue
+            copied += _copy_regular(Path(entry.path), target / entry.name)
     return copied
+
+
+def _copy_regular(path: Path, destination: Path) -> int:
+    """``path`` copied to ``destination`` if it is a regular file when opened (never through
+    a link, whatever replaced it since it was listed): 1 if copied, else 0."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return 0
+    with os.fdopen(fd, "rb") as read:
+        if not stat.S_ISREG(os.fstat(read.fileno()).st_mode):
+            return 0
+        partial = destination.with_name(f".partial-{destination.name}")
+        with partial.open("wb") as written:
+            shutil.copyfileobj(read, written)
+    os.replace(partial, destination)
+    return 1
 
 
 def restore_photos(backups: Path) -> int:
@@ -247,7 +277,9 @@ def database_is_empty(alias: str = "default") -> bool:
     return not connections[alias].introspection.table_names()
 
 
-def restore(source: Path, *, replace: bool = False, role: str | None = None) -> Path | None:
+def restore(
+    source: Path, *, replace: bool = False, role: str | None = None, say: Say | None = None
+) -> Path | None:
     """Load the backup ``source`` into the configured database.
 
     The database must be empty (a new laptop, a new data folder), unless ``replace``: then
@@ -271,21 +303,52 @@ def restore(source: Path, *, replace: bool = False, role: str | None = None) -> 
     empty = database_is_empty()
     if not empty and not replace:
         raise BackupProblem(
-            "The database is not empty. Restore into a new data folder: make restore "
-            f"DATA=<new folder> FILE={source}; or replace this database (a SQLite file is "
-            f"kept aside first): make restore FILE={source} REPLACE=1 (manage.py restore "
-            "--replace; with DATABASE_URL, an empty database of its own)."
+            _(
+                "The database is not empty. Restore into a new data folder: %(new)s; or "
+                "replace this database (a SQLite file is kept aside first): %(replace)s "
+                "(manage.py restore --replace; with DATABASE_URL, an empty database of its own)."
+            )
+            % {
+                "new": restore_command(source, data=_("<new folder>")),
+                "replace": restore_command(source, replace=True),
+            }
         )
+    steps = Steps(say or (lambda _text: None))
     with tempfile.TemporaryDirectory(prefix="paddock-restore-") as folder:
         checked = snapshot(source, Path(folder))
+        steps.step(
+            _(
+                "Checking the backup against what this version of Paddock writes (the first "
+                "time, it builds what to compare with: up to a minute)…"
+            )
+        )
         if _is_sqlite():
-            kept_aside = _sqlite_restore(checked, named=source, empty=empty)
+            kept_aside = _sqlite_restore(checked, named=source, empty=empty, steps=steps)
         else:
-            _pg_restore(checked, named=source, replace=replace, role=role)
+            _pg_restore(checked, named=source, replace=replace, role=role, steps=steps)
+    steps.step(_("Copying the photos of the sheets…"))
     # Counters went back to the backup's: cache keys of before must never match again.
     freshness.renew_incarnation(connections["default"])
     restore_photos(source.parent)
+    steps.done()
     return kept_aside
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as typed from the project's folder (where make runs), quoted for the shell."""
+    resolved = path.resolve()
+    base = Path(settings.BASE_DIR).resolve()
+    shown = resolved.relative_to(base) if resolved.is_relative_to(base) else resolved
+    return shlex.quote(str(shown))
+
+
+def restore_command(source: Path | str, *, data: str | None = None, replace: bool = False) -> str:
+    """``make restore`` as it must be typed to restore ``source`` into this server's data
+    folder (or ``data``): every variable in use, so that the command pasted as printed does
+    what it says (without ``DATA=``, make restores into the default ``venue/``)."""
+    folder = data or shown_path(Path(settings.DATA_DIR))
+    file = source if isinstance(source, str) else shown_path(source)
+    return f"make restore DATA={folder} FILE={file}" + (" REPLACE=1" if replace else "")
 
 
 def snapshot(source: Path, folder: Path) -> Path:
@@ -300,7 +363,7 @@ def snapshot(source: Path, folder: Path) -> Path:
     return copy
 
 
-def _sqlite_restore(checked: Path, *, named: Path, empty: bool) -> Path | None:
+def _sqlite_restore(checked: Path, *, named: Path, empty: bool, steps: Steps) -> Path | None:
     """The SQLite backup ``checked`` (the private copy of ``named``) into the configured
     file, the database it replaces kept aside first (answered)."""
     try:
@@ -308,19 +371,30 @@ def _sqlite_restore(checked: Path, *, named: Path, empty: bool) -> Path | None:
     except RuntimeError as exc:  # this code's own schema could not be built
         raise BackupProblem(str(exc)) from exc
     _refuse(named, refused)
+    steps.step(_("Loading it into the database…"))
     connections["default"].close()
     target = Path(_settings()["NAME"])
+    # This account's only from the start, as make venue's start makes them (day.protect_data):
+    # a new data folder 0700 (the project's own folder keeps its mode), the database 0600.
+    if target.parent.resolve() != Path(settings.BASE_DIR).resolve():
+        private_folder(target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
     kept_aside = None
     if not empty:
         kept_aside = target.with_name(f"{target.name}.replaced-{_stamp()}")
+        _private_file(kept_aside)
         _sqlite_copy(target, kept_aside)
+    if not target.exists():
+        _private_file(target)
     with (
         closing(backup_checks.read_only(checked)) as src,
         closing(sqlite3.connect(target, timeout=30)) as dst,
     ):
         src.backup(dst)
         dst.execute("PRAGMA journal_mode=WAL")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{target}{suffix}").chmod(0o600)
     return kept_aside
 
 
@@ -368,7 +442,9 @@ def _pg_role(role: str | None) -> None:
         )
 
 
-def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) -> None:
+def _pg_restore(
+    checked: Path, *, named: Path, replace: bool, role: str | None, steps: Steps
+) -> None:
     """``pg_restore`` of the entries Paddock writes in ``checked`` (the private copy of
     ``named``), as the application's role (or ``role``), with no owner and no privileges of
     the archive; the change counters made again."""
@@ -376,12 +452,17 @@ def _pg_restore(checked: Path, *, named: Path, replace: bool, role: str | None) 
     env, args = _pg_environment()
     refused, keep = backup_checks.pg_refusals(_run(["pg_restore", "--list", str(checked)], env))
     if not refused:  # the tables are Paddock's: then what they are made of
-        refused = backup_checks.pg_schema_refusals(
-            _run(["pg_restore", "--schema-only", "--file=-", str(checked)], env),
-            _run(["pg_restore", "--data-only", "--table=django_migrations", "--file=-",
-                  str(checked)], env),
-        )  # fmt: skip
+        ddl = _run(["pg_restore", "--schema-only", "--file=-", str(checked)], env)
+        data = _run(["pg_restore", "--data-only", "--table=django_migrations", "--file=-",
+                     str(checked)], env)  # fmt: skip
+        refused = backup_checks.pg_schema_refusals(ddl, data)
+        if not refused:  # their constraints, indexes and defaults
+            try:
+                refused = pg_schema.refusals(ddl, data)
+            except RuntimeError as exc:
+                raise BackupProblem(str(exc)) from exc
     _refuse(named, refused)
+    steps.step(_("Loading it into the database…"))
     connections["default"].close()
     clean = ["--clean", "--if-exists"] if replace else []
     acting = [f"--role={role}"] if role else []

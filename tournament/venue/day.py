@@ -31,7 +31,7 @@ from django.db import models
 from django.utils import timezone
 
 from tournament.models import Event
-from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS
+from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, close_account
 from tournament.venue.database_backup import private_folder
 
 #: Addresses a UDP socket is "connected" to, to learn which interface routes outwards. No
@@ -238,8 +238,7 @@ def close_demo_logins() -> list[str]:
     closed = []
     for user in suspects:
         if any(user.check_password(password) for password in sorted(DEMO_PASSWORDS)):
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
+            close_account(user)  # its API tokens too
             closed.append(user.get_username())
     return closed
 

@@ -7,10 +7,11 @@ import pytest
 
 from tests.api.conftest import Api
 from tests.tournament.players.conftest import Clubs
-from tournament.errors import Conflict, InvalidInput
+from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import ApiToken, Championship, Driver, Player
 from tournament.players.changes import players_merge
-from tournament.registration.services import drivers_import
+from tournament.players.matching import proposals
+from tournament.registration.services import driver_create, drivers_import
 from tournament.venue.championship_backup import export_championship, import_championship
 
 pytestmark = pytest.mark.django_db
@@ -138,3 +139,55 @@ def test_an_older_file_without_players_gives_each_driver_a_new_player(clubs: Clu
 
     (driver,) = Driver.objects.filter(championship__slug="cf-2025")
     assert driver.player is not None and driver.player.name == "Élodie Lefèvre"
+
+
+def test_another_clubs_licence_only_proposes_the_match_and_never_names_its_holder(clubs: Clubs):
+    """Any organiser attached a driver to another club's player by licence number, the
+    answer named that player (a licence → name oracle), and the driver's results fed that
+    player's career (issue 32). Now the licence only proposes the match: the driver gets a
+    player of its own, and only an organiser of a championship the holder plays in (or an
+    administrator) confirms it."""
+    holder = clubs.register(clubs.season_2025, 5, "Élodie", "Lefèvre", licence="FFJ-42").player
+    api = Api(ApiToken.issue(clubs.club.user))
+
+    response = api.post(
+        "/championships/club-2026/drivers",
+        {"number": 3, "first_name": "Marie", "last_name": "Curie", "licence": "ffj-42"},
+    )
+
+    assert response.status_code == 201, response.content
+    assert response.json()["player"]["id"] != holder.pk
+    assert response.json()["player"]["name"] == "Marie Curie"
+    assert "Lefèvre" not in response.content.decode()
+    claimant = Driver.objects.get(championship=clubs.other_club, number=3).player
+    assert claimant.licence is None and claimant.claimed_licence == "FFJ-42"
+    # The CSV import says the same (the same player, still only claiming).
+    drivers_import(
+        actor=clubs.club, championship=clubs.other_club,
+        text="number;first_name;last_name;licence\n3;Marie;Curie;FFJ-42\n",
+    )  # fmt: skip
+    assert Driver.objects.get(championship=clubs.other_club, number=3).player == claimant
+
+    # Proposed to the holder's organisers, not to the club that typed it.
+    assert proposals(clubs.club) == []
+    (proposal,) = proposals(clubs.pc)
+    assert {proposal.player, proposal.other} == {holder, claimant}
+    assert "same licence number" in proposal.reasons
+    with pytest.raises(NotAllowed):
+        players_merge(actor=clubs.club, keep=holder, other=claimant)
+    players_merge(actor=clubs.pc, keep=holder, other=claimant)
+    assert Driver.objects.get(championship=clubs.other_club, number=3).player == holder
+
+
+def test_an_organiser_of_the_holders_championship_still_joins_by_licence(clubs: Clubs):
+    """The organiser who runs a championship the holder plays in sees that player: the
+    licence joins at once, as before."""
+    holder = clubs.register(clubs.other_club, 5, "Élodie", "Lefèvre", licence="FFJ-42").player
+    clubs.other_club.organisers.add(clubs.pc.user)
+
+    driver = driver_create(
+        actor=clubs.pc, championship=clubs.season_2026, number=8, first_name="Élodie",
+        last_name="Lefèvre", licence="FFJ-42",
+    )  # fmt: skip
+
+    assert driver.player == holder

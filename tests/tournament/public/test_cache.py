@@ -363,3 +363,41 @@ def test_variants_of_a_page_are_kept_up_to_a_bound(event, monkeypatch):
         client.cookies["paddock_me"] = f"{event.championship.slug}:{number}"
         assert client.get(event_url).status_code == 200
     assert kept_pages() == kept + 4
+
+
+@pytest.mark.parametrize("value", ["1", "false", "TRUE", "yes"])
+def test_an_htmx_header_other_than_true_does_not_store_a_page_as_the_fragment(event, value):
+    """``HX-Request: 1`` (or false, TRUE) gets the whole page, as django-htmx reads the header
+    (request.htmx true for "true" only): that page must not be stored under the fragment's
+    key, where the projector's next htmx poll would get a whole page (issue 32, N1)."""
+    url = reverse("standings-projector", args=[event.championship.slug])
+    client = phone()
+    poisoned = client.get(url, HTTP_HX_REQUEST=value)
+    assert "<html" in body(poisoned)  # the view answers the whole page to such a header
+    assert "<html" not in body(client.get(url, HTTP_HX_REQUEST="true"))
+    assert "<html" in body(client.get(url))
+
+
+def test_the_variants_of_all_pages_together_are_kept_up_to_a_size(event, monkeypatch):
+    """The bound of 100 variants per page multiplied across pages and versions (issue 32):
+    the bytes of the variants kept, all pages together, are bounded too. Beyond, a variant
+    is answered and not kept, on any page; the plain pages still are."""
+    from django.core.cache import cache
+
+    from tournament.public import cache as page_cache
+
+    where = reverse("where", args=[event.slug])
+    standings = reverse("standings", args=[event.championship.slug])
+    client = phone()
+    one = len(body(client.get(where, {"q": "Pilote0"})))
+    monkeypatch.setattr(page_cache, "MAX_VARIANT_BYTES", 2 * one + one // 2, raising=False)
+    cache.delete("paddock:public:variant-bytes")  # a new window
+    kept = kept_pages()
+    for n in (1, 2, 3):  # two fit, the third does not
+        response = client.get(where, {"q": f"Pilote{n}"})
+        assert response.status_code == 200 and f"Pilote{n}" in body(response)
+    assert kept_pages() == kept + 2, "each page's own bound (100) is far away"
+    assert client.get(standings, {"sort": "-total"}).status_code == 200  # another page
+    assert kept_pages() == kept + 2
+    assert client.get(standings).status_code == 200  # a plain page: always kept
+    assert kept_pages() == kept + 3

@@ -82,3 +82,21 @@ def test_the_home_page_holds_with_a_slug_no_address_can_hold() -> None:
     assert home.status_code == 200
     page = home.content.decode()
     assert "Coupe visible" in page and "Coupe cassée" not in page
+
+
+def test_an_unknown_field_is_refused_by_name_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """A field no model has (a hand-edited file, another version's) gave a raw traceback
+    (issue 32): now the file is refused, each unknown field by its row, nothing imported."""
+    slug = build_championship()
+    data: dict[str, Any] = json.loads(export(slug))
+    call_command("flush", interactive=False, verbosity=0)
+    driver = rows_of(data, "tournament.driver")[0]
+    driver["fields"]["colour"] = "red"
+
+    message = _refusal(tmp_path, json.dumps(data))
+
+    assert message.startswith("The export was refused, nothing was imported:"), message
+    assert f"- driver {driver['pk']}: an unknown field colour" in message, message
+    assert not Championship.objects.exists()

@@ -20,6 +20,7 @@ import pytest
 from django.db import connection
 
 from tests.tournament.venue.conftest import PostgreSQL
+from tournament.venue import pg_schema
 from tournament.venue.backup_checks import pg_refusals, pg_schema_refusals
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -64,7 +65,7 @@ def restore_as_role(
     }
     return subprocess.run(
         [sys.executable, "manage.py", "restore", str(archive)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
 
 
@@ -193,4 +194,65 @@ def test_columns_paddock_never_makes_are_refused_by_name_and_nothing_is_restored
     for said in RESHAPED.values():
         assert said in refused.stderr, (said, refused.stderr)
     assert refused.stderr.count("\n- ") == len(RESHAPED), refused.stderr  # nothing else
+    assert public_tables(postgresql.url(target)) == []
+
+
+@pytest.mark.django_db
+def test_a_real_backups_constraints_indexes_and_defaults_are_those_the_migrations_make(
+    postgresql: PostgreSQL, tmp_path: Path
+) -> None:
+    """Read from PostgreSQL itself (the migrations run in a schema of their own, rolled
+    back): every constraint, index, default and identity of a real backup is accepted."""
+    archive = pg_dump(postgresql.url(connection.settings_dict["NAME"]), tmp_path / "paddock.pgdump")
+    ddl, data = schema_of(archive)
+    found = pg_schema.archive_objects(ddl)
+    assert found["constraint qualifying_qualifyingsession session_roll_d20"].startswith("CHECK (")
+    assert "index run_one_counted_per_session" in found
+    assert pg_schema.refusals(ddl, data) == []
+    with connection.cursor() as cursor:  # nothing of the reference stayed
+        cursor.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'paddock_reference%%'")
+        assert cursor.fetchone() == (0,)
+
+
+#: Constraints, indexes and defaults Paddock never makes, on its own tables and columns (a
+#: CHECK on the sessions ran at every login: issue 32): each refused by name.
+PLANTED_RULES = {
+    "ALTER TABLE django_session ADD CONSTRAINT spin "
+    "CHECK (length(session_key) > 0 OR pg_sleep(0) IS NULL)":
+        "la contrainte spin de la table django_session, que Paddock ne crée jamais",
+    "ALTER TABLE qualifying_qualifyingsession DROP CONSTRAINT session_roll_d20, "
+    "ADD CONSTRAINT session_roll_d20 CHECK (roll >= 1 AND current_user IS NOT NULL)":
+        "la contrainte session_roll_d20 de la table qualifying_qualifyingsession diffère de "
+        "ce que crée Paddock",
+    "CREATE INDEX shadow ON tournament_event ((abs(id) + 1))":
+        "l'index shadow, que Paddock ne crée jamais",
+    "ALTER TABLE tournament_entry "
+    "DROP CONSTRAINT tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id":
+        "la contrainte tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id de la table "
+        "tournament_entry manque",
+}  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_constraints_indexes_and_defaults_paddock_never_makes_are_refused_by_name(
+    postgresql: PostgreSQL, tmp_path: Path
+) -> None:
+    real = pg_dump(postgresql.url(connection.settings_dict["NAME"]), tmp_path / "real.pgdump")
+    planted = postgresql.database("planted", owner=postgresql.superuser)
+    subprocess.run(
+        ["pg_restore", "--no-owner", "--dbname", postgresql.url(planted), str(real)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    with psycopg.connect(postgresql.url(planted), autocommit=True) as db:
+        for statement in PLANTED_RULES:
+            db.execute(statement)
+    archive = pg_dump(postgresql.url(planted), tmp_path / "paddock-20260714-160000.pgdump")
+    target = postgresql.database("target")
+
+    refused = restore_as_role(postgresql, target, archive, tmp_path)
+
+    assert refused.returncode != 0
+    for said in PLANTED_RULES.values():
+        assert said in refused.stderr, (said, refused.stderr)
+    assert refused.stderr.count("\n- ") == len(PLANTED_RULES), refused.stderr  # nothing else
     assert public_tables(postgresql.url(target)) == []

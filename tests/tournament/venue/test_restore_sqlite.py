@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -57,6 +59,18 @@ def tampered(clean: Path, folder: Path, *statements: str) -> Path:
     return copy
 
 
+#: SQLite adds no CHECK to a table but by rewriting its SQL in the schema.
+PLANT = ["PRAGMA writable_schema = ON"]
+
+
+def _check(table: str, check: str) -> str:
+    """The statement that adds ``check`` to ``table``'s definition, as the red team did."""
+    return (
+        f"UPDATE sqlite_master SET sql = substr(sql, 1, length(sql) - 1) || ', {check})' "
+        f"WHERE type = 'table' AND name = '{table}'"
+    )
+
+
 def test_a_backup_paddock_wrote_is_accepted(clean: Path) -> None:
     """Paddock's own triggers (the change counters) and every table, column and index."""
     assert sqlite_refusals(clean) == []
@@ -78,6 +92,18 @@ def test_a_backup_paddock_wrote_is_accepted(clean: Path) -> None:
           'CREATE TRIGGER "paddock_change_tournament_event_insert" AFTER INSERT ON '
           '"tournament_event" BEGIN DELETE FROM auth_user; END'],
          ["the trigger paddock_change_tournament_event_insert is not Paddock's"]),
+        # A CHECK planted on the sessions: every login then ran it (issue 32): by its name,
+        # or by its text when it has none.
+        ([*PLANT, _check("django_session", 'CONSTRAINT "spin" CHECK (length(session_key) > 0)')],
+         ["the constraint spin of the table django_session, which Paddock never makes"]),
+        ([*PLANT, _check("tournament_event", "CHECK (length(name) < 999)")],
+         ["the constraint CHECK (length(name) < 999) of the table tournament_event, which "
+          "Paddock never makes"]),
+        # One of Paddock's own indexes, made again with a WHERE (or an expression).
+        (["DROP INDEX auth_permission_content_type_id_2f476e4b",
+          'CREATE INDEX "auth_permission_content_type_id_2f476e4b" ON "auth_permission" '
+          '("content_type_id") WHERE abs(id) > 0'],
+         ["the index auth_permission_content_type_id_2f476e4b is not Paddock's"]),
         (["DROP TRIGGER paddock_change_tournament_event_delete"],
          ["the trigger paddock_change_tournament_event_delete is missing"]),
         (["INSERT INTO django_migrations (app, name, applied) "
@@ -205,3 +231,57 @@ def test_what_is_restored_is_what_was_checked(clean: Path, tmp_path: Path) -> No
         names = [name for (name,) in db.execute("SELECT name FROM tournament_championship")]
     assert "leak" not in triggers and triggers  # Paddock's own change counters came back
     assert names == ["Coupe de France"]
+
+
+def test_the_refusal_of_a_database_not_empty_prints_commands_that_do_what_they_say(
+    clean: Path, tmp_path: Path
+) -> None:
+    """Pasted as printed, ``make restore FILE=… REPLACE=1`` replaced the default ``venue/``,
+    not the data folder the refusal was about: every variable in use is printed (issue 32,
+    item 5), quoted for the shell."""
+    data = tmp_path / "salle des fêtes"
+    data.mkdir()
+    (data / "db.sqlite3").write_bytes(clean.read_bytes())
+    backup = tmp_path / "paddock-20260714-150000.sqlite3"
+    backup.write_bytes(clean.read_bytes())
+
+    refused = restore_in(data)(str(backup))
+
+    assert refused.returncode != 0
+    commands = [line for line in refused.stderr.split("make restore ")[1:]]
+    replace = next(c for c in commands if "REPLACE=1" in c)
+    words = dict(word.split("=", 1) for word in shlex.split(replace.split(" (")[0]))
+    assert words == {"DATA": str(data), "FILE": str(backup), "REPLACE": "1"}
+    assert any(c.startswith("DATA=<") for c in commands)  # or a new folder
+
+
+def test_a_restore_into_a_new_data_folder_makes_it_this_accounts_only(
+    clean: Path, tmp_path: Path
+) -> None:
+    """``make restore`` into a new folder left it 0755 and the database 0644 until the next
+    start (issue 32): 0700 and 0600 at once, as make venue's start makes them; the database
+    it replaces, kept aside, 0600 too."""
+    data = tmp_path / "new" / "venue"
+    backup = tmp_path / "paddock-20260714-150000.sqlite3"
+    backup.write_bytes(clean.read_bytes())
+    backup.chmod(0o644)
+    (tmp_path / "new").mkdir()
+    data.mkdir(mode=0o755)
+    data.chmod(0o755)
+
+    done = restore_in(data)(str(backup))
+
+    assert done.returncode == 0, done.stderr
+    # Each step said as it starts, and how long it took (issue 32: 20 s without a word).
+    lines = done.stdout.splitlines()
+    steps = [n for n, line in enumerate(lines) if line.endswith("…")]
+    took = [n for n, line in enumerate(lines) if re.fullmatch(r"  .* \d+ s\.", line)]
+    assert len(steps) == len(took) == 3, done.stdout
+    assert all(step < end for step, end in zip(steps, took, strict=True)), done.stdout
+    assert data.stat().st_mode & 0o777 == 0o700
+    for path in data.glob("db.sqlite3*"):
+        assert path.stat().st_mode & 0o777 == 0o600, path
+    again = restore_in(data)(str(backup), "--replace")
+    assert again.returncode == 0, again.stderr
+    (kept,) = data.glob("db.sqlite3.replaced-*")
+    assert kept.stat().st_mode & 0o777 == 0o600

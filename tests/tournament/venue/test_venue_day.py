@@ -6,6 +6,8 @@ pages unless the organiser chose otherwise."""
 from __future__ import annotations
 
 import io
+import re
+import shlex
 import shutil
 import stat
 from pathlib import Path
@@ -16,6 +18,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.test_deploy import dry_run
+from tournament.models import ApiToken
 from tournament.venue.day import (
     NoAnswer,
     Venue,
@@ -24,6 +27,7 @@ from tournament.venue.day import (
     organiser_exists,
     protect_data,
 )
+from tournament.venue.progress import _Counted
 
 GOOD = "virage-rapide-2026"
 
@@ -92,6 +96,27 @@ def test_a_demo_database_keeps_no_demo_login(django_user_model) -> None:
 
 
 @pytest.mark.django_db
+def test_a_closed_demo_login_keeps_no_working_api_token(django_user_model) -> None:
+    """A demo account closed at the venue's start kept its API tokens, and they still opened
+    the API (issue 32): closed with it; an organiser's own account keeps its token."""
+    admin = django_user_model.objects.create_superuser("admin", password="paddock-admin")
+    chef = django_user_model.objects.create_superuser("chef", password=GOOD)
+    demo_token, own_token = ApiToken.issue(admin), ApiToken.issue(chef)
+    api = Client()
+
+    def answers(token: str) -> int:
+        return api.get("/api/v1/championships", HTTP_AUTHORIZATION=f"Bearer {token}").status_code
+
+    assert answers(demo_token) == 200
+
+    assert close_demo_logins() == ["admin"]
+
+    assert ApiToken.user_for(demo_token) is None
+    assert answers(demo_token) == 401
+    assert answers(own_token) == 200
+
+
+@pytest.mark.django_db
 def test_a_closed_demo_admin_is_no_organiser_the_first_start_asks_again(django_user_model):
     django_user_model.objects.create_superuser("admin", password="paddock-admin")
     assert organiser_exists()
@@ -154,3 +179,35 @@ def test_make_venue_opts_in_only_when_asked(value: str | None, opted_in: bool) -
 
     assert ("--organisers-on-wifi" in words) is opted_in
     assert not any("uid=" in word for word in words)  # what it holds is never run
+
+
+def test_the_readme_restores_from_where_the_backups_are_and_names_every_host() -> None:
+    """README step 6's ``FILE=backups/…`` failed: make venue's backups are in the data
+    folder's ``backups/``; and "the only host it answers to" left out ``localhost`` and
+    ``127.0.0.1``, which answer too (issue 32, item 5)."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    commands = [c for c in re.findall(r"`make restore ([^`]*)`", readme) if "FILE=" in c]
+    assert commands
+    for command in commands:
+        words = dict(word.split("=", 1) for word in shlex.split(command))
+        assert words["FILE"].startswith(f"{words.get('DATA', 'venue')}/backups/"), command
+    assert "only host" not in readme
+    step = readme[readme.index("2. **In the hall**") : readme.index("3. **Morning")]
+    hosts = Venue(address="192.168.1.20", port=8000, hostname="pc").environment()
+    assert hosts["ALLOWED_HOSTS"] == "192.168.1.20,127.0.0.1,localhost,pc,pc.local"
+    assert all(f"`{host}`" in step for host in ("127.0.0.1", "localhost", "<name>.local"))
+
+
+def test_the_static_files_compression_says_how_far_it_is() -> None:
+    """ "A few seconds" of compression took 22 s without a word (issue 32): collectstatic's
+    lines are counted, each tenth of the files named by their content said, then the
+    compressed copies by hundreds."""
+    said: list[str] = []
+    stream = _Counted(20, said.append)
+    for n in range(20):
+        stream.write(f"Post-processed 'css/{n}.css' as 'css/{n}.abc.css'\n")
+    stream.write("Post-processed 'css/0.abc.css' as 'css/0.abc.css.gz'\n" * 250)
+    assert said == [f"  named by their content: {t} %" for t in range(10, 101, 10)] + [
+        "  compressed: 100 copies",
+        "  compressed: 200 copies",
+    ]

@@ -46,7 +46,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            kept = restore(options["file"], replace=options["replace"], role=options["role"])
+            kept = restore(
+                options["file"],
+                replace=options["replace"],
+                role=options["role"],
+                say=self.stdout.write,
+            )
         except BackupProblem as exc:
             raise CommandError(str(exc)) from exc
         if kept:

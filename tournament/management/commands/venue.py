@@ -22,7 +22,12 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import translation
 
-from tournament.venue.database_backup import BackupProblem, backup_recorded
+from tournament.venue.database_backup import (
+    BackupProblem,
+    backup_recorded,
+    restore_command,
+    shown_path,
+)
 from tournament.venue.day import (
     Gunicorn,
     NoAnswer,
@@ -37,6 +42,7 @@ from tournament.venue.day import (
     static_files_current,
 )
 from tournament.venue.poster import Poster, PosterRenderer, terminal_qr
+from tournament.venue.progress import collected
 
 
 class Command(BaseCommand):
@@ -89,9 +95,9 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         protect_data(settings.DATA_DIR, settings.BASE_DIR, database if sqlite else None)
         if not static_files_current():
-            out.write("Compressing the static files (once, a few seconds)…")
+            out.write("Compressing the static files (once: up to a minute on a slow laptop)…")
             os.umask(usual)
-            call_command("collectstatic", interactive=False, verbosity=0)
+            collected(out.write)
             os.umask(0o077)
         for username in close_demo_logins():
             out.write(
@@ -174,7 +180,7 @@ class Command(BaseCommand):
         out.write(f"Health (for a monitor): {base}{reverse('health')}")
         out.write(
             f"Backups every {options['backup_minutes']:g} min into {settings.BACKUP_DIR}; "
-            "restore one with: make restore FILE=<file>"
+            f"restore one with: {restore_command(f'{shown_path(settings.BACKUP_DIR)}/<file>')}"
         )
         out.write("Stop with Ctrl+C (a last backup is taken then).")
         out.write("")

@@ -28,7 +28,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render, resolve_url
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.translation import gettext as _
 
 from tournament.site.accounts.tokens import ApiToken
@@ -57,13 +57,27 @@ def guarded(request: HttpRequest) -> bool:
     return bool(getattr(settings, "ORGANISERS_LAPTOP_ONLY", False)) and not on_laptop(request)
 
 
-@functools.cache
 def _account_and_admin_prefixes() -> tuple[str, ...]:
-    """Where the admin and the account pages live (``/admin/``, ``/accounts/``): a prefix
-    test costs nothing, where resolving the path again cost half a millisecond a request."""
-    login = reverse("login")
+    """Where the admin and the account pages live (``/admin/``, ``/accounts/``), as
+    ``request.path_info`` spells them: a prefix test costs nothing, where resolving the path
+    again cost half a millisecond a request.
+
+    Kept per URL configuration and script prefix (what they follow from): a process-wide
+    answer kept the first request's, so that a server behind a path (``SCRIPT_NAME``) kept
+    ``/paddock/admin/`` and let ``/admin/`` through, and a changed ``ROOT_URLCONF`` (a test's
+    override) was never read. ``LOGIN_URL`` plays no part: the prefixes are those of the
+    URL patterns themselves."""
+    return _prefixes(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+
+
+@functools.lru_cache(maxsize=16)
+def _prefixes(urlconf: object, script: str) -> tuple[str, ...]:
+    def bare(path: str) -> str:  # without the script prefix, as path_info is
+        return "/" + path[len(script) :] if path.startswith(script) else path
+
+    login = bare(reverse("login", urlconf=urlconf))
     accounts = login[: login.rstrip("/").rfind("/") + 1]
-    return (reverse("admin:index"), accounts)
+    return (bare(reverse("admin:index", urlconf=urlconf)), accounts)
 
 
 def _account_or_admin(request: HttpRequest) -> bool:

@@ -21,6 +21,8 @@ from django.contrib.auth.password_validation import CommonPasswordValidator
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils.translation import gettext as _
 
+from tournament.site.accounts.tokens import ApiToken
+
 #: load_demo's published logins (its ``DEMO_LOGINS``, README "Try it"): a test keeps the
 #: two equal. Here, on the ground floor, because every floor's forms validate against them.
 DEMO_LOGINS = {"admin": "paddock-admin", "organisateur": "paddock-pc"}
@@ -68,6 +70,15 @@ class KnownPasswordValidator(CommonPasswordValidator):
         return _("Your password can’t be the demo’s, nor a common password with digits added.")
 
 
+def close_account(user: Any) -> None:
+    """``user`` logs in no more, by any way: its password unusable (which ends its sessions)
+    and its API tokens deleted (a demo account's token opened the API after its password
+    was closed: issue 32)."""
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    ApiToken.objects.filter(user=user).delete()
+
+
 class NoDemoLoginBackend:
     """With ``DEMO_LOGINS_ALLOWED`` off (``DEBUG`` off when the settings were read), a demo
     password opens no account, whatever the database holds: a demo database restored on a
@@ -90,8 +101,7 @@ class NoDemoLoginBackend:
             username = kwargs.get(User.USERNAME_FIELD)
         user = User._default_manager.filter(**{User.USERNAME_FIELD: username}).first()
         if user is not None and user.check_password(password):
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
+            close_account(user)
             logger.warning(
                 "The demo login %r still opened with its published password: closed. Give it "
                 "a password of its own with: manage.py changepassword %s",

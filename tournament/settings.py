@@ -166,6 +166,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "tournament.site.middleware.LinkReplacedMiddleware",
+    # A write sent again with its Idempotency-Key answers its first answer (offline tables).
+    "tournament.offline.idempotency.IdempotencyMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -166,8 +166,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "tournament.site.middleware.LinkReplacedMiddleware",
-    # A write sent again with its Idempotency-Key answers its first answer (offline tables).
-    "tournament.offline.idempotency.IdempotencyMiddleware",
+    # Offline tables: a write sent again with its Idempotency-Key answers its first answer.
+    "tournament.offline.middleware.OfflineMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -187,6 +187,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tournament.site.context.navigation",
+                "tournament.offline.context.offline",
             ],
         },
     },

@@ -120,7 +120,7 @@ def test_the_same_key_with_another_body_is_refused_422(table):
     save(Client(), table, 1, run_row(1), sent)
     other = save(Client(), table, 1, run_row(1, throws="25"), sent)
     assert other.status_code == 422
-    assert "another request" in other.json()["detail"]
+    assert "une autre requête" in other.json()["detail"]  # French, as the page
     assert Run.objects.get().throws == 18
 
 
@@ -145,7 +145,7 @@ def test_the_same_key_while_the_first_runs_is_409(table):
     )
     answer = save(Client(), table, 1, run_row(1), sent)
     assert answer.status_code == 409
-    assert "still being processed" in answer.json()["detail"]
+    assert "en cours de traitement" in answer.json()["detail"]
     assert not Run.objects.exists()
 
 

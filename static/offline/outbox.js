@@ -46,7 +46,10 @@
   }
 
   // --- Online, offline, since when --------------------------------------------------------
-  var unreachable = false; // the last send found no server although the phone has a network
+  // The last send found no server although the phone has a network, or this page is a copy
+  // kept by the service worker (navigator.onLine is not to be trusted alone: a Wi-Fi that
+  // lost the laptop still says online).
+  var unreachable = copy;
   function offline() { return !navigator.onLine || unreachable; }
   function lastContact() {
     var kept = 0;
@@ -239,7 +242,7 @@
       var card = el("article", "outbox-refused-entry");
       card.dataset.entry = entry.id;
       card.appendChild(el("h3", "", words.refused + " · " + entry.label));
-      var why = el("p", "error");
+      var why = el("p", "outbox-why error");
       why.appendChild(el("strong", "", words.why + " "));
       why.appendChild(document.createTextNode(whyOf(entry)));
       card.appendChild(why);
@@ -506,7 +509,8 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!isWrite(form) || form.hasAttribute("hx-post")) return;
-    var action = new URL(form.action, location.href);
+    // getAttribute: a button named "action" (the result's draft/submit) hides form.action.
+    var action = new URL(form.getAttribute("action") || location.href, location.href);
     if (action.origin !== location.origin || action.pathname.indexOf(scope) !== 0) return;
     var submitter = event.submitter || null;
     if (submitter && submitter.name === "system" && offline()) { // "Roll for me"
@@ -540,12 +544,12 @@
   window.addEventListener("pageshow", function () { render(); });
   showReport(loadReport());
   render().then(function () {
-    if (navigator.onLine && !copy) flush();
+    if (pendingCount > 0) flush();
   });
   // The network may come back without an online event (a Wi-Fi that only lost the server).
   setInterval(function () {
-    if (pendingCount > 0 && navigator.onLine) flush();
-  }, 15000);
+    if (pendingCount > 0) flush();
+  }, 4000);
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible" && navigator.onLine) flush();
   });

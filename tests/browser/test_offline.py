@@ -13,9 +13,15 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
+from qualifying.services import draw_record
+from races.grid.services import allocation_run, referee_link_regenerate
+from races.models import RaceResult, RaceTable
+from races.results.services import result_confirm, result_save
+from tournament.access import Actor
 from tournament.models import Driver
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -116,3 +122,121 @@ def test_ten_runs_entered_offline_land_once_in_order_naming_the_referee(
         (created,) = run.history.all()
         assert "Marc Petit" in created.history_actor
         assert run.throws == 10 + run.driver.number
+
+
+# --- A race table: opened offline, the whole result, the desk confirming meanwhile ------------
+
+
+@pytest.fixture
+def race(make_event, organiser):
+    """Race table 1 of an event drawn in number order: drivers 1-4 (no stands' choice needed
+    for a result)."""
+    actor = Actor(user=organiser)
+    event = make_event(
+        n_drivers=8, qualifying_mode="draw", separate_teams=False, published_allocation=True
+    )
+    draw_record(actor=actor, event=event, rolls={n: [n] for n in range(1, 9)})
+    allocation_run(actor=actor, event=event, table_size=4)
+    return RaceTable.objects.get(event=event, number=1)
+
+
+def type_result(page: Page) -> None:
+    """3 first, 1 second, 2 retired (off track, lap 1), 4 did not start; then submitted."""
+    page.select_option("select[name='d3-outcome']", "1")
+    page.select_option("select[name='d1-outcome']", "2")
+    page.select_option("select[name='d2-outcome']", "retired")
+    page.select_option("select[name='d2-cause']", "off_track")
+    page.fill("input[name='d2-lap']", "1")
+    page.select_option("select[name='d4-outcome']", "dns")
+    page.locator("#submit-result").click()
+
+
+def test_a_race_table_opened_once_opens_offline_and_its_result_meets_the_desk_s(
+    phone, live_server, race, organiser
+):
+    """Secure origin: the table's page and its result page open again without network,
+    saying since when; the result typed and submitted offline comes back refused, beside
+    the result race control confirmed meanwhile."""
+    page = phone.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    base = origin(live_server, True)
+    table_url = f"{base}{reverse('rtable', args=[race.token])}"
+    entry_url = f"{base}{reverse('result-entry', args=[race.token])}"
+    page.goto(table_url)
+    controlled(page)
+    page.goto(entry_url)  # through the worker: kept too
+    # The table's web app can be added to the home screen.
+    # (Chromium refuses installing from a private window, which a test's context is: the
+    # manifest is read without errors, and the worker controls the page.)
+    session = phone.new_cdp_session(page)
+    manifest = session.send("Page.getAppManifest")
+    assert manifest["errors"] == []
+    assert manifest["url"].endswith(f"/manifest.webmanifest?start=/r/{race.token}/")
+
+    phone.set_offline(True)
+    page.goto(table_url)  # from its link, without network
+    since = page.locator("#offline-bar .offline-since")
+    expect(since).to_have_text(re.compile(r"^Hors ligne depuis \d\d:\d\d"))
+    expect(page.locator("h1")).to_contain_text(str(race))
+    page.goto(entry_url)
+    type_result(page)
+    expect(count(page)).to_have_text("1 saisie à envoyer")
+    page.reload()
+    expect(count(page)).to_have_text("1 saisie à envoyer")
+
+    # Meanwhile race control types the paper sheet and confirms it: 1, 2, 3, 4.
+    desk = Actor(user=organiser)
+    result_save(actor=desk, table=race, version=0, finish=[1, 2, 3, 4], retired=[], dns=[],
+                submit=True)  # fmt: skip
+    result_confirm(actor=desk, table=race)
+
+    phone.set_offline(False)
+    refused = page.locator("#offline-bar .outbox-refused-entry")
+    expect(refused).to_have_count(1, timeout=20_000)
+    expect(count(page)).to_contain_text("1 saisie refusée")
+    expect(refused.locator(".outbox-why")).to_contain_text("confirmé")
+    mine, theirs = refused.locator(".outbox-mine"), refused.locator(".outbox-theirs")
+    expect(mine).to_contain_text("Sortie de route")  # what the referee typed
+    expect(theirs).to_contain_text("1er")  # what race control confirmed
+    expect(theirs).to_contain_text("1 Pilote1 Lefèvre")
+    result = RaceResult.objects.get(table=race)
+    assert result.finish == [1, 2, 3, 4]  # the desk's, untouched
+    assert RaceTable.objects.get(pk=race.pk).result_status == "confirmed"
+    refused.get_by_role("button", name="Garder ce que le serveur a").click()
+    expect(count(page)).to_have_text(SENT)
+
+
+def test_a_whole_result_entered_offline_on_plain_http_lands_once(
+    phone, live_server, race, venue_hosts
+):
+    page = phone.new_page()
+    page.goto(f"{origin(live_server, False)}{reverse('result-entry', args=[race.token])}")
+    phone.set_offline(True)
+    type_result(page)
+    expect(count(page)).to_have_text("1 saisie à envoyer")
+    assert not RaceResult.objects.exists()
+    phone.set_offline(False)
+    expect(count(page)).to_have_text(SENT, timeout=20_000)
+    result = RaceResult.objects.get(table=race)
+    assert (result.finish, result.dns, result.version) == ([3, 1], [4], 1)
+    assert result.retired == [{"driver": 2, "cause": "off_track", "lap": 1, "note": ""}]
+    assert result.submitted_at is not None
+    assert result.history.count() == 1
+    assert "lien commissaire" in result.history.get().history_actor
+
+
+def test_a_link_replaced_during_the_outage_deletes_its_outbox_saying_why(
+    phone, live_server, qualifying, organiser, venue_hosts
+):
+    page = phone.new_page()
+    page.goto(f"{origin(live_server, False)}/q/{qualifying.token}/?session=1")
+    phone.set_offline(True)
+    enter_run(page, 1)
+    expect(count(page)).to_have_text("1 saisie à envoyer")
+    referee_link_regenerate(actor=Actor(user=organiser), table=qualifying)
+    phone.set_offline(False)
+    report = page.locator("#offline-bar .outbox-report")
+    expect(report).to_contain_text("Ce lien a été remplacé", timeout=20_000)
+    expect(count(page)).to_have_text(SENT)
+    assert page.evaluate("PaddockOutbox.all(null).then(e => e.length)") == 0
+    assert not Run.objects.exists()

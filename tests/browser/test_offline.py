@@ -154,9 +154,9 @@ def type_result(page: Page) -> None:
 def test_a_race_table_opened_once_opens_offline_and_its_result_meets_the_desk_s(
     phone, live_server, race, organiser
 ):
-    """Secure origin: the table's page and its result page open again without network,
-    saying since when; the result typed and submitted offline comes back refused, beside
-    the result race control confirmed meanwhile."""
+    """Secure origin: the table's page, its result page and a players' page open again
+    without network, saying since when; the result typed and submitted offline comes back
+    refused, beside the result race control confirmed meanwhile."""
     page = phone.new_page()
     page.on("dialog", lambda dialog: dialog.accept())
     base = origin(live_server, True)
@@ -172,8 +172,14 @@ def test_a_race_table_opened_once_opens_offline_and_its_result_meets_the_desk_s(
     manifest = session.send("Page.getAppManifest")
     assert manifest["errors"] == []
     assert manifest["url"].endswith(f"/manifest.webmanifest?start=/r/{race.token}/")
+    where_url = f"{base}{reverse('where', args=[race.event.slug])}"
+    page.goto(where_url)  # a players' page: kept too
 
     phone.set_offline(True)
+    page.goto(where_url)
+    expect(page.locator("#offline-bar .offline-since")).to_have_text(
+        re.compile(r"^Hors ligne\u00a0: cette copie date de \d\d:\d\d")
+    )
     page.goto(table_url)  # from its link, without network
     since = page.locator("#offline-bar .offline-since")
     expect(since).to_have_text(re.compile(r"^Hors ligne depuis \d\d:\d\d"))

@@ -503,6 +503,18 @@
     queuedRow(elt);
   });
 
+  // A server that fails or is too busy (a 5xx, a 429): kept and sent again later, with its
+  // key (a failed first request released it on the server).
+  document.addEventListener("htmx:responseError", function (event) {
+    var elt = event.detail.elt;
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (!isWrite(elt) || !(status >= 500 || status === 429 || status === 408)) return;
+    unreachable = true;
+    showState();
+    enqueue(htmxEntry(event.detail));
+    queuedRow(elt);
+  });
+
   // Every other form a table link posts (stands, configurations, the start, the weather,
   // the result, the sheet's photo): sent by the browser while all is well; kept when it
   // cannot go now.

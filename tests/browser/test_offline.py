@@ -246,3 +246,49 @@ def test_a_link_replaced_during_the_outage_deletes_its_outbox_saying_why(
     expect(count(page)).to_have_text(SENT)
     assert page.evaluate("PaddockOutbox.all(null).then(e => e.length)") == 0
     assert not Run.objects.exists()
+
+
+def test_a_new_service_worker_takes_over_without_losing_a_full_outbox(
+    phone, live_server, qualifying, monkeypatch
+):
+    """Secure origin: three runs wait in the outbox (the server answers 503 meanwhile) while a
+    new version of the app is deployed; the new worker takes over, the runs are still there
+    and land once the server takes them."""
+    from tournament.offline import idempotency, views
+
+    page = phone.new_page()
+    page.goto(f"{origin(live_server, True)}/q/{qualifying.token}/?session=1")
+    controlled(page)
+    old = page.evaluate("caches.keys()")
+
+    def busy(*args, **kwargs):
+        return idempotency._error(503, "busy")
+
+    monkeypatch.setattr(idempotency, "claim", busy)
+    for number in (1, 2, 3):
+        enter_run(page, number)
+    expect(count(page)).to_have_text("3 saisies à envoyer")
+
+    monkeypatch.setattr(views, "PRECACHE", (*views.PRECACHE, "js/event_form.js"))
+    page.evaluate(
+        """navigator.serviceWorker.getRegistration().then(reg => reg.update().then(() =>
+             new Promise(done => {
+               if (!reg.installing && !reg.waiting) return done();
+               navigator.serviceWorker.addEventListener("controllerchange", done);
+             })))"""
+    )
+    # The new version's static files are kept, the old version's are gone.
+    page.wait_for_function(
+        """old => caches.keys().then(keys => {
+             const mine = keys.filter(k => k.startsWith("paddock-static-"));
+             return mine.length === 1 && !old.includes(mine[0]);
+           })""",
+        arg=old,
+    )
+    assert page.evaluate("PaddockOutbox.all(null).then(e => e.length)") == 3
+    assert not Run.objects.exists()
+
+    monkeypatch.undo()
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # the server is back
+    expect(count(page)).to_have_text(SENT, timeout=20_000)
+    assert sorted(Run.objects.values_list("driver__number", flat=True)) == [1, 2, 3]

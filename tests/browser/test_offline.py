@@ -14,12 +14,13 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
 from qualifying.services import draw_record
 from races.grid.services import allocation_run, referee_link_regenerate
-from races.models import RaceResult, RaceTable
+from races.models import RaceResult, RaceTable, RaceWeather, WeatherDraw
 from races.results.services import result_confirm, result_save
 from tournament.access import Actor
 from tournament.models import Driver
@@ -212,17 +213,39 @@ def test_a_race_table_opened_once_opens_offline_and_its_result_meets_the_desk_s(
     expect(count(page)).to_have_text(SENT)
 
 
-def test_a_whole_result_entered_offline_on_plain_http_lands_once(
+def test_a_weather_draw_and_a_whole_result_entered_offline_on_plain_http_land_once(
     phone, live_server, race, venue_hosts
 ):
+    """A variable race, started: offline "Roll for me" is disabled and says to roll the
+    black die; the die typed goes into the outbox and lands; then the whole result too."""
+    RaceWeather.objects.create(event=race.event, roll=7, source="physical", weather="variable")
+    RaceTable.objects.filter(pk=race.pk).update(started_at=timezone.now(), started_by="Marc")
     page = phone.new_page()
-    page.goto(f"{origin(live_server, False)}{reverse('result-entry', args=[race.token])}")
+    base = origin(live_server, False)
+    page.goto(f"{base}{reverse('rtable', args=[race.token])}")
+    phone.set_offline(True)
+    page.evaluate("window.dispatchEvent(new Event('offline'))")
+    expect(page.locator("#weather-system")).to_be_disabled()
+    expect(page.locator(".roll-offline")).to_have_text(
+        "Hors ligne\u00a0: lancez le dé noir et tapez le résultat."
+    )
+    page.fill("#id_roll", "3")
+    page.locator("#weather-record").click()
+    expect(count(page)).to_have_text("1 saisie à envoyer")
+    assert not WeatherDraw.objects.exists()
+    phone.set_offline(False)
+    expect(count(page)).to_have_text(SENT, timeout=20_000)
+    expect(page.locator("#weather-system")).to_be_enabled()
+
+    page.goto(f"{base}{reverse('result-entry', args=[race.token])}")
     phone.set_offline(True)
     type_result(page)
     expect(count(page)).to_have_text("1 saisie à envoyer")
     assert not RaceResult.objects.exists()
     phone.set_offline(False)
     expect(count(page)).to_have_text(SENT, timeout=20_000)
+    draw = WeatherDraw.objects.get(table=race)
+    assert (draw.roll, draw.source) == (3, "physical")
     result = RaceResult.objects.get(table=race)
     assert (result.finish, result.dns, result.version) == ([3, 1], [4], 1)
     assert result.retired == [{"driver": 2, "cause": "off_track", "lap": 1, "note": ""}]

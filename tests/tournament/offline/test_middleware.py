@@ -167,3 +167,28 @@ def test_the_manifest_starts_at_the_table_in_the_page_s_language(race_table, lan
 def test_the_manifest_starts_nowhere_else_than_a_table():
     manifest = Client().get(reverse("offline-manifest"), {"start": "https://elsewhere/"}).json()
     assert manifest["start_url"] == "/"
+
+
+# --- The sheet's photo: a file digested by its content --------------------------------------
+
+
+def test_a_photo_sent_twice_is_kept_once_and_another_file_with_its_key_is_422(race_table):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from races.models import SheetPhoto
+    from tests.races.photos.images import oriented_jpeg
+
+    url = reverse("rtable-photo-add", args=[race_table.token])
+    key = str(uuid.uuid4())
+
+    def photo(data: bytes):
+        return {"photo": SimpleUploadedFile("feuille.jpg", data, content_type="image/jpeg")}
+
+    first = outbox_post(url, photo(oriented_jpeg()), key)
+    assert first.json()["outcome"] == "saved"
+    again = outbox_post(url, photo(oriented_jpeg()), key)
+    assert again.json() == first.json()
+    assert SheetPhoto.objects.filter(table=race_table).count() == 1
+    other = outbox_post(url, photo(oriented_jpeg(orientation=3)), key)
+    assert other.status_code == 422
+    assert SheetPhoto.objects.filter(table=race_table).count() == 1

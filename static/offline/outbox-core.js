@@ -129,7 +129,10 @@
           var done;
           if (result.kind === "replaced") {
             replaced[entry.scope] = true;
-            done = dropScope(entry.scope);
+            done = all(entry.scope).then(function (gone) {
+              result.lost = gone.map(function (e) { return e.label; });
+              return dropScope(entry.scope);
+            });
           } else if (result.kind === "saved") {
             done = remove(entry.id);
           } else {

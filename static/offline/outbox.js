@@ -372,6 +372,7 @@
     if (flushing) return flushing;
     var report = loadReport() || { sent: [], refused: [], reload: false };
     var answered = 0;
+    var lost = [];
     flushing = outbox.flush(scope, function (entry, result) {
       answered += 1;
       unreachable = false;
@@ -383,11 +384,13 @@
       } else if (result.kind === "refused") {
         entry.answer = result;
         report.refused.push({ label: entry.label, why: whyOf(entry) });
+      } else if (result.kind === "replaced") {
+        lost = result.lost || [];
       }
     }).then(function (outcome) {
       flushing = null;
       if (outcome === "offline") unreachable = true;
-      if (outcome === "replaced") return replaced();
+      if (outcome === "replaced") return replaced(lost);
       if (answered) {
         saveReport(report);
         showReport(report);
@@ -408,7 +411,7 @@
     return flushing;
   }
 
-  function replaced() {
+  function replaced(lost) {
     return outbox.all(scope).then(function (left) {
       return outbox.dropScope(scope).then(function () {
         if (registration && registration.active) {
@@ -423,7 +426,7 @@
           });
         }
         var report = { sent: [], refused: [], lost: true,
-          lostLabels: left.map(function (e) { return e.label; }) };
+          lostLabels: (lost || []).concat(left.map(function (e) { return e.label; })) };
         saveReport(null);
         showReport(report);
         bar.classList.add("is-replaced");

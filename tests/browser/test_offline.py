@@ -266,6 +266,7 @@ def test_a_link_replaced_during_the_outage_deletes_its_outbox_saying_why(
     phone.set_offline(False)
     report = page.locator("#offline-bar .outbox-report")
     expect(report).to_contain_text("Ce lien a été remplacé", timeout=20_000)
+    expect(report.locator("details li")).to_contain_text("1 Pilote1 Lefèvre")
     expect(count(page)).to_have_text(SENT)
     assert page.evaluate("PaddockOutbox.all(null).then(e => e.length)") == 0
     assert not Run.objects.exists()

@@ -95,6 +95,8 @@ def is_public_request(request: HttpRequest) -> bool:
         request.method in ("GET", "HEAD")
         and settings.SESSION_COOKIE_NAME not in request.COOKIES
         and "messages" not in request.COOKIES
+        # An event away says so on its pages: built for each visitor until it returns.
+        and not getattr(request, "away_since", None)
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import formats, timezone
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 
 from tournament.access import table_for_link
@@ -27,20 +28,29 @@ SAFE = ("GET", "HEAD", "OPTIONS")
 OWN = re.compile(r"^/(?:api/v1/events/[^/]+/(?:checkout|return)|e/[^/]+/away/)")
 
 
-def _event_of(request: HttpRequest, kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    """The lookup of the request's event (by slug or id), or None for a route of no event."""
+def _event_of(request: HttpRequest, kwargs: dict[str, Any]) -> Callable[[], Any] | None:
+    """How to find the request's event (a lookup by slug or id, or None), or None for a
+    route of no event. A referee link's table is looked up when asked only."""
     match = request.resolver_match
     route = ((match.route if match else "") or "").lstrip("^")
     if isinstance(kwargs.get("event"), str) and request.path.startswith("/api/"):
-        return {"event__slug": kwargs["event"]}
+        return lambda: {"event__slug": kwargs["event"]}
     if isinstance(kwargs.get("slug"), str) and route.startswith("e/"):
-        return {"event__slug": kwargs["slug"]}
+        return lambda: {"event__slug": kwargs["slug"]}
     token = kwargs.get("token")
     if isinstance(token, str) and route[:2] in ("q/", "r/"):
-        table = table_for_link(token)
-        if table is not None:
-            return {"event_id": table.event_id}
+
+        def by_link() -> Any:
+            table = table_for_link(token)
+            return None if table is None else {"event_id": table.event_id}
+
+        return by_link
     return None
+
+
+def _since(lookup: Callable[[], Any]) -> Any:
+    event = lookup()
+    return None if event is None else away_since(**event)
 
 
 def away_since(**event: Any) -> Any:
@@ -92,10 +102,13 @@ class AwayGuardMiddleware:
         event = _event_of(request, kwargs)
         if event is None:
             return None
-        since = away_since(**event)
+        if request.method in SAFE:
+            # Read when a page is built only: a public page served from the cache asks
+            # nothing (its key holds the check-outs' change counter, ``public_page``).
+            request.away_since = SimpleLazyObject(lambda: _since(event))  # type: ignore[attr-defined]
+            return None
+        since = _since(event)
         if since is None:
             return None
         request.away_since = since  # type: ignore[attr-defined]
-        if request.method not in SAFE:
-            return refused(request, since)
-        return None
+        return refused(request, since)

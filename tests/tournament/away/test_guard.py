@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from qualifying.models import QualifyingTable
@@ -116,3 +117,5 @@ def test_its_pages_say_so_and_the_championship_carries_on(away, client, organise
     checkout.cancelled_at = checkout.at
     checkout.save()
     assert client.post(f"/e/{event.slug}/desk/register/", {"numbers": "1"}).status_code == 302
+    # The page a phone got from the cache is built again: home, no banner.
+    assert "away-banner" not in Client().get(f"/e/{event.slug}/").content.decode()

@@ -104,18 +104,21 @@ def test_a_write_to_an_event_away_answers_409(route, away, client, organiser):
 @pytest.mark.django_db
 def test_its_pages_say_so_and_the_championship_carries_on(away, client, organiser):
     event, other, links, checkout = away
-    client.cookies["django_language"] = "en"
-    page = client.get(f"/e/{event.slug}/")
+    phone = Client()
+    phone.cookies["django_language"] = "en"
+    page = phone.get(f"/e/{event.slug}/")
     assert page.status_code == 200
     assert "The day runs at the venue" in page.content.decode()
     table = client.get(f"/r/{links['r']}/")
     assert table.status_code == 200 and "away-banner" in table.content.decode()
     assert "away-banner" not in client.get(f"/e/{other.slug}/").content.decode()
     client.force_login(organiser)
-    home = client.post(f"/e/{other.slug}/desk/register/", {"numbers": "1", "action": "checkin"})
-    assert home.status_code == 302
+    refused = client.post(f"/e/{event.slug}/desk/register/", {"numbers": "1"})
+    assert refused.status_code == 409
+    # Home again: the page a phone got from the cache is built again, without the banner.
     checkout.cancelled_at = checkout.at
     checkout.save()
+    assert "away-banner" not in phone.get(f"/e/{event.slug}/").content.decode()
     assert client.post(f"/e/{event.slug}/desk/register/", {"numbers": "1"}).status_code == 302
-    # The page a phone got from the cache is built again: home, no banner.
-    assert "away-banner" not in Client().get(f"/e/{event.slug}/").content.decode()
+    home = client.post(f"/e/{other.slug}/desk/register/", {"numbers": "1", "action": "checkin"})
+    assert home.status_code == 302

@@ -202,3 +202,29 @@ def next_door_number(championship: Championship) -> int | None:
         return door_number(championship, None) if reserved_for(championship) else None
     except Conflict:
         return None
+
+
+def load_bundle(path: str) -> str:
+    """``make venue BUNDLE=…``: load the bundle at ``path`` once (a restart with the same
+    bundle carries on); answers what was done, or ArrivalError."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise ArrivalError(
+            _("Cannot read %(file)s: %(error)s") % {"file": path, "error": exc.strerror}
+        ) from exc
+    try:
+        uid = bundle.parse(text, bundle.OUT)["checkout"]["id"]
+    except bundle.BundleError as exc:
+        raise ArrivalError(
+            _("This is not a Paddock event bundle (%(why)s).") % {"why": exc}
+        ) from exc
+    if Checkout.objects.filter(uid=uid, side=Checkout.Side.VENUE).exists():
+        return _("The bundle %(file)s is loaded already.") % {"file": path}
+    arrived = import_event(text)
+    return _("Event %(event)s loaded: %(drivers)s drivers, %(entries)s entries.") % {
+        "event": arrived.event,
+        "drivers": arrived.drivers,
+        "entries": arrived.entries,
+    }

@@ -40,6 +40,7 @@ from tournament.errors import Conflict, InvalidInput, ServiceError
 from tournament.models import Driver, Entry, Event, Team
 from tournament.players.identity import player_for
 from tournament.ratings.soon import recompute_ratings_soon
+from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
 
 #: Fields of the event the laptop may have changed (its settings and releases).
 EVENT_KEEPS = ("id", "slug", "championship", "circuit")
@@ -189,11 +190,20 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
         entries[int(row["id"])] = entry.pk
     objects = _remapped(data, event, drivers, entries)
     counts: dict[str, int] = defaultdict(int)
+    problems: list[str] = []
     try:
         with transaction.atomic():
             for item in serializers.deserialize("python", objects, ignorenonexistent=False):
-                item.save()
-                counts[item.object._meta.label] += 1
+                # The file is trusted no more than a form: the models' own validators.
+                problems += row_problems(item.object)
+                if not problems:
+                    item.save()
+                    counts[item.object._meta.label] += 1
+            if problems:
+                raise InvalidInput(
+                    _("Rows of the day were refused, nothing landed."),
+                    {"objects": problems[:MAX_PROBLEMS]},
+                )
     except (DeserializationError, IntegrityError, DatabaseError, ValueError, TypeError) as exc:
         raise _refused(
             InvalidInput,

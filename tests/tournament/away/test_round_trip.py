@@ -117,9 +117,10 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
         event=event, first_name="Ayrton", last_name="CF", email="ayrton@example.org",
         status="accepted", driver=Driver.objects.get(championship=event.championship, number=1),
     )  # fmt: skip
+    token = ApiToken.issue(organiser)
     api = httpx.Client(
         base_url=live_server.url + "/api/v1",
-        headers={"Authorization": f"Bearer {ApiToken.issue(organiser)}"},
+        headers={"Authorization": f"Bearer {token}"},
         timeout=120,
     )
 
@@ -173,14 +174,14 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     assert not RaceResult.objects.filter(table__event=event).exists()
     taken.delete()
 
-    # The return lands whole; sent again, the same answer, landed once.
-    first = api.post(f"/events/{event.slug}/return", content=back_text)
-    assert first.status_code == 200, first.text
-    landed = first.json()["landed"]
+    # Pushed from the laptop, the day lands whole; the file sent again (the same export),
+    # the same answer, landed once.
+    pushed = manage("push_event", "cf-gp", "--to", live_server.url, "--token", token)
+    landed = json.loads(pushed)["landed"]
     assert landed["photos"] == 1 and landed["sanctions"] == 1 and landed["drivers"] == 1
     assert landed["results"] == landed["tables"] == 2
     again = api.post(f"/events/{event.slug}/return", content=back_text)
-    assert again.status_code == 200 and again.json() == first.json()
+    assert again.status_code == 200 and again.json() == json.loads(pushed)
     assert RaceResult.objects.filter(table__event=event).count() == 2
     photo = SheetPhoto.objects.get(event=event)
     assert storage.path_of(photo.image) is not None

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from tournament import sealing
 from tournament.away import bundle
-from tournament.away.models import Checkout
+from tournament.away.models import ArrivedRegistration, Checkout
 from tournament.errors import Conflict
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 from tournament.players.identity import player_for
@@ -128,11 +128,13 @@ def _load(data: dict[str, Any]) -> Arrived:
         )
     Registration.objects.filter(event=event).delete()
     for row in data["registrations"]:
-        Registration.objects.create(
+        registration = Registration.objects.create(
             event=event,
             driver=drivers.get(row.get("driver")),
             **_fields(Registration, row, "confirm_digest", "link_digest"),
         )
+        if isinstance(row.get("id"), int):
+            ArrivedRegistration.objects.create(registration=registration, hosted_id=row["id"])
     Checkout.objects.create(
         event=event,
         side=Checkout.Side.VENUE,

@@ -26,6 +26,7 @@ from tournament.registration.services import (
     entries_register,
     event_publish,
 )
+from tournament.signup.models import Registration
 
 #: The day's late driver, created at the door.
 LATE = ("Zoé", "Retardataire")
@@ -47,6 +48,9 @@ def play(slug: str, *, username: str = "rc", number: int | None = None) -> int:
         user = get_user_model().objects.create_superuser(username, password=None)
     actor = Actor(user=user)
     event = Event.objects.select_related("championship").get(slug=slug)
+    for registration in Registration.objects.filter(event=event):  # they came
+        registration.present = True
+        registration.save()
     with transaction.atomic():
         late = driver_create(
             actor=actor,

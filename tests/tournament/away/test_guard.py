@@ -93,12 +93,12 @@ def test_a_write_to_an_event_away_answers_409(route, away, client, organiser):
                 )  # fmt: skip
                 assert answer.status_code == 409, (method, url, answer.content[:200])
                 assert answer.json()["away_since"] == checkout.at.isoformat()
-                assert "venue" in answer.json()["detail"]
+                assert "sur place" in answer.json()["detail"]  # French unless asked
         return
     client.force_login(organiser)
     answer = client.post(url, {"numbers": "1"})
     assert answer.status_code == 409, (url, answer.content[:200])
-    assert "la salle" in answer.content.decode() or "venue" in answer.content.decode()
+    assert "La journée se déroule sur place" in answer.content.decode()
 
 
 @pytest.mark.django_db

@@ -186,6 +186,7 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     photo = SheetPhoto.objects.get(event=event)
     assert storage.path_of(photo.image) is not None
     assert Sanction.objects.filter(event=event).count() == 1
+    assert Registration.objects.get(event=event).present  # came to the door
     # The history came too: who, when, before and after (saved, submitted, confirmed).
     history = RaceResult.history.filter(table__event=event)
     assert history.count() >= 4 and {h.history_actor for h in history} >= {"rc"}

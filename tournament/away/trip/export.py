@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from races.photos import storage
 from tournament import sealing
 from tournament.away import bundle
-from tournament.away.models import Checkout
+from tournament.away.models import ArrivedRegistration, Checkout
 from tournament.models import Driver, Entry, Event
 
 
@@ -191,6 +191,20 @@ def export_event(slug: str) -> dict[str, Any]:
             for e in Entry.objects.filter(event=event).select_related("driver").order_by("pk")
         ],
         "drivers": _door_drivers(event, list(checkout.reserved_numbers)),
+        # The registrations the bundle brought, by their hosted id: who came, as whom.
+        "registrations": [
+            {
+                "id": arrived.hosted_id,
+                "status": arrived.registration.status,
+                "present": arrived.registration.present,
+                "driver": arrived.registration.driver.number
+                if arrived.registration.driver
+                else None,
+            }
+            for arrived in ArrivedRegistration.objects.filter(
+                registration__event=event
+            ).select_related("registration__driver")
+        ],
         "objects": objects,
         "files": files,
     }

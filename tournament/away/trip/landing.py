@@ -40,6 +40,7 @@ from tournament.errors import Conflict, InvalidInput, ServiceError
 from tournament.models import Driver, Entry, Event, Team
 from tournament.players.identity import player_for
 from tournament.ratings.soon import recompute_ratings_soon
+from tournament.signup.models import Registration
 from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
 
 #: Fields of the event the laptop may have changed (its settings and releases).
@@ -177,6 +178,7 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
     }
     Event.objects.filter(pk=event.pk).update(**fields)
     entries = _entries(data.get("entries") or [], event, by_number)
+    _registrations(data.get("registrations") or [], event, by_number)
     objects = _remapped(data, event, drivers, entries)
     counts: dict[str, int] = defaultdict(int)
     problems: list[str] = []
@@ -242,6 +244,28 @@ def _entries(
     Entry.objects.bulk_update(changed, flags, batch_size=500)
     Entry.objects.bulk_create(made, batch_size=500)
     return {laptop: entry.pk for laptop, entry in laptop_ids.items()}
+
+
+def _registrations(listed: list[dict[str, Any]], event: Event, by_number: dict[int, int]) -> None:
+    """Who came to the door, and which driver each registration became (their change in
+    this server's history, by the return)."""
+    here = {r.pk: r for r in Registration.objects.filter(event=event)}
+    statuses = set(Registration.Status.values)
+    for row in listed:
+        registration = here.get(row.get("id"))
+        if registration is None:
+            continue  # erased here meanwhile: nothing to say of it
+        status = row.get("status") if row.get("status") in statuses else registration.status
+        present, driver = bool(row.get("present")), by_number.get(row.get("driver"))
+        if (status, present, driver) == (
+            registration.status, registration.present, registration.driver_id,
+        ):  # fmt: skip
+            continue
+        registration.status, registration.present, registration.driver_id = (
+            status, present, driver,
+        )  # fmt: skip
+        registration._history_actor = _("return from the venue")  # type: ignore[attr-defined]
+        registration.save(update_fields=["status", "present", "driver"])
 
 
 def _spans(objects: list[dict[str, Any]]) -> dict[str, int]:

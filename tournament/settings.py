@@ -166,6 +166,9 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "tournament.site.middleware.LinkReplacedMiddleware",
+    # An event away (a check-out under way): its writes answer 409, its pages say so. Before
+    # the keys of writes sent twice: a write refused while away is not an answer to replay.
+    "tournament.away.guard.AwayGuardMiddleware",
     # Offline tables: a write sent again with its Idempotency-Key answers its first answer.
     "tournament.offline.middleware.OfflineMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 page.
@@ -411,15 +414,17 @@ PHOTO_MAX_BYTES = env_int("PHOTO_MAX_BYTES", 20 * 1024 * 1024)
 # A request carrying photos (a referee's, or a pile at the desk) may be this large; any other
 # body stays under DATA_UPLOAD_MAX_MEMORY_SIZE (tournament.site.middleware.BodySizeMiddleware).
 PHOTO_REQUEST_MAX_BYTES = env_int("PHOTO_REQUEST_MAX_BYTES", 160 * 1024 * 1024)
-# The paths that take photos (races/photos/urls.py, the API's photo uploads).
 # Writes sent twice (tournament/offline): keys kept this long (24 h at least); a key left
 # running by a server killed mid-request is taken over after this many seconds.
 IDEMPOTENCY_KEEP_HOURS = env_int("IDEMPOTENCY_KEEP_HOURS", 48)
 IDEMPOTENCY_STALE_SECONDS = env_int("IDEMPOTENCY_STALE_SECONDS", 90)
 
+# The paths that take photos (races/photos/urls.py, the API's photo uploads).
 PHOTO_UPLOAD_PATHS = (
     r"^/(?:[rq]/[^/]+/photos/|e/[^/]+/results/photos/"
-    r"|api/v1/events/[^/]+/(?:(?:qualifying-)?tables/[^/]+/)?photos$)"
+    r"|api/v1/events/[^/]+/(?:(?:qualifying-)?tables/[^/]+/)?photos$"
+    # The return of an event away carries its photos (tournament/away/).
+    r"|api/v1/events/[^/]+/return$|e/[^/]+/away/return/)"
 )
 
 # Each line once (Django's own console handler is replaced, not added to), and a refusal

@@ -165,7 +165,9 @@ def leftover(data_dir: Path) -> Leftover | None:
         with contextlib.suppress(OSError):
             path.unlink()
         return None
-    return Leftover(server=server, command=command if alive(command) else None, port=port)
+    # The command too, if it still runs (its pid not taken by another program since).
+    running = alive(command) and "venue" in command_line(command)
+    return Leftover(server=server, command=command if running else None, port=port)
 
 
 def port_taken(port: int) -> bool:

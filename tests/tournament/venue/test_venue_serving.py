@@ -210,6 +210,7 @@ def looking_like(*words: str) -> subprocess.Popen[bytes]:
 def test_the_next_start_names_a_leftover_server_and_how_to_stop_it(tmp_path: Path) -> None:
     server = looking_like("-m", "gunicorn", "tournament.wsgi")
     other = looking_like("something-else")
+    command = looking_like("manage.py", "venue")
     try:
         # The command gone (its pid ended), its server left: named, with the kill to type.
         (tmp_path / PID_FILE).write_text(f"{server.pid} {2**22 + 1} 8123\n")
@@ -220,17 +221,21 @@ def test_the_next_start_names_a_leftover_server_and_how_to_stop_it(tmp_path: Pat
         assert "still runs" in said and "tourne encore" in said  # English and French
 
         # The command still running (another terminal): named too, stopped by Ctrl+C there.
+        (tmp_path / PID_FILE).write_text(f"{server.pid} {command.pid} 8123\n")
+        found = leftover(tmp_path)
+        assert found is not None and found.command == command.pid
+        assert f"kill {command.pid}" in found.message() and "Ctrl+C" in found.message()
+        # Its pid taken by another program since: not named as the command.
         (tmp_path / PID_FILE).write_text(f"{server.pid} {other.pid} 8123\n")
         found = leftover(tmp_path)
-        assert found is not None and found.command == other.pid
-        assert f"kill {other.pid}" in found.message() and "Ctrl+C" in found.message()
+        assert found is not None and found.command is None
 
         # A pid now held by another program is no server of ours: the stale file goes.
         (tmp_path / PID_FILE).write_text(f"{other.pid} {other.pid} 8123\n")
         assert leftover(tmp_path) is None
         assert not (tmp_path / PID_FILE).exists()
     finally:
-        for process in (server, other):
+        for process in (server, other, command):
             process.kill()
             process.wait()
     # Nor an ended one.

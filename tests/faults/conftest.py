@@ -76,7 +76,7 @@ class SqliteDay:
     def ready(self) -> dict[str, Any]:
         if self.world is None and self.process is not None:
             process = self.process
-            wait_until(lambda: process.poll() is not None, timeout=180, what="the SQLite day")
+            wait_until(lambda: process.poll() is not None, timeout=600, what="the SQLite day")
             output = (self.folder / "build.log").read_text()
             line = next((x for x in output.splitlines() if x.startswith("WORLD ")), None)
             assert process.returncode == 0 and line, output[-4000:]

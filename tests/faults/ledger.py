@@ -72,7 +72,7 @@ class Ledger:
         item.started = time.monotonic()
         try:
             answer = httpx.request(
-                method, url, json=body, timeout=60,
+                method, url, json=body, timeout=300,
                 headers={"Authorization": f"Bearer {token}", "Accept-Language": "en"},
             )  # fmt: skip
             item.status = answer.status_code
@@ -114,7 +114,7 @@ class Ledger:
         return figures
 
 
-def settle(ledger: Ledger, failed: list[Sent], *, rounds: int = 3) -> Ledger:
+def settle(ledger: Ledger, failed: list[Sent], *, rounds: int = 10) -> Ledger:
     """Send ``failed`` again, as a referee's phone does, until each is stored (2xx) or told
     it already was (409, with the stored result); a 503 (the database busy past its
     timeout on a loaded machine) is tried again, up to ``rounds`` times. Answers the

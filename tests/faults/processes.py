@@ -61,6 +61,25 @@ def wait_until(check: Callable[[], T | None], *, timeout: float, what: str) -> T
         time.sleep(0.05)
 
 
+#: The signals a test sends or a terminal does: at their defaults in every process started
+#: here, whatever this one inherited (a shell's background job ignores SIGINT, and an
+#: ignored signal is inherited through exec: the process would not hear it).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def default_signals(then: Callable[[], None] | None = None) -> Callable[[], None]:
+    """A ``preexec_fn``: the stop signals at their defaults, none blocked; then ``then``."""
+
+    def setup() -> None:
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        if then is not None:
+            then()
+
+    return setup
+
+
 def start(
     command: list[str],
     *,
@@ -70,7 +89,8 @@ def start(
     preexec_fn: Callable[[], None] | None = None,
     user: str | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``command`` in a session of its own, its output into ``log``."""
+    """``command`` in a session of its own, its signals at their defaults, its output into
+    ``log``."""
     with log.open("ab") as output:
         process = subprocess.Popen(
             command,
@@ -80,7 +100,7 @@ def start(
             stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=preexec_fn,
+            preexec_fn=default_signals(preexec_fn),
             user=user,
         )
     _RUNNING[process.pid] = process
@@ -136,6 +156,27 @@ def sockets(pid: int) -> int:
     for descriptor in descriptors:
         with contextlib.suppress(OSError):
             count += os.readlink(descriptor).startswith("socket:")
+    return count
+
+
+def connections_to(pid: int, port: int) -> int:
+    """How many established TCP connections to ``port`` ``pid`` holds: the clients a
+    gunicorn worker has accepted and not answered yet (a request held inside it)."""
+    established = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            rows = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                established.add(f"socket:[{fields[9]}]")
+    count = 0
+    with contextlib.suppress(OSError):
+        for descriptor in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                count += os.readlink(descriptor) in established
     return count
 
 
@@ -212,7 +253,7 @@ class Gunicorn:
         self.log = folder / f"gunicorn-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, *, timeout: float = 60) -> Gunicorn:
+    def start(self, *, timeout: float = 180) -> Gunicorn:
         self.process = start(
             [sys.executable, "-m", "gunicorn", "tournament.wsgi",
              "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
@@ -233,12 +274,16 @@ class Gunicorn:
         except httpx.TransportError:
             return None
 
-    def wait_answering(self, *, timeout: float = 60) -> int:
+    def wait_answering(self, *, timeout: float = 180) -> int:
         return wait_until(self.answers, timeout=timeout, what=f"gunicorn on {self.url}")
 
     def worker_pids(self) -> list[int]:
         assert self.process is not None
         return children(self.process.pid)
+
+    def held(self) -> int:
+        """Client connections the workers hold (accepted, not answered yet)."""
+        return sum(connections_to(pid, self.port) for pid in self.worker_pids())
 
     def busiest_worker(self) -> int:
         """The worker holding the most connections (the one a kill hurts most)."""
@@ -386,7 +431,7 @@ class RedisServer:
              "--appendonly", "no", "--dir", str(self.folder), "--protected-mode", "yes"],
             env={"PATH": os.environ.get("PATH", "")}, log=self.folder / f"redis-{self.port}.log",
         )  # fmt: skip
-        wait_until(self.answers, timeout=20, what=f"redis-server on port {self.port}")
+        wait_until(self.answers, timeout=120, what=f"redis-server on port {self.port}")
         return self
 
     def answers(self) -> bool:

@@ -40,7 +40,7 @@ def backup(env: dict[str, str], *, limit: int | None = None) -> subprocess.Compl
 
 
 def logged_in(server: Gunicorn) -> httpx.Client:
-    client = httpx.Client(base_url=server.url, timeout=30)
+    client = httpx.Client(base_url=server.url, timeout=120)
     login = client.get("/accounts/login/")
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)
     assert token, login.text[:500]

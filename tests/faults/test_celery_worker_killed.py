@@ -63,20 +63,20 @@ def test_a_task_whose_process_is_killed_is_run_again_to_the_end(tmp_path: Path) 
                 return [pid for (pid,) in watcher.execute(WAITING).fetchall()]
 
             build_sheet_batch.delay(batch.pk)
-            first = wait_until(waiting, timeout=60, what="the task waiting on the batch's row")
+            first = wait_until(waiting, timeout=300, what="the task waiting on the batch's row")
             (process,) = children(worker.pid)
             os.kill(process, signal.SIGKILL)
             # The message back in the queue, the worker's next process runs the task: its
             # own query waits on the row too, from another connection.
             wait_until(
                 lambda: [pid for pid in waiting() if pid not in first] or None,
-                timeout=60,
+                timeout=300,
                 what="the task run again after its process was killed",
             )
             holder.rollback()  # the row let go: the task goes on
         wait_until(
             lambda: SheetBatch.objects.filter(pk=batch.pk, status=SheetBatch.Status.DONE).first(),
-            timeout=60,
+            timeout=300,
             what="the batch built",
         )
     finally:

@@ -79,7 +79,7 @@ class Phone:
                 f"{self.server.url}{self.event}/tables/{table}/result",
                 json={"version": 0, "finish": sheet["grid"], "submit": True},
                 headers={"Authorization": f"Bearer {sheet['token']}", "Accept-Language": language},
-                timeout=30,
+                timeout=120,
             )
         )
 
@@ -89,12 +89,12 @@ class Phone:
                 f"{self.server.url}{self.event}/publish",
                 json={"allocation": True, "results": True},
                 headers={"Authorization": f"Bearer {self.world['organiser']}"},
-                timeout=30,
+                timeout=120,
             )
         )
 
     def page(self, path: str) -> httpx.Response:
-        return self.count(httpx.get(f"{self.server.url}{path}", timeout=30))
+        return self.count(httpx.get(f"{self.server.url}{path}", timeout=120))
 
 
 def stored_statuses(cluster: Any, slug: str) -> dict[int, str]:

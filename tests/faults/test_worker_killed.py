@@ -7,7 +7,12 @@ stored, with a 409), and every table ends where it was meant to.
 
 The kill lands while the writes under way are held inside the workers by a lock of the test
 (``writes_held``), never by timing: a kill timed by the answers already received could hit
-a worker that happened to hold no request (all 100 succeeded, a CI run failed on it).
+a worker that happened to hold no request (all 100 succeeded, a CI run failed on it). The
+writes come in two waves: the first answered in full, then the rest sent with the lock
+already held (taken after a number of answers, the lock raced the writes: on a machine at
+load 9 they had all been answered before it, and none was left to hold). The kill waits
+for a state on both databases: PostgreSQL's backends waiting on the lock, SQLite's held
+connections inside the workers (it was a second's sleep).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,9 @@ from tests.faults.conftest import SqliteDay, postgresql_environment, suite_datab
 from tests.faults.ledger import Ledger, all_writes, half_written, lost, settle, stored_tables
 from tests.faults.processes import Gunicorn, wait_until
 from tests.faults.world import SUBMITTED, TABLES, race_day
+
+#: The first wave's tables (answered before the lock): confirmations and sheets alike.
+FIRST = [*range(1, 9), *range(SUBMITTED + 1, SUBMITTED + 9)]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,10 +59,11 @@ WAITING = (
 
 
 @contextmanager
-def writes_held(database: str, tmp_path: Path) -> Iterator[Callable[[int], None]]:
+def writes_held(database: str, tmp_path: Path, server: Gunicorn) -> Iterator[Callable[[int], None]]:
     """The results' writes made to wait, inside the server: PostgreSQL, the race tables
     locked (each write locks its table's row first); SQLite, the database's write lock
-    taken. Answers a wait until ``n`` requests are held (SQLite: a second, unseen)."""
+    taken. Answers a wait until ``n`` requests are held: PostgreSQL's backends waiting on
+    the lock, SQLite's connections the workers hold unanswered."""
     if database == "postgresql":
         url = suite_database_url()
         with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as watcher:
@@ -66,7 +75,7 @@ def writes_held(database: str, tmp_path: Path) -> Iterator[Callable[[int], None]
             def waiting(count: int) -> None:
                 wait_until(
                     lambda: watcher.execute(WAITING).fetchone()[0] >= count,
-                    timeout=30,
+                    timeout=300,
                     what=f"{count} writes waiting on the lock",
                 )
 
@@ -75,7 +84,13 @@ def writes_held(database: str, tmp_path: Path) -> Iterator[Callable[[int], None]
         return
     with closing(sqlite3.connect(tmp_path / "venue" / "db.sqlite3", isolation_level=None)) as db:
         db.execute("BEGIN IMMEDIATE")
-        yield lambda _count: time.sleep(1)  # within the server's 20 s busy timeout
+
+        def held(count: int) -> None:
+            # Accepted and unanswered while the lock is held: waiting for it (within the
+            # server's 20 s busy timeout), or queued for a thread of the worker.
+            wait_until(lambda: server.held() >= count, timeout=300, what=f"{count} held")
+
+        yield held
         db.execute("ROLLBACK")
 
 
@@ -95,18 +110,22 @@ def test_a_worker_killed_mid_writes_loses_nothing_acknowledged(
     with Gunicorn(env, tmp_path, workers=2, threads=4) as server:
         ledger = Ledger(server.url, world)
         kill: dict[str, float] = {}
+        # The first wave, answered in full: writes acknowledged before the kill.
+        ledger.send_all(all_writes(FIRST))
+        with ExitStack() as held:
+            # The rest sent with the lock already held: each write waits inside a worker
+            # (or for a thread of one), whatever the machine's speed (a kill at a moment the
+            # other worker happened to serve them all hit nothing, on a busy run).
+            all_waiting = held.enter_context(writes_held(database, tmp_path, server))
 
-        def kill_a_worker() -> None:
-            wait_until(lambda: ledger.done >= 15, timeout=60, what="the first answers")
-            # The writes under way held inside the workers by this test's lock: the worker is
-            # killed in the middle of requests, whatever the machine's speed (a kill at a
-            # moment the other worker happened to serve them all hit nothing, on a busy run).
-            with writes_held(database, tmp_path) as all_waiting:
+            def kill_a_worker() -> None:
                 all_waiting(server.workers * server.threads)
                 kill["at"] = time.monotonic()
                 os.kill(server.busiest_worker(), signal.SIGKILL)
+                held.close()  # the lock let go: the other worker's writes go on
 
-        ledger.send_all(all_writes(range(1, TABLES + 1)), meanwhile=kill_a_worker)
+            rest = [n for n in range(1, TABLES + 1) if n not in FIRST]
+            ledger.send_all(all_writes(rest), meanwhile=kill_a_worker)
         figures = ledger.figures(since=kill["at"])
         stored = read()
         figures["lost"] = len(lost(ledger, stored))
@@ -123,7 +142,7 @@ def test_a_worker_killed_mid_writes_loses_nothing_acknowledged(
         ]
 
         # The arbiter replaced the worker; what failed is sent again, once each.
-        wait_until(lambda: len(server.worker_pids()) == 2, timeout=30, what="a new worker")
+        wait_until(lambda: len(server.worker_pids()) == 2, timeout=300, what="a new worker")
         again = [item for item in ledger.sent if item.told_of_failure]
         retried = settle(ledger, again)
         already = [i for i in retried.sent if i.status == 409]

@@ -38,7 +38,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from races.models import RaceResult, ResultLine
-from tests.faults.processes import static_manifest
+from tests.faults.processes import default_signals, static_manifest, stop
 from tests.integrity.conftest import RaceDay, build_race_day, needs_postgresql
 from tournament.models import ApiToken, Event
 from tournament.public.cache import BUILDS, WAITS, counted
@@ -110,7 +110,7 @@ class Server:
         with log.open("wb") as out:
             self.process = subprocess.Popen(
                 command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=default_signals(),
             )  # fmt: skip
 
     def wait_bound(self) -> None:
@@ -130,13 +130,7 @@ class Server:
         return httpx.get(self.url + path, timeout=60, **kwargs)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process, timeout=30)  # its process group: the workers with their arbiter
 
 
 @contextmanager
@@ -152,9 +146,9 @@ def servers(
                  "--pool", "solo", "--loglevel", "warning", "--without-heartbeat",
                  "--without-gossip", "--without-mingle"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=default_signals(),
             )  # fmt: skip
-            stack.callback(_stop, worker)
+            stack.callback(stop, worker, timeout=30)
         started = []
         for index in range(count):
             server = Server(env, tmp_path / f"server-{index}.log", workers=workers, threads=threads)
@@ -163,16 +157,6 @@ def servers(
         for server in started:
             server.wait_bound()
         yield started
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def until(condition: Callable[[], object], what: str, timeout: float = 30) -> None:

@@ -1,9 +1,9 @@
 """The tournament day on one laptop (``make venue``, ``manage.py venue``): the pieces.
 
 The laptop's address on the hall's network, the settings the server gets from it, the
-organiser's account asked on first start, gunicorn on every interface, and the backups
-taken while it serves. The command (``tournament/management/commands/venue.py``) runs them
-in order.
+organiser's account asked on first start. gunicorn on every interface and the backups
+taken while it serves are in ``serving.py``. The command
+(``tournament/management/commands/venue.py``) runs them in order.
 """
 
 from __future__ import annotations
@@ -11,12 +11,7 @@ from __future__ import annotations
 import getpass
 import ipaddress
 import os
-import signal
 import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -254,99 +249,3 @@ def protect_data(data_dir: Path, base_dir: Path, database: Any) -> None:
             path = Path(f"{database}{suffix}")
             if path.exists():
                 path.chmod(0o600)
-
-
-# --- Serving, and the backups meanwhile ------------------------------------------------------
-
-
-class Gunicorn:
-    """gunicorn on every interface, its own process group, stopped by its pid."""
-
-    def __init__(self, venue: Venue, *, workers: int, threads: int) -> None:
-        self.venue = venue
-        self.workers = workers
-        self.threads = threads
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "tournament.wsgi",
-            "--bind",
-            f"0.0.0.0:{self.venue.port}",
-            "--workers",
-            str(self.workers),
-            "--threads",
-            str(self.threads),
-            "--log-level",
-            "warning",
-            "--graceful-timeout",
-            "10",
-        ]
-
-    def start(self) -> None:
-        # A session of its own: the terminal's Ctrl-C reaches this command only, which
-        # stops gunicorn gracefully once. Sharing the terminal, a second Ctrl-C reached the
-        # arbiter mid-shutdown and its workers were killed ("Worker ... was sent SIGKILL!
-        # Perhaps out of memory?").
-        self.process = subprocess.Popen(
-            self.command(),
-            cwd=settings.BASE_DIR,
-            env={**os.environ, **self.venue.environment()},
-            start_new_session=True,
-        )
-
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def stop(self) -> None:
-        if not self.running():
-            return
-        assert self.process is not None
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def serve(
-    server: Gunicorn,
-    *,
-    every: float,
-    backup: Callable[[], None],
-    clock: Callable[[], float] = time.monotonic,
-) -> None:
-    """Run until gunicorn stops or the command is interrupted: a backup at once, then one
-    every ``every`` seconds, and a last one on the way out."""
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt()
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    server.start()
-    try:
-        next_backup = clock()
-        while server.running():
-            if clock() >= next_backup:
-                backup()
-                next_backup = clock() + every
-            time.sleep(min(1.0, max(0.05, next_backup - clock())))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        # Another Ctrl-C while stopping would cut the last backup short: it waits.
-        interrupt = signal.signal(signal.SIGINT, _stopping)
-        try:
-            server.stop()
-            backup()
-        finally:
-            signal.signal(signal.SIGINT, interrupt)
-
-
-def _stopping(signum: int, frame: Any) -> None:
-    sys.stderr.write("Stopping: the server ends, then a last backup is taken. A moment…\n")

@@ -34,7 +34,9 @@ import httpx
 import pytest
 from diskcache import FanoutCache
 
+from tests.faults.processes import children, wait_until
 from tournament.venue.day import lan_address
+from tournament.venue.serving import PID_FILE, alive
 
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "virage-rapide-2026"
@@ -234,4 +236,105 @@ def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(
         cwd=ROOT, env=environment(restored), capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert again.returncode != 0
-    assert "REPLACE=1" in again.stderr
+    assert "not empty" in again.stderr and "REPLACE=1" in again.stderr
+
+
+# --- The stop (issue 33) -------------------------------------------------------------------
+
+ORGANISER = f"chef\n{PASSWORD}\n{PASSWORD}\n"
+
+
+def start_venue(
+    data: Path, port: int, migrated: Path, *, ignore_sigint: bool = False
+) -> tuple[subprocess.Popen[str], Lines]:
+    """The venue on a copy of the run's migrated database, its organiser answered."""
+    if not (data / "db.sqlite3").exists():
+        data.mkdir(mode=0o700)
+        shutil.copyfile(migrated, data / "db.sqlite3")
+
+    def inherited() -> None:  # as a shell's background job (or nohup, a CI runner) has it
+        signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_sigint else signal.SIG_DFL)
+
+    venue = subprocess.Popen(
+        [sys.executable, "manage.py", "venue", "--port", str(port), "--backup-minutes", "60",
+         "--workers", "1", "--threads", "2"],
+        cwd=ROOT, env=environment(data), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, preexec_fn=inherited,
+    )  # fmt: skip
+    venue.stdin.write(ORGANISER)
+    venue.stdin.flush()
+    return venue, Lines(venue.stdout)
+
+
+def server_of(data: Path) -> tuple[int, int]:
+    """gunicorn's pid and the command's, from the pid file."""
+    server, command, _port = (int(word) for word in (data / PID_FILE).read_text().split())
+    return server, command
+
+
+def ended(venue: subprocess.Popen[str], server: int) -> None:
+    """The venue and its server ended, whatever the test's outcome."""
+    if venue.poll() is None:
+        venue.kill()
+        venue.wait()
+    if server and alive(server):
+        os.killpg(server, signal.SIGKILL)
+
+
+def test_the_venue_started_with_sigint_ignored_stops_on_sigint_with_a_last_backup(
+    tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    data, port = tmp_path / "venue", free_port()
+    venue, output = start_venue(data, port, migrated_sqlite, ignore_sigint=True)
+    server = 0
+    try:
+        output.wait_for("serves the hall", timeout=120)
+        output.wait_for(r"Backup: paddock-", timeout=120)  # the loop runs, gunicorn started
+        server, command = server_of(data)
+        assert command == venue.pid and alive(server)
+
+        # A second start on the same folder: refused, the running one named with its stop.
+        again = subprocess.run(
+            [sys.executable, "manage.py", "venue", "--port", str(port)],
+            cwd=ROOT, env=environment(data), stdin=subprocess.DEVNULL, capture_output=True,
+            text=True, timeout=120,
+        )  # fmt: skip
+        assert again.returncode == 1, again.stdout + again.stderr
+        assert f"kill {venue.pid}" in again.stderr and f"server pid {server}" in again.stderr
+        assert "tourne déjà" in again.stderr  # and in French, the site's language
+        assert alive(server)  # untouched
+
+        venue.send_signal(signal.SIGINT)
+        venue.wait(timeout=180)  # a state: the process ended (or the test fails here)
+    finally:
+        ended(venue, server)
+    output.wait_for("Stopped", timeout=10)
+    assert venue.returncode == 0, "\n".join(output.seen)
+    stop = next(i for i, line in enumerate(output.seen) if line.startswith("Stopping"))
+    assert any(line.startswith("Backup: paddock-") for line in output.seen[stop:]), output.seen
+    assert not alive(server)
+    assert not (data / PID_FILE).exists()
+
+
+def test_a_venue_killed_by_sigkill_leaves_no_server_behind(
+    tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    data, port = tmp_path / "venue", free_port()
+    venue, output = start_venue(data, port, migrated_sqlite)
+    server, workers = 0, []
+    try:
+        output.wait_for(r"Backup: paddock-", timeout=120)
+        server, _command = server_of(data)
+        workers = wait_until(lambda: children(server), timeout=120, what="gunicorn's worker")
+        venue.kill()  # SIGKILL: no handler, no finally
+        venue.wait()
+        wait_until(
+            lambda: not any(alive(pid) for pid in (server, *workers)),
+            timeout=120,
+            what="gunicorn ended with its command",
+        )
+    finally:
+        ended(venue, server)
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -30,7 +30,6 @@ from tournament.venue.database_backup import (
     shown_path,
 )
 from tournament.venue.day import (
-    Gunicorn,
     NoAnswer,
     Venue,
     ask_organiser,
@@ -39,11 +38,11 @@ from tournament.venue.day import (
     lan_address,
     organiser_exists,
     protect_data,
-    serve,
     static_files_current,
 )
 from tournament.venue.poster import Poster, PosterRenderer, terminal_qr
 from tournament.venue.progress import collected
+from tournament.venue.serving import Gunicorn, StopSignals, leftover, port_taken, say, serve
 
 
 class Command(BaseCommand):
@@ -83,8 +82,27 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=4)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # Its own handlers of SIGINT, SIGTERM and SIGHUP, whatever it inherited (a shell's
+        # background job ignores SIGINT, and Python then installs none).
+        signals = StopSignals(self.stderr)
+        try:
+            self.day(signals, options)
+        finally:
+            signals.restore()
+
+    def day(self, signals: StopSignals, options: dict[str, Any]) -> None:
         if options["backup_minutes"] <= 0:
             raise CommandError("--backup-minutes must be more than 0.")
+        # A server left running by an earlier start (its command killed, or still running
+        # in another terminal): named, with how to stop it, before anything is touched.
+        earlier = leftover(settings.DATA_DIR)
+        if earlier is not None:
+            raise CommandError(earlier.message())
+        if port_taken(options["port"]):
+            raise CommandError(
+                f"Port {options['port']} is taken by another program: stop it, or start "
+                "on another port (make venue PORT=8001)."
+            )
         out = self.stdout
         for stream in (sys.stdout, sys.stderr):  # each line as it comes, even into a pipe
             if hasattr(stream, "reconfigure"):
@@ -191,7 +209,7 @@ class Command(BaseCommand):
             f"Backups every {options['backup_minutes']:g} min into {settings.BACKUP_DIR}; "
             f"restore one with: {restore_command(f'{shown_path(settings.BACKUP_DIR)}/<file>')}"
         )
-        out.write("Stop with Ctrl+C (a last backup is taken then).")
+        out.write("Stop with Ctrl+C (a last backup is taken then; closing the terminal too).")
         out.write("")
 
         def backup() -> None:
@@ -205,9 +223,13 @@ class Command(BaseCommand):
             photos = f", {taken.photos} new photos of the sheets" if taken.photos else ""
             out.write(f"Backup: {taken.path.name} ({taken.size / 1e6:.1f} MB{photos})")
 
-        serve(
+        complete = serve(
             Gunicorn(venue, workers=options["workers"], threads=options["threads"]),
             every=options["backup_minutes"] * 60,
             backup=backup,
+            signals=signals,
+            stderr=self.stderr,
         )
-        out.write(f"Stopped. Backups in {settings.BACKUP_DIR}.")
+        say(self.stdout, f"Stopped. Backups in {settings.BACKUP_DIR}.")
+        if not complete:
+            raise CommandError("The last backup did not end: see above.")

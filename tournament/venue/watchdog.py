@@ -1,0 +1,41 @@
+"""gunicorn's configuration under ``make venue`` (``--config python:tournament.venue.watchdog``):
+a watchdog in the arbiter that ends the server when the command that started it is gone.
+
+On Linux the parent-death signal already does it (``tournament/venue/serving.py``); this is
+the fallback elsewhere (macOS has no ``prctl``): the arbiter's parent changes when the
+command dies (the orphan is adopted), and the arbiter then stops as on SIGTERM, its requests
+ended. Gunicorn's workers already stop when their arbiter is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+#: Seconds between two looks at the arbiter's parent.
+EVERY = 1.0
+
+
+def watch(
+    parent: int,
+    *,
+    getppid: Callable[[], int] = os.getppid,
+    stop: Callable[[], None] = lambda: os.kill(os.getpid(), signal.SIGTERM),
+    every: float = EVERY,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Return once ``parent`` is no longer this process's parent, after asking it to stop."""
+    while getppid() == parent:
+        sleep(every)
+    stop()
+
+
+def when_ready(server: Any) -> None:
+    """gunicorn's hook, in the arbiter once it listens: the watchdog started."""
+    parent = os.environ.get("PADDOCK_VENUE_PID", "")
+    if parent.isdigit():
+        threading.Thread(target=watch, args=(int(parent),), name="watchdog", daemon=True).start()

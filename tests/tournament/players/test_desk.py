@@ -145,7 +145,7 @@ def test_start_next_season_is_a_prefilled_form_then_the_new_championship(clubs: 
     assert "already exists" in taken.content.decode()
     assert Championship.objects.count() == 3
 
-    done = pc.post(url, {"slug": "cf-2026b", "name": "Coupe de France", "season": "2026"})
+    done = pc.post(url, {"slug": "cf-2026b", "name": "Coupe de l’Ouest", "season": "2026"})
     assert done.status_code == 302 and done["Location"] == reverse(
         "championship", args=["cf-2026b"]
     )
@@ -154,6 +154,25 @@ def test_start_next_season_is_a_prefilled_form_then_the_new_championship(clubs: 
     assert driver.team.name == "Rouge" and driver.team.championship == new
     assert driver.player == Driver.objects.get(championship__slug="cf-2025").player
     assert Player.objects.count() == 1
+
+
+def test_start_next_season_says_the_next_season_exists_and_links_to_it(clubs: Clubs, pc):
+    """Issue 32, item 2: "Start next season" of 2025 made a second "Coupe de France 2026"
+    when 2026 existed, without a word. Said on the form before the click, refused after."""
+    url = reverse("championship-next-season", args=["cf-2025"])
+    link = f'href="{reverse("championship", args=["cf"])}"'
+
+    form = pc.get(url).content.decode()
+    assert 'id="season-exists"' in form and link in form
+
+    again = pc.post(url, {"slug": "cf-2026b", "name": "coupe de france", "season": "2026"})
+    page = again.content.decode()
+    assert again.status_code == 200 and link in page
+    assert "Coupe de France 2026 already exists" in page
+    assert not Championship.objects.filter(slug="cf-2026b").exists()
+
+    other = pc.get(reverse("championship-next-season", args=["cf"])).content.decode()
+    assert 'id="season-exists"' not in other  # 2027 is free
 
 
 def test_start_next_season_is_for_its_organisers(clubs: Clubs):

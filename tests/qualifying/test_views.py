@@ -652,7 +652,31 @@ def test_desk_spread_after_runs_asks_first_and_names_who_moves(as_organiser, act
     assert asked.status_code == 200
     page = asked.content.decode()
     assert "Répartir à nouveau tous les pilotes\u00a0?" in page
+    assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2 · a déjà couru" in page
+    assert _seats(event) == {1: 1, 2: 1, 3: 1, 4: 2}
+
+    done = as_organiser.post(url, {"table_size": "2", "mode": "all", "confirmed": "1"})
+
+    assert done.status_code == 302
+    assert _seats(event) == {1: 1, 2: 1, 3: 2, 4: 2}
+
+
+@pytest.mark.django_db
+def test_desk_spread_after_runs_asks_when_a_driver_yet_to_run_would_move(
+    as_organiser, actor, event
+):
+    """Issue 32, item 7: driver 1 ran and stays; driver 3 has not run yet but may hold the
+    card of table 1: the spread moved them without a word. It asks, naming them."""
+    record(actor, event.sessions.get(), 1)
+    url = reverse("desk-tables-auto", args=[event.slug])
+
+    asked = as_organiser.post(url, {"table_size": "2", "mode": "all"})
+
+    assert asked.status_code == 200
+    page = asked.content.decode()
     assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2" in page
+    assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2</li>" in page  # not run yet
+    assert "N° 1 " not in page  # stays at table 1
     assert _seats(event) == {1: 1, 2: 1, 3: 1, 4: 2}
 
     done = as_organiser.post(url, {"table_size": "2", "mode": "all", "confirmed": "1"})

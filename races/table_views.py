@@ -222,6 +222,7 @@ def rtable_start(request: HttpRequest, token: str) -> HttpResponse:
             return confirm_page(
                 request,
                 title=_("Start the race at %(table)s?") % {"table": table},
+                heading=_("Once the race starts:"),
                 undoes=[
                     _(
                         "the stands and configurations can no longer change: they are "

@@ -66,6 +66,9 @@ def test_one_tap_on_start_asks_first_then_the_confirmation_starts(phone, allocat
     asked = phone.post(start)
     assert asked.status_code == 200 and 'class="confirm-step"' in asked.content.decode()
     assert table(allocated, 1).started_at is None
+    # Issue 32, item 9: nothing is cancelled by a start; it says what changes for good.
+    assert "Once the race starts:" in asked.content.decode()
+    assert "This will undo" not in asked.content.decode()
 
     done = phone.post(start, {"confirmed": "1"}, follow=True)
     assert flashes(done) == [

@@ -117,6 +117,20 @@ def test_changes_page_undoes_and_the_split_page_splits(clubs: Clubs, pc, pair):
     assert html.count("Undone by pc") == 2
 
 
+def test_change_lines_tell_two_players_of_one_name_apart(clubs: Clubs, pc):
+    """Issue 32, item 9: "Jean Dupont merged into Jean Dupont" said nothing; each side
+    shows its seats (championship and number)."""
+    old = clubs.register(clubs.season_2025, 7, "Jean", "Dupont")
+    new = clubs.register(clubs.season_2026, 12, "Jean", "Dupont")
+    pc.post(reverse("player-merge"), {"keep": old.player_id, "other": new.player_id})
+
+    html = pc.get(reverse("player-changes")).content.decode()
+
+    assert "Jean Dupont merged into Jean Dupont" in html
+    assert "Jean Dupont · Coupe de France (2026) · n° 12<br>" in html  # the merged one
+    assert "Jean Dupont · Coupe de France (2025) · n° 7</small>" in html  # the kept one
+
+
 def test_an_organiser_of_another_club_sees_none_of_this(clubs: Clubs, pair):
     club = client_of(clubs.club.user)
     old, new = pair

@@ -40,3 +40,13 @@ def test_results_cannot_be_edited_in_the_admin(rf, model):
     assert not model_admin.has_add_permission(request)
     assert not model_admin.has_change_permission(request)
     assert not model_admin.has_delete_permission(request)
+
+
+@pytest.mark.django_db
+def test_a_championship_slug_is_derived_from_its_name_in_the_admin(client, django_user_model):
+    """Issue 32, item 8: the slug was typed by hand; the admin now derives it from the name
+    and season as they are typed (Django's prepopulated fields)."""
+    client.force_login(django_user_model.objects.create_superuser("root", password="x"))
+    html = client.get(reverse("admin:tournament_championship_add")).content.decode()
+    assert "prepopulated-fields" in html
+    assert "&quot;#id_slug&quot;" in html and "&quot;#id_name&quot;" in html

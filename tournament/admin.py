@@ -79,6 +79,7 @@ class ChampionshipAdmin(SimpleHistoryAdmin):
     search_fields = ("name", "slug", "season")
     list_filter = ("season", "points_mode")
     filter_horizontal = ("organisers",)
+    prepopulated_fields = {"slug": ("name", "season")}  # typed name and season make the slug
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         super().save_model(request, obj, form, change)

@@ -208,6 +208,8 @@ def rtable_name(request: HttpRequest, token: str) -> HttpResponse:
     """The referee holding the link gives a name once; the trail then says who acted."""
     table, _actor = _race_table(request, token)
     RefereeNameForm.remember_posted(request, table)
+    if request.POST.get("back") == "result":  # asked on the result page too
+        return redirect("result-entry", token=token)
     return _back(token)
 
 

@@ -42,7 +42,7 @@ from races.results.forms import (
 )
 from races.results.services import result_confirm, result_reopen, result_save
 from races.views import _race_table
-from tournament.access import actor_for, organised_event
+from tournament.access import actor_for, organised_event, referee_name, table_actor
 from tournament.errors import ServiceError
 from tournament.models import Event, Sanction
 
@@ -185,6 +185,9 @@ def _entry(
             "focus": focus,
             "laps": table.event.race_laps,
             "photos": photos_of(table),
+            # A phone that came straight here is asked its referee's name too.
+            "link_holder": table_actor(request, table).table is not None,
+            "referee_name": referee_name(request, table),
         },
         status=status,
     )

@@ -711,3 +711,20 @@ def test_pages_are_in_english_with_the_language_cookie(phone, as_organiser, even
     assert "<strong>2nd</strong> 1 Pilote1 Lefèvre" in html
     desk = as_organiser.get(desk_url(event)).content.decode()
     assert "Results desk" in desk and "Referee" in desk
+
+
+def test_a_phone_straight_on_the_result_page_is_asked_its_name(phone, event):
+    """Issue 32, item 8: the name was asked on the table page only; a phone that opened the
+    result page directly stayed anonymous in the trail."""
+    page = phone.get(entry_url(event)).content.decode()
+    assert 'id="referee-name"' in page and 'name="back" value="result"' in page
+
+    named = phone.post(
+        reverse("rtable-name", args=[table(event).token]), {"name": "Zoé", "back": "result"}
+    )
+    assert named.status_code == 302 and named["Location"] == entry_url(event)
+    post(phone, event, {1: {"outcome": "1"}})
+
+    history = phone.get(reverse("rtable-history", args=[table(event).token])).content.decode()
+    assert "Zoé (referee link of Table 1)" in history
+    assert "Your changes are recorded as Zoé." in phone.get(entry_url(event)).content.decode()

@@ -28,6 +28,7 @@ from races.models import (
     ResultLine,
     ResultStatus,
     SheetPhoto,
+    WeatherDraw,
 )
 from races.photos.selectors import photos_by_table, photos_of
 from races.results.forms import (
@@ -364,6 +365,9 @@ class DeskRow:
     drivers: int = 0
     #: The photos of the signed sheet still in force (``races.photos``).
     photos: list[SheetPhoto] = field(default_factory=list)
+    #: The table's weather draws in force (§3-2-4), in order: race control sees them beside
+    #: the result, as on the table's page.
+    weather: list[WeatherDraw] = field(default_factory=list)
 
     @property
     def missing_photo(self) -> bool:
@@ -381,6 +385,11 @@ def desk_rows(event: Event) -> list[DeskRow]:
         slots.setdefault(slot.table_id, []).append(slot)
     latest = last_changes(tables)
     photos = photos_by_table(tables)
+    weather: dict[int, list[WeatherDraw]] = {}
+    for draw in WeatherDraw.objects.filter(table__in=tables, undone_at__isnull=True).order_by(
+        "number"
+    ):
+        weather.setdefault(draw.table_id, []).append(draw)
     rows = []
     for table in tables:
         grid = slots.get(table.pk, [])
@@ -396,6 +405,7 @@ def desk_rows(event: Event) -> list[DeskRow]:
                 referee,
                 len(grid),
                 photos.get(table.pk, []),
+                weather.get(table.pk, []),
             )
         )
     return rows

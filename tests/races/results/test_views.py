@@ -21,8 +21,11 @@ from django.utils import timezone
 
 from qualifying.services import draw_record
 from races.grid.services import allocation_run, referee_link_regenerate
+from races.grid.start import table_start
 from races.models import RaceResult, RaceTable, ResultLine, ResultStatus
 from races.results.services import result_confirm, result_save
+from races.weather.services import race_weather_draw, table_weather_draw, table_weather_undo
+from tests.races.test_table_views import VARIABLE, stands_in_order
 from tournament.access import Actor
 
 # Table 1 as written on the sheet: 3 wins, 1 second; 2 off the road in lap 1; 4 no start.
@@ -728,3 +731,20 @@ def test_a_phone_straight_on_the_result_page_is_asked_its_name(phone, event):
     history = phone.get(reverse("rtable-history", args=[table(event).token])).content.decode()
     assert "Zoé (referee link of Table 1)" in history
     assert "Your changes are recorded as Zoé." in phone.get(entry_url(event)).content.decode()
+
+
+def test_the_desk_shows_each_table_s_weather_draws(as_organiser, allocated, actor):
+    """Issue 32, item 8: a table's weather draws (§3-2-4) were on its page only; race
+    control checks them beside the result. An undone draw is not shown."""
+    race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+    stands_in_order(actor, allocated, 1)
+    started = table_start(actor=actor, table=table(allocated, 1))
+    table_weather_draw(actor=actor, table=started, roll=3)
+    table_weather_undo(actor=actor, table=started, reason="dé tombé")
+    table_weather_draw(actor=actor, table=started, roll=15)
+
+    html = as_organiser.get(desk_url(allocated)).content.decode()
+    row = html.split('id="table-1"')[1].split("</tr>")[0]
+    assert 'class="desk-weather"' in row and "d20 = 15 → " in row
+    assert "d20 = 3 → " not in row
+    assert 'class="desk-weather"' not in html.split('id="table-2"')[1].split("</tr>")[0]

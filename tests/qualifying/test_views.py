@@ -193,7 +193,9 @@ def test_run_save_with_htmx_returns_the_row_with_the_absolute_time(client, table
     assert 'id="run-2"' in html
     # Soft tyres on a dry track: 18 + 10 × 1 + 3 × 2 + 1 full minute = 35 (§1-1-10 … 13).
     assert 'data-absolute="35"' in html
-    assert "= 18 + 10 + 6 + 1" in html
+    assert (
+        "= 18 <small>throws</small> + 10 <small>placement</small> + 6 <small>exits</small>" in html
+    )
     assert "Saved." in html
     assert '<input type="hidden" name="version" value="1">' in html
     assert "<html" not in html
@@ -349,7 +351,12 @@ def test_run_preview_returns_the_total_and_the_breakdown(client, table):
     assert response.status_code == 200
     html = response.content.decode()
     assert 'data-absolute="35"' in html
-    assert "= 18 + 10 + 6 + 1" in html
+    # Issue 32, item 8: each term says what it counts (the title alone is hidden on a phone).
+    terms = (
+        "= 18 <small>jets</small> + 10 <small>placement</small> + 6 <small>sorties</small> "
+        "+ 1 <small>min</small>"
+    )
+    assert terms in html
     assert not Run.objects.exists()
 
 

@@ -74,7 +74,7 @@ def test_referee_enters_a_run_with_the_keyboard_and_sees_the_absolute_time(
     page.keyboard.press("ArrowUp")
     # Soft tyres on a dry track double the 2 exit squares; 1:05.20 is one full minute.
     expect(row.locator(".absolute")).to_have_text("23")
-    expect(row.locator(".breakdown")).to_contain_text("18 + 0 + 4 + 1")
+    expect(row.locator(".breakdown")).to_contain_text("18 jets + 0 placement + 4 sorties + 1 min")
     expect(row.locator("[data-status]")).to_have_text("Non enregistré")
     page.keyboard.press("Enter")
     expect(page.locator("#run-1.saved")).to_be_visible()

@@ -243,6 +243,11 @@ def test_a_save_without_connection_says_so_keeps_the_values_and_retries(phone, l
         "Non enregistré\u00a0: vérifiez la connexion, puis réessayez."
     )
     expect(row).to_have_class(re.compile(r"\bfailed\b"))
+    # Issue 32, item 8: the message was cut at the card's right edge (one line, no wrap).
+    card, said = row.bounding_box(), row.locator("[data-status]").bounding_box()
+    assert card is not None and said is not None
+    assert said["x"] + said["width"] <= card["x"] + card["width"]
+    assert row.locator("[data-status]").evaluate("e => e.scrollWidth <= e.clientWidth")
     expect(box(page, 1, "throws")).to_have_value("22")
     retry = row.locator("button.retry")
     expect(retry).to_be_visible()

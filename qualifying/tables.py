@@ -15,8 +15,8 @@ STATUS_LABELS = {
 }
 
 
-#: Hidden on a phone until "All columns" is tapped: the rank, driver, absolute time and
-#: status stay in view (static/css/paddock.css).
+#: Hidden on a phone until "All columns" is tapped: the rank, driver, absolute time,
+#: stopwatch and status stay in view (static/css/paddock.css).
 LOW = {"th": {"class": "prio-low"}, "td": {"class": "prio-low"}}
 
 
@@ -32,7 +32,8 @@ class ClassificationTable(tables.Table):
     minutes = tables.Column(verbose_name=_("Minutes"), default="", attrs=LOW)
     # Throws the organisers added (§1-2-3): a column only when a sanction added any.
     sanction = tables.Column(verbose_name=_("Sanction (throws)"), default="", attrs=LOW)
-    stopwatch = tables.Column(verbose_name=_("Stopwatch"), default="—", attrs=LOW)
+    # In view on a phone too: the stopwatch decides equal absolute times (§1-1-15).
+    stopwatch = tables.Column(verbose_name=_("Stopwatch"), default="—")
     session = tables.Column(verbose_name=_("Session"), default="—", attrs=LOW)
     status = tables.Column(verbose_name=_("Status"))
 

@@ -28,6 +28,7 @@ from qualifying.forms import (
 from qualifying.links import referee_link
 from qualifying.models import QualifyingSession, QualifyingTable, Run
 from qualifying.seating.services import (
+    SpreadMove,
     fast_drivers_set,
     fast_tables_set,
     qualifying_spread_moves,
@@ -233,32 +234,39 @@ def desk_session_create(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _spread_confirm(
-    request: HttpRequest, event: Event, table_size: int, moves: list[tuple[Driver, int, int]]
+    request: HttpRequest, event: Event, table_size: int, moves: list[SpreadMove]
 ) -> HttpResponse:
-    """The confirmation of a spread that moves drivers who already ran: each named."""
+    """The confirmation of a spread that moves drivers once runs are entered: each named,
+    whether they ran or not (a card may be printed already), those who ran said so."""
     undoes = [
         (
             _("No. %(number)s %(name)s: table %(before)s → table %(after)s")
-            if after
+            if move.after
             else _("No. %(number)s %(name)s: table %(before)s → no table")
         )
-        % {"number": driver.number, "name": driver.name, "before": before, "after": after}
-        for driver, before, after in moves
+        % {
+            "number": move.driver.number,
+            "name": move.driver.name,
+            "before": move.before,
+            "after": move.after,
+        }
+        + (" · " + _("already ran") if move.ran else "")
+        for move in moves
     ]
     return confirm_page(
         request,
         title=_("Spread every driver again?"),
         undoes=undoes,
         note=ngettext(
-            "%(count)s driver who already ran would change tables: their table sheets and "
-            "cards handed out no longer match. To seat late arrivals only, go back and use "
-            "“Seat the late arrivals”.",
-            "%(count)s drivers who already ran would change tables: their table sheets and "
-            "cards handed out no longer match. To seat late arrivals only, go back and use "
-            "“Seat the late arrivals”.",
+            "%(count)s driver would change tables (%(ran)s of them already ran): the table "
+            "sheets and cards handed out no longer match. To seat late arrivals only, go back "
+            "and use “Seat the late arrivals”.",
+            "%(count)s drivers would change tables (%(ran)s of them already ran): the table "
+            "sheets and cards handed out no longer match. To seat late arrivals only, go back "
+            "and use “Seat the late arrivals”.",
             len(moves),
         )
-        % {"count": len(moves)},
+        % {"count": len(moves), "ran": sum(move.ran for move in moves)},
         confirm_label=_("Spread again and move them"),
         cancel=reverse("event-desk", args=[event.slug]) + "#tables",
         fields={"table_size": table_size, "mode": "all"},
@@ -268,8 +276,8 @@ def _spread_confirm(
 @require_POST
 def desk_tables_auto(request: HttpRequest, slug: str) -> HttpResponse:
     """Spread the drivers over qualifying tables. Once a run exists, the plain button
-    seats the late arrivals only (``mode=late``); a new spread that moves a driver who
-    already ran asks first, naming each move."""
+    seats the late arrivals only (``mode=late``); a new spread that moves any driver then
+    asks first, naming each move (a driver yet to run may hold a printed card)."""
     event = organised_event(request, slug)
     form = AutoTablesForm(request.POST)
     back = redirect(reverse("event-desk", args=[slug]) + "#tables")
@@ -297,7 +305,8 @@ def desk_tables_auto(request: HttpRequest, slug: str) -> HttpResponse:
                 )
             return back
         moves = qualifying_spread_moves(event=event, table_size=size)
-        if moves and not confirmed(request):
+        asks = moves and Run.objects.filter(session__event=event).exists()
+        if asks and not confirmed(request):
             return _spread_confirm(request, event, size, moves)
         tables = qualifying_tables_auto(actor=actor, event=event, table_size=size, move_runs=True)
     except ServiceError as exc:

@@ -106,7 +106,7 @@ def field_changes(
         except Exception:  # noqa: BLE001
             label = change.field
         lines.append(
-            f"{label}: {shown(model, change.field, change.old)} → "
+            f"{label}{_(':')} {shown(model, change.field, change.old)} → "
             f"{shown(model, change.field, change.new)}"
         )
     return lines

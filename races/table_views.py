@@ -208,6 +208,8 @@ def rtable_name(request: HttpRequest, token: str) -> HttpResponse:
     """The referee holding the link gives a name once; the trail then says who acted."""
     table, _actor = _race_table(request, token)
     RefereeNameForm.remember_posted(request, table)
+    if request.POST.get("back") == "result":  # asked on the result page too
+        return redirect("result-entry", token=token)
     return _back(token)
 
 
@@ -222,6 +224,7 @@ def rtable_start(request: HttpRequest, token: str) -> HttpResponse:
             return confirm_page(
                 request,
                 title=_("Start the race at %(table)s?") % {"table": table},
+                heading=_("Once the race starts:"),
                 undoes=[
                     _(
                         "the stands and configurations can no longer change: they are "

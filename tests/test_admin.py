@@ -136,3 +136,13 @@ def test_rallyman_stages_their_snow_and_times_are_read_only(root, make_event):
     assert (stage.snow, stage.route, StageTime.objects.get(pk=time.pk).chrono) == (
         [True, False], "C1 J2", 70
     )  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_a_championship_slug_is_derived_from_its_name_in_the_admin(client, django_user_model):
+    """Issue 32, item 8: the slug was typed by hand; the admin now derives it from the name
+    and season as they are typed (Django's prepopulated fields)."""
+    client.force_login(django_user_model.objects.create_superuser("root", password="x"))
+    html = client.get(reverse("admin:tournament_championship_add")).content.decode()
+    assert "prepopulated-fields" in html
+    assert "&quot;#id_slug&quot;" in html and "&quot;#id_name&quot;" in html

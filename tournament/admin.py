@@ -12,6 +12,7 @@ from races.results.services import results_rescore
 from tournament.models import (
     Announcement,
     ApiToken,
+    ArrivedRegistration,
     Championship,
     Checkout,
     Circuit,
@@ -79,6 +80,7 @@ class ChampionshipAdmin(SimpleHistoryAdmin):
     search_fields = ("name", "slug", "season")
     list_filter = ("season", "points_mode")
     filter_horizontal = ("organisers",)
+    prepopulated_fields = {"slug": ("name", "season")}  # typed name and season make the slug
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         super().save_model(request, obj, form, change)
@@ -264,6 +266,11 @@ class MailAdmin(RecordAdmin):
 class CheckoutAdmin(RecordAdmin):
     list_display = ("event", "side", "uid", "at", "cancelled_at", "returned_at")
     exclude = ("key",)
+
+
+@admin.register(ArrivedRegistration)
+class ArrivedRegistrationAdmin(RecordAdmin):
+    list_display = ("registration", "hosted_id")
 
 
 @admin.register(IdempotencyKey)

@@ -9,6 +9,7 @@ did it and when.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -172,19 +173,30 @@ def _full_spread(event: Event, table_size: int) -> dict[int, list[Driver]]:
     return {number: [drivers[n] for n in numbers] for number, numbers in spread.items()}
 
 
-def qualifying_spread_moves(*, event: Event, table_size: int) -> list[tuple[Driver, int, int]]:
-    """``(driver, table now, table after or 0)`` for each driver with a run a spread moves."""
+class SpreadMove(NamedTuple):
+    """A seated driver a new spread would move: from table ``before`` to ``after`` (0: no
+    table), and whether they already ran (their run sits on the old table's sheet)."""
+
+    driver: Driver
+    before: int
+    after: int
+    ran: bool
+
+
+def qualifying_spread_moves(*, event: Event, table_size: int) -> list[SpreadMove]:
+    """Each seated driver a spread moves, in number order, whether they ran or not: a
+    driver who has not run yet may hold a printed card of their old table too."""
     after = {
         driver.pk: number
         for number, drivers in _full_spread(event, table_size).items()
         for driver in drivers
     }
     ran = set(Run.objects.filter(session__event=event).values_list("driver", flat=True))
-    seats = QualifyingSeat.objects.filter(event=event, driver__in=ran).select_related(
-        "driver", "table"
-    )
+    seats = QualifyingSeat.objects.filter(event=event).select_related("driver", "table")
     return [
-        (seat.driver, seat.table.number, after.get(seat.driver_id, 0))
+        SpreadMove(
+            seat.driver, seat.table.number, after.get(seat.driver_id, 0), seat.driver_id in ran
+        )
         for seat in seats.order_by("driver__number")
         if after.get(seat.driver_id, 0) != seat.table.number
     ]
@@ -202,7 +214,8 @@ def qualifying_tables_auto(
     ``move_runs`` (race control confirmed, knowing the sheets handed out change).
     """
     require_organiser(actor, event.championship)
-    if not move_runs and qualifying_spread_moves(event=event, table_size=table_size):
+    moves = qualifying_spread_moves(event=event, table_size=table_size)
+    if not move_runs and any(move.ran for move in moves):
         raise Conflict(
             _(
                 "This spread would move drivers who already ran to other tables: seat the "

@@ -29,6 +29,7 @@ from races.models import (
     ResultLine,
     ResultStatus,
     SheetPhoto,
+    WeatherDraw,
 )
 from races.photos.selectors import photos_by_table, photos_of
 from races.results.forms import (
@@ -43,7 +44,7 @@ from races.results.forms import (
 )
 from races.results.services import result_confirm, result_reopen, result_save
 from races.views import _race_table
-from tournament.access import actor_for, organised_event
+from tournament.access import actor_for, organised_event, referee_name, table_actor
 from tournament.errors import ServiceError
 from tournament.models import Event, Sanction
 
@@ -188,6 +189,9 @@ def _entry(
             "photos": photos_of(table),
             "needs_race_weather": table.event.draws_race_weather
             and not RaceWeather.objects.filter(event=table.event).exists(),
+            # A phone that came straight here is asked its referee's name too.
+            "link_holder": table_actor(request, table).table is not None,
+            "referee_name": referee_name(request, table),
         },
         status=status,
     )
@@ -364,6 +368,9 @@ class DeskRow:
     drivers: int = 0
     #: The photos of the signed sheet still in force (``races.photos``).
     photos: list[SheetPhoto] = field(default_factory=list)
+    #: The table's weather draws in force (§3-2-4), in order: race control sees them beside
+    #: the result, as on the table's page.
+    weather: list[WeatherDraw] = field(default_factory=list)
 
     @property
     def missing_photo(self) -> bool:
@@ -381,6 +388,11 @@ def desk_rows(event: Event) -> list[DeskRow]:
         slots.setdefault(slot.table_id, []).append(slot)
     latest = last_changes(tables)
     photos = photos_by_table(tables)
+    weather: dict[int, list[WeatherDraw]] = {}
+    for draw in WeatherDraw.objects.filter(table__in=tables, undone_at__isnull=True).order_by(
+        "number"
+    ):
+        weather.setdefault(draw.table_id, []).append(draw)
     rows = []
     for table in tables:
         grid = slots.get(table.pk, [])
@@ -396,6 +408,7 @@ def desk_rows(event: Event) -> list[DeskRow]:
                 referee,
                 len(grid),
                 photos.get(table.pk, []),
+                weather.get(table.pk, []),
             )
         )
     return rows

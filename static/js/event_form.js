@@ -22,8 +22,9 @@
   }
 
   function slugify(text) {
+    // An apostrophe separates words, as on the server: "d'automne" is "d-automne".
     return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
-      .replace(/[^a-z0-9\s-]/g, "").trim().replace(/[\s-]+/g, "-").slice(0, 50);
+      .replace(/['\u2019\u02bc]/g, " ").replace(/[^a-z0-9\s-]/g, "").trim().replace(/[\s-]+/g, "-").slice(0, 50);
   }
 
   if (game) game.addEventListener("change", update);

@@ -7,6 +7,41 @@ document.addEventListener("click", function (event) {
   if (close) close.parentNode.remove();
 });
 
+// The page's messages stand in its flow, beside what they are about, never over it (a
+// fixed bar hid the heading of the check-in, the top of the qualifying cards, the name of
+// the driver whose configuration was refused): the address's section gets them after its
+// heading, any other target just before it. A message the page also says in place (a row's
+// "Saved.", the referee's name in its label) goes by itself after a while.
+(function () {
+  var box = document.getElementById("messages");
+  if (!box) return;
+  var id = decodeURIComponent(location.hash.slice(1));
+  var target = id && document.getElementById(id);
+  if (target && !box.contains(target)) {
+    var heading = target.matches("section, details")
+      && target.querySelector(":scope > h2, :scope > h3, :scope > hgroup, :scope > summary");
+    var before = target.closest("table") ? target.closest(".table-wrap, table") : target;
+    if (heading) heading.after(box); else before.before(box);
+    box.classList.add("beside");
+    // The browser's own jump to the address's target comes later: the message, just
+    // above the target, is what the page then starts with.
+    var show = function () { box.scrollIntoView({ block: "start" }); };
+    show();
+    window.addEventListener("load", function () { requestAnimationFrame(show); });
+  }
+  var said = (document.querySelector("main") || document.body).cloneNode(true);
+  var copy = said.querySelector("#messages");
+  if (copy) copy.remove();
+  var text = said.textContent.replace(/\s+/g, " ");
+  box.querySelectorAll(".flash").forEach(function (flash) {
+    var words = flash.firstChild && flash.firstChild.textContent.replace(/\s+/g, " ").trim();
+    if (words && text.indexOf(words) !== -1) {
+      flash.classList.add("said-in-place");
+      setTimeout(function () { flash.remove(); }, 4000);
+    }
+  });
+})();
+
 // Phone tables show their priority columns; "All columns" shows the others (sideways).
 document.addEventListener("click", function (event) {
   var toggle = event.target.closest && event.target.closest(".columns-toggle");

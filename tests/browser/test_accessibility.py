@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Browser, Page, expect
 
@@ -53,6 +55,17 @@ def axe_violations(page: Page) -> list[str]:
              + ' ' + (n.any[0] ? n.any[0].message : '')).join(' | '))"""
     )
     return found
+
+
+def axe_best_practice(page: Page, *rules: str) -> list[str]:
+    """What axe-core's ``rules`` (best practices, outside the WCAG tags above) find, on a
+    page where ``axe_violations`` injected axe already."""
+    return page.evaluate(
+        """async (rules) => (await axe.run(document, {runOnly: {type: 'rule', values: rules}}))
+             .violations.map(v => v.id + ': '
+               + v.nodes.map(n => n.target.join(' ')).join(' | '))""",
+        list(rules),
+    )
 
 
 def tab_through(page: Page, limit: int = 400) -> list[dict]:
@@ -152,7 +165,21 @@ def test_the_closed_page_and_the_history(browser: Browser, live_server, qualifyi
         page.goto(f"{live_server.url}/q/{qualifying.token}/")
         expect(page.locator(".qualifying-closed")).to_be_visible()
         assert axe_violations(page) == []
+        # Issue 32, item 9: an article may not be an alert (aria-allowed-role).
+        assert axe_best_practice(page, "aria-allowed-role", "empty-table-header") == []
         check_keyboard_and_rings(page)
+        # The desk's table of qualifying tables: its last column had an empty header.
+        client = Client()
+        client.force_login(organiser)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+        context.add_cookies(
+            [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
+        )
+        page.set_viewport_size({"width": 1280, "height": 800})  # race control's laptop
+        page.goto(live_server.url + reverse("event-desk", args=[qualifying.event.slug]))
+        expect(page.locator("#qualifying-progress")).to_be_visible()
+        axe_violations(page)  # injects axe
+        assert axe_best_practice(page, "aria-allowed-role", "empty-table-header") == []
     finally:
         context.close()
 

@@ -17,6 +17,7 @@ from races.grid.start import stands_set, table_start
 from races.models import GridSlot, RaceTable, WeatherDraw
 from races.weather.services import race_weather_draw, table_weather_draw
 from tournament.access import Actor
+from tournament.models import Event
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -114,3 +115,50 @@ def test_race_control_undoes_a_table_weather_draw(page: Page, live_server, class
     draw = WeatherDraw.objects.get(table=table)
     assert draw.undone_at is not None and draw.undone_by == "pc"
     assert RaceTable.objects.get(pk=table.pk).track == "dry"
+
+
+_OVERLAP = """(selector) => {
+  const box = document.getElementById("messages"), it = document.querySelector(selector);
+  if (!box || !it) return null;
+  const a = box.getBoundingClientRect(), b = it.getBoundingClientRect();
+  return a.bottom > b.top && b.bottom > a.top && a.right > b.left && b.right > a.left;
+}"""
+
+
+def test_messages_never_cover_what_they_are_about_on_a_phone(
+    browser: Browser, live_server, classified, organiser
+):
+    """Issue 32, item 6: the bar of messages stuck over the top of the page hid the name of
+    the driver whose configuration was refused. It stands in the page beside it; one the
+    page also says in place (the referee's name in its label) goes by itself."""
+    event = classified
+    Event.objects.filter(pk=event.pk).update(use_configurations=True)
+    allocation_run(actor=Actor(user=organiser), event=event, table_size=3)
+    table = RaceTable.objects.get(event=event, number=1)  # grid 4, 2, 5
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    try:
+        phone = context.new_page()
+        phone.goto(f"{live_server.url}{reverse('rtable', args=[table.token])}")
+        phone.locator("#referee-name").fill("Zoé")
+        phone.locator("form.referee-name button").tap()
+        expect(phone.locator("#messages .flash.said-in-place")).to_have_count(1)
+        expect(phone.locator("#messages .flash")).to_have_count(0, timeout=20_000)
+
+        row = phone.locator("#config-4")
+        for index in range(row.locator(".config-parts input").count()):
+            row.locator(".config-parts input").nth(index).fill("1")  # 6 of 22: refused
+        row.locator("button[type=submit]").tap()
+        expect(phone.locator("#messages .flash.error")).to_be_visible()
+        phone.wait_for_load_state("load")  # the browser's jump to #config-4 is done, then
+        phone.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        assert phone.evaluate(_OVERLAP, "#config-4 .name") is False
+        assert phone.evaluate(_OVERLAP, "#configurations h2") is False
+        for shown in ("#messages", "#config-4 .name"):  # both on the screen
+            box = phone.locator(shown).bounding_box()
+            assert box is not None and box["y"] >= -1 and box["y"] + box["height"] <= 844
+    finally:
+        context.close()

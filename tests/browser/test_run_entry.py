@@ -74,7 +74,7 @@ def test_referee_enters_a_run_with_the_keyboard_and_sees_the_absolute_time(
     page.keyboard.press("ArrowUp")
     # Soft tyres on a dry track double the 2 exit squares; 1:05.20 is one full minute.
     expect(row.locator(".absolute")).to_have_text("23")
-    expect(row.locator(".breakdown")).to_contain_text("18 + 0 + 4 + 1")
+    expect(row.locator(".breakdown")).to_contain_text("18 jets + 0 placement + 4 sorties + 1 min")
     expect(row.locator("[data-status]")).to_have_text("Non enregistré")
     page.keyboard.press("Enter")
     expect(page.locator("#run-1.saved")).to_be_visible()
@@ -245,6 +245,11 @@ def test_a_save_without_connection_is_kept_and_sent_when_the_network_is_back(
     expect(row.locator("[data-status]")).to_have_text("En attente d’envoi (hors ligne)")
     expect(row).to_have_class(re.compile(r"\bqueued\b"))
     expect(page.locator("#offline-bar .outbox-count")).to_have_text("1 saisie à envoyer")
+    # Issue 32, item 8: the message was cut at the card's right edge (one line, no wrap).
+    card, said = row.bounding_box(), row.locator("[data-status]").bounding_box()
+    assert card is not None and said is not None
+    assert said["x"] + said["width"] <= card["x"] + card["width"]
+    assert row.locator("[data-status]").evaluate("e => e.scrollWidth <= e.clientWidth")
     expect(box(page, 1, "throws")).to_have_value("22")
     assert not Run.objects.exists()
 

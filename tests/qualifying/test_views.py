@@ -193,7 +193,7 @@ def test_run_save_with_htmx_returns_the_row_with_the_absolute_time(client, table
     assert 'id="run-2"' in html
     # Soft tyres on a dry track: 18 + 10 × 1 + 3 × 2 + 1 full minute = 35 (§1-1-10 … 13).
     assert 'data-absolute="35"' in html
-    assert "= 18 + 10 + 6 + 1" in html
+    assert "= 18 throws + 10 placement + 6 exits + 1 min" in re.sub(r"<[^>]+>", "", html)
     assert "Saved." in html
     assert '<input type="hidden" name="version" value="1">' in html
     assert "<html" not in html
@@ -349,7 +349,9 @@ def test_run_preview_returns_the_total_and_the_breakdown(client, table):
     assert response.status_code == 200
     html = response.content.decode()
     assert 'data-absolute="35"' in html
-    assert "= 18 + 10 + 6 + 1" in html
+    # Issue 32, item 8: each term says what it counts (the title alone is hidden on a phone).
+    words = re.sub(r"<[^>]+>", "", html)
+    assert "= 18 jets + 10 placement + 6 sorties + 1 min" in words
     assert not Run.objects.exists()
 
 
@@ -500,6 +502,12 @@ def test_classifications_for_everyone_once_published(client, classified):
         html = response.content.decode()
         assert html.index("Pilote3") < html.index("Pilote1") < html.index("Pilote4")
         assert html.index("Pilote4") < html.index("Pilote2")
+        # Issue 32, item 8: the stopwatch breaks ties, so a phone shows it without a tap.
+        (stopwatch,) = [
+            attrs for attrs, text in re.findall(r"<th([^>]*)>(.*?)</th>", html, re.S)
+            if "Chrono" in text
+        ]  # fmt: skip
+        assert "prio-low" not in stopwatch, url
 
 
 @pytest.mark.django_db
@@ -652,7 +660,31 @@ def test_desk_spread_after_runs_asks_first_and_names_who_moves(as_organiser, act
     assert asked.status_code == 200
     page = asked.content.decode()
     assert "Répartir à nouveau tous les pilotes\u00a0?" in page
+    assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2 · a déjà couru" in page
+    assert _seats(event) == {1: 1, 2: 1, 3: 1, 4: 2}
+
+    done = as_organiser.post(url, {"table_size": "2", "mode": "all", "confirmed": "1"})
+
+    assert done.status_code == 302
+    assert _seats(event) == {1: 1, 2: 1, 3: 2, 4: 2}
+
+
+@pytest.mark.django_db
+def test_desk_spread_after_runs_asks_when_a_driver_yet_to_run_would_move(
+    as_organiser, actor, event
+):
+    """Issue 32, item 7: driver 1 ran and stays; driver 3 has not run yet but may hold the
+    card of table 1: the spread moved them without a word. It asks, naming them."""
+    record(actor, event.sessions.get(), 1)
+    url = reverse("desk-tables-auto", args=[event.slug])
+
+    asked = as_organiser.post(url, {"table_size": "2", "mode": "all"})
+
+    assert asked.status_code == 200
+    page = asked.content.decode()
     assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2" in page
+    assert "N° 3 Pilote3 Lefèvre\u00a0: table 1 → table 2</li>" in page  # not run yet
+    assert "N° 1 " not in page  # stays at table 1
     assert _seats(event) == {1: 1, 2: 1, 3: 1, 4: 2}
 
     done = as_organiser.post(url, {"table_size": "2", "mode": "all", "confirmed": "1"})

@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import formats, timezone
 
 from qualifying.services import draw_record
 from races.grid.services import allocation_run
 from races.grid.start import stands_set, table_start
-from races.weather.services import race_weather_draw
+from races.weather.services import race_weather_draw, table_weather_draw, table_weather_undo
 from tests.races.test_views import flashes, table
 from tournament.access import Actor
 from tournament.models import Event
@@ -66,6 +67,9 @@ def test_one_tap_on_start_asks_first_then_the_confirmation_starts(phone, allocat
     asked = phone.post(start)
     assert asked.status_code == 200 and 'class="confirm-step"' in asked.content.decode()
     assert table(allocated, 1).started_at is None
+    # Issue 32, item 9: nothing is cancelled by a start; it says what changes for good.
+    assert "Once the race starts:" in asked.content.decode()
+    assert "This will undo" not in asked.content.decode()
 
     done = phone.post(start, {"confirmed": "1"}, follow=True)
     assert flashes(done) == [
@@ -151,3 +155,27 @@ def test_a_quick_car_is_typed_without_stand_points(phone, make_event, actor):
     saved = phone.post(reverse("rtable-configuration", args=[token, 2]), typed, follow=True)
     assert flashes(saved) == ["Configuration of driver 2 saved."]
     assert table(event, 1).slots.get(driver__number=2).configuration.stand_points == 0
+
+
+def test_french_colons_keep_their_non_breaking_space(allocated, actor):
+    """Issue 32, item 8: "Météo de la course: Variable", "annulé: « … »" glued the colon to
+    the word (and let a line break before it) on the race page and its history. Every
+    colon of the French words follows a non-breaking space."""
+    race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+    stands_in_order(actor, allocated, 1)
+    started = table_start(actor=actor, table=table(allocated, 1))
+    table_weather_draw(actor=actor, table=started, roll=VARIABLE)
+    table_weather_undo(actor=actor, table=started, reason="dé tombé")
+    french = Client()
+    french.cookies["django_language"] = "fr"
+    token = table(allocated, 1).token
+    for url in (reverse("rtable", args=[token]), reverse("rtable-history", args=[token])):
+        html = french.get(url).content.decode()
+        words = re.sub(
+            r"\s+", " ", re.sub(r"<(script|style)\b.*?</\1>|<[^>]+>", " ", html, flags=re.S)
+        ).replace("d&#x27;Été", "")  # the event's name, as typed
+        assert "Météo de la course" in words or "Historique" in words, url
+        glued = re.findall(r".{0,60}[^\s\u00a0\d]:(?= )", words)
+        assert glued == [], (url, glued)
+        straight = re.findall(r"\S*(?:'|&#x27;)\S*", words)  # « l’arbitre », never « l'arbitre »
+        assert straight == [], (url, re.findall(r".{0,50}(?:'|&#x27;).{0,30}", words))

@@ -17,8 +17,9 @@ from django.utils.translation import gettext as _
 
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
-from tournament.models import Driver, NotSamePlayer, Player, PlayerChange
+from tournament.models import Driver, Event, NotSamePlayer, Player, PlayerChange
 from tournament.players.identity import new_player
+from tournament.ratings.soon import recompute_ratings_here
 
 
 def organised_championships(actor: Actor) -> set[int] | None:
@@ -73,6 +74,19 @@ def _refusal() -> NotAllowed:
     )
 
 
+def _rate_again(drivers: Iterable[int]) -> None:
+    """The moved drivers' results are another player's now: the ratings of the games they
+    count in are computed again in this transaction, so that the kept player's career, the
+    API and the ranking read the new owners as soon as the change commits."""
+    games = (
+        Event.objects.filter(published_results=True, entries__driver__in=list(drivers))
+        .values_list("game", flat=True)
+        .distinct()
+    )
+    if games := sorted(set(games)):
+        recompute_ratings_here(*games)
+
+
 def _locked(*ids: int) -> dict[int, Player]:
     players = Player.objects.select_for_update().filter(pk__in=ids).order_by("pk")
     return {player.pk: player for player in players}
@@ -114,6 +128,7 @@ def players_merge(*, actor: Actor, keep: Player, other: Player, reason: str = ""
     Driver.objects.filter(pk__in=[d.pk for d in drivers]).update(player=keep)
     other.merged_into = keep
     other.save(update_fields=["merged_into"])
+    _rate_again(d.pk for d in drivers)
     return PlayerChange.objects.create(
         kind=PlayerChange.Kind.MERGE,
         player=keep,
@@ -148,6 +163,7 @@ def player_split(
     first = own[wanted[0]]
     other = new_player(first.first_name, first.last_name, first.email)
     Driver.objects.filter(pk__in=wanted).update(player=other)
+    _rate_again(wanted)
     return PlayerChange.objects.create(
         kind=PlayerChange.Kind.SPLIT,
         player=player,
@@ -189,6 +205,7 @@ def change_undo(*, actor: Actor, change: PlayerChange) -> PlayerChange:
         Driver.objects.filter(pk__in=moved).update(player=player)
         other.merged_into = player
         other.save(update_fields=["merged_into"])
+    _rate_again(moved)
     change.undone_at = timezone.now()
     change.undone_by = actor.label[:120]
     change.save(update_fields=["undone_at", "undone_by"])

@@ -8,6 +8,7 @@ reader may decide (``changes.may_decide``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -103,11 +104,39 @@ def change_list(request: HttpRequest) -> HttpResponse:
     if mine is not None:
         players = Driver.objects.filter(championship__in=mine).values("player")
         found = found.filter(Q(player__in=players) | Q(other__in=players))
+    found = list(found.distinct()[:200])
+    # Two players of one name are told apart by their seats: championship and number.
+    seats = {
+        driver.pk: driver
+        for driver in Driver.objects.filter(
+            Q(pk__in={pk for change in found for pk in change.drivers})
+            | Q(player__in={change.player_id for change in found})
+        ).select_related("championship")
+    }
     rows = [
-        {"change": change, "undoable": change.undone_at is None}
-        for change in found.distinct()[:200]
+        {
+            "change": change,
+            "undoable": change.undone_at is None,
+            "moved": _seats_of(seats[pk] for pk in change.drivers if pk in seats),
+            "stays": _seats_of(
+                driver
+                for driver in seats.values()
+                if driver.player_id == change.player_id and driver.pk not in change.drivers
+            ),
+        }
+        for change in found
     ]
     return render(request, "players/changes.html", {"rows": rows})
+
+
+def _seats_of(drivers: Iterable[Driver]) -> str:
+    """``Coupe de France (2026) · n° 3, …``: the drivers' seats, as the matches page says."""
+    return ", ".join(
+        f"{d.championship.name} ({d.championship.season}) · n° {d.number}"
+        for d in sorted(
+            drivers, key=lambda d: (d.championship.season, d.championship.name, d.number)
+        )
+    )
 
 
 @require_POST

@@ -6,7 +6,6 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Rank, RowNumber
 
 from tournament.models import PlayerRating, RatingPoint
-from tournament.ratings import rules
 
 
 def ranking(*, game: str) -> QuerySet[PlayerRating]:
@@ -24,8 +23,8 @@ def ranking(*, game: str) -> QuerySet[PlayerRating]:
 
 def trends(*, game: str, players: list[int]) -> dict[int, float]:
     """The trend of each of ``players`` in ``game``: how much their last table moved their
-    rating (from the newcomer's rating at their first table). Two rows per player, read by
-    the ``rating_point_career`` index."""
+    rating; none after a single table (nothing to compare it with). Two rows per player,
+    read by the ``rating_point_career`` index."""
     last_two = (
         RatingPoint.objects.filter(family=game, player_id__in=players)
         .annotate(n=Window(RowNumber(), partition_by=F("player_id"), order_by=F("seq").desc()))
@@ -36,5 +35,7 @@ def trends(*, game: str, players: list[int]) -> dict[int, float]:
     before: dict[int, float] = {}
     for player, n, rating in last_two:
         (latest if n == 1 else before)[player] = rating
-    newcomer = rules.MU - 3 * rules.SIGMA
-    return {player: rating - before.get(player, newcomer) for player, rating in latest.items()}
+    # A first race has no trend: it moved the rating from the newcomer's, not a known one.
+    return {
+        player: rating - before[player] for player, rating in latest.items() if player in before
+    }

@@ -107,13 +107,26 @@ def event_deleted(sender: type[Any], instance: Any, **kwargs: Any) -> None:
         recompute_ratings_soon(str(instance.game))
 
 
-def _send(games: list[str]) -> None:
+def recompute_ratings_here(*games: str) -> None:
+    """Compute the ratings of ``games`` (none: every family) again now, inside the caller's
+    transaction: a merge, a split or their undo changes whose results are whose, and the
+    career page, the API and the ranking read the ratings as soon as it commits (never the
+    kept player without ratings and the merged one still ranked). A failure undoes the
+    change with it."""
+    _task()(sorted(games) if games else [])
+
+
+def _task() -> Any:
     if TASK not in app.tasks:
         # The task modules a worker loads (CELERY_IMPORTS), without the worker's start-up
         # checks that ``app.loader.import_default_modules()`` would run in a web process.
         for module in app.conf.imports:
             importlib.import_module(module)
-    task = app.tasks[TASK]
+    return app.tasks[TASK]
+
+
+def _send(games: list[str]) -> None:
+    task = _task()
     try:
         task.delay(games)
     except (OperationalError, RedisError, OSError):

@@ -157,10 +157,14 @@ GAME_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+_APOSTROPHES = re.compile("['\u2019\u02bc]")
+
+
 def derived_slug(name: str, *, taken: Callable[[str], bool], max_length: int = 50) -> str:
     """The slug of an event named ``name``: its words in lowercase ASCII joined by hyphens,
-    with ``-2``, ``-3``… when the slug is taken already ("" when nothing is left)."""
-    base = slugify(name).replace("_", "-").strip("-")[:max_length].strip("-")
+    with ``-2``, ``-3``… when the slug is taken already ("" when nothing is left). An
+    apostrophe separates words ("d'automne" is "d-automne", never "dautomne")."""
+    base = slugify(_APOSTROPHES.sub(" ", name)).replace("_", "-").strip("-")[:max_length].strip("-")
     if not base:
         return ""
     slug, index = base, 1

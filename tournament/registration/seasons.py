@@ -40,6 +40,17 @@ def next_season_defaults(championship: Championship) -> dict[str, str]:
     return {"slug": slug, "name": _later(championship.name), "season": season}
 
 
+def season_following(*, championship: Championship, name: str, season: str) -> Championship | None:
+    """The championship that already is ``name``'s ``season`` (same name and season, case
+    aside), other than ``championship`` itself: the next season started once already."""
+    return (
+        Championship.objects.filter(name__iexact=name.strip(), season__iexact=season.strip())
+        .exclude(pk=championship.pk)
+        .order_by("pk")
+        .first()
+    )
+
+
 @transaction.atomic
 def championship_next_season(
     *, actor: Actor, championship: Championship, slug: str, name: str, season: str
@@ -48,11 +59,19 @@ def championship_next_season(
 
     It takes the points scale, points mode and best-K, the organisers, the teams (name and
     colour) and the drivers (number, name, e-mail, team, player); no event, entry or result.
-    A slug already taken is a Conflict (409); an invalid slug, name or season an
-    InvalidInput (400). The old season is only read.
+    A slug already taken is a Conflict (409), and so is a season that already follows this
+    championship (same name and season: "Start next season" once made a second one); an
+    invalid slug, name or season an InvalidInput (400). The old season is only read.
     """
     require_organiser(actor, championship)
     slug = (slug or "").strip()
+    existing = season_following(championship=championship, name=name or "", season=season or "")
+    if existing is not None:
+        message = _("%(championship)s already exists (its slug: “%(slug)s”): nothing created.") % {
+            "championship": existing,
+            "slug": existing.slug,
+        }
+        raise Conflict(message, {"season": [message]})
     if Championship.objects.filter(slug=slug).exists():
         message = _("A championship with the slug “%(slug)s” already exists.") % {"slug": slug}
         raise Conflict(message, {"slug": [message]})

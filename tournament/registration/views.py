@@ -35,7 +35,7 @@ from tournament.registration.forms import (
     apply_errors,
 )
 from tournament.registration.seasons import championship_next_season as next_season_create
-from tournament.registration.seasons import next_season_defaults
+from tournament.registration.seasons import next_season_defaults, season_following
 from tournament.registration.services import (
     driver_create,
     drivers_import,
@@ -246,8 +246,15 @@ def championship_next_season(request: HttpRequest, slug: str) -> HttpResponse:
                 return redirect("championship", slug=new.slug)
     else:
         form = NextSeasonForm(initial=next_season_defaults(championship))
+    # Said before the click, with a link: this season's next one may exist already.
+    wanted = form.data if form.is_bound else form.initial
+    existing = season_following(
+        championship=championship, name=wanted.get("name", ""), season=wanted.get("season", "")
+    )
     return render(
-        request, "tournament/next_season.html", {"championship": championship, "form": form}
+        request,
+        "tournament/next_season.html",
+        {"championship": championship, "form": form, "existing": existing},
     )
 
 

@@ -24,15 +24,19 @@ def confirm_page(
     cancel: str,
     fields: Mapping[str, object] | None = None,
     note: str = "",
+    heading: str = "",
 ) -> HttpResponse:
-    """The page asking to confirm: ``undoes`` lists, in words, what the action will undo;
-    the form posts back to the same address with ``fields`` (what was typed) kept."""
+    """The page asking to confirm: ``undoes`` lists, in words, what the action will undo
+    (under "This will undo:", or ``heading`` where nothing is undone but something changes
+    for good); the form posts back to the same address with ``fields`` (what was typed)
+    kept."""
     return render(
         request,
         "confirm.html",
         {
             "title": title,
             "undoes": list(undoes),
+            "heading": heading,
             "note": note,
             "confirm_label": confirm_label,
             "cancel": cancel,

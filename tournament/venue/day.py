@@ -23,7 +23,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.contrib.staticfiles import finders
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tournament.models import Event
 from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, close_account
@@ -199,10 +199,16 @@ def ask_organiser(stdin: IO[str], stdout: IO[str], *, attempts: int = 3) -> Any:
         if password != again:
             stdout.write("The two passwords differ: once more.\n")
             continue
-        try:
-            validate_password(password, User(username=username))
-        except ValidationError as exc:
-            stdout.write(" ".join(exc.messages) + " Once more.\n")
+        # In the prompts' language (the words are read inside): a French refusal among
+        # English questions misled.
+        with translation.override("en"):
+            try:
+                validate_password(password, User(username=username))
+                refused = ""
+            except ValidationError as exc:
+                refused = " ".join(exc.messages)
+        if refused:
+            stdout.write(refused + " Once more.\n")
             continue
         return User.objects.create_superuser(username=username, password=password, email="")
     raise NoAnswer()

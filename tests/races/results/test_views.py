@@ -22,9 +22,11 @@ from django.utils import timezone
 from qualifying.models import Run
 from qualifying.services import draw_record, session_create
 from races.grid.services import allocation_run, referee_link_regenerate
+from races.grid.start import table_start
 from races.models import RaceResult, RaceTable, ResultLine, ResultStatus
 from races.results.services import result_confirm, result_save
-from races.weather.services import race_weather_draw
+from races.weather.services import race_weather_draw, table_weather_draw, table_weather_undo
+from tests.races.test_table_views import VARIABLE, stands_in_order
 from tournament.access import Actor
 from tournament.models import Driver
 
@@ -751,3 +753,37 @@ def test_a_result_typed_before_the_race_weather_is_refused_and_kept(phone, compe
     assert 'id="result-weather"' not in phone.get(entry_url(competition)).content.decode()
     assert post(phone, competition, {2: {"outcome": "1"}}).status_code == 302
     assert table(competition).started_at is not None
+
+
+def test_a_phone_straight_on_the_result_page_is_asked_its_name(phone, event):
+    """Issue 32, item 8: the name was asked on the table page only; a phone that opened the
+    result page directly stayed anonymous in the trail."""
+    page = phone.get(entry_url(event)).content.decode()
+    assert 'id="referee-name"' in page and 'name="back" value="result"' in page
+
+    named = phone.post(
+        reverse("rtable-name", args=[table(event).token]), {"name": "Zoé", "back": "result"}
+    )
+    assert named.status_code == 302 and named["Location"] == entry_url(event)
+    post(phone, event, {1: {"outcome": "1"}})
+
+    history = phone.get(reverse("rtable-history", args=[table(event).token])).content.decode()
+    assert "Zoé (referee link of Table 1)" in history
+    assert "Your changes are recorded as Zoé." in phone.get(entry_url(event)).content.decode()
+
+
+def test_the_desk_shows_each_table_s_weather_draws(as_organiser, allocated, actor):
+    """Issue 32, item 8: a table's weather draws (§3-2-4) were on its page only; race
+    control checks them beside the result. An undone draw is not shown."""
+    race_weather_draw(actor=actor, event=allocated, roll=VARIABLE)
+    stands_in_order(actor, allocated, 1)
+    started = table_start(actor=actor, table=table(allocated, 1))
+    table_weather_draw(actor=actor, table=started, roll=3)
+    table_weather_undo(actor=actor, table=started, reason="dé tombé")
+    table_weather_draw(actor=actor, table=started, roll=15)
+
+    html = as_organiser.get(desk_url(allocated)).content.decode()
+    row = html.split('id="table-1"')[1].split("</tr>")[0]
+    assert 'class="desk-weather"' in row and "d20 = 15 → " in row
+    assert "d20 = 3 → " not in row
+    assert 'class="desk-weather"' not in html.split('id="table-2"')[1].split("</tr>")[0]

@@ -75,6 +75,8 @@ def test_labels_follow_the_reader_s_language(seasons):
     html = page(client, seasons.player)
     assert "Cote · Formula Dé" in html and "9,4" in html  # the decimal comma
     assert 'cy="' in svg(html) and not re.search(r'(x|y)="\d+,\d', svg(html))  # coordinates
+    # Issue 32, item 8: the quick rules' qualifying said "d20 draw" in English.
+    assert "tirage au d20" in html and "d20 draw" not in html
 
 
 def test_hostile_names_are_escaped_in_the_page_and_the_chart(seasons):

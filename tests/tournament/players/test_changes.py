@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.tournament.players.conftest import Clubs
+from tests.tournament.ratings.conftest import Season
+from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
-from tournament.models import Driver, Player, PlayerChange
+from tournament.models import Driver, Player, PlayerChange, PlayerRating, RatingPoint
 from tournament.players.changes import (
     change_undo,
     player_split,
@@ -168,3 +170,47 @@ def test_not_the_same_is_remembered_once_per_pair(clubs: Clubs):
     assert (first.player_id, first.other_id) == tuple(sorted((a.player_id, b.player_id)))
     with pytest.raises(NotAllowed):
         players_not_same(actor=clubs.club, player=a.player, other=b.player)
+
+
+def rated() -> dict[int, tuple[int, int]]:
+    """Each rated player's races and points in the quick rules' family, as stored."""
+    return {
+        rating.player_id: (
+            rating.races,
+            RatingPoint.objects.filter(player_id=rating.player_id, family="formula_de").count(),
+        )
+        for rating in PlayerRating.objects.filter(family="formula_de")
+    }
+
+
+def test_a_merge_a_split_and_their_undo_rate_again_in_the_same_transaction(
+    organiser, django_capture_on_commit_callbacks
+):
+    """Issue 32, item 3: after a merge the kept player's ratings stood as before (one race)
+    and the merged one stayed in the ranking. Nothing runs after the commit here (the test's
+    transaction never commits): the change itself rates again."""
+    actor = Actor(user=organiser)
+    first, second = Season(actor, "s1", 2), Season(actor, "s2", 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        first.confirm(first.event(day=1, table_size=2), 1, [1, 2])
+        second.confirm(second.event(day=8, table_size=2), 1, [2, 1])
+    keep, other = first.player(1), second.player(1)
+    assert rated()[keep.pk] == (1, 1) and rated()[other.pk] == (1, 1)
+
+    merge = players_merge(actor=actor, keep=keep, other=other)
+
+    assert rated()[keep.pk] == (2, 2)
+    assert other.pk not in rated()
+
+    change_undo(actor=actor, change=merge)
+
+    assert rated()[keep.pk] == (1, 1) and rated()[other.pk] == (1, 1)
+
+    merge = players_merge(actor=actor, keep=keep, other=other)
+    split = player_split(actor=actor, player=keep, drivers=[second.drivers[1].pk])
+
+    assert rated()[keep.pk] == (1, 1) and rated()[split.other_id] == (1, 1)
+
+    change_undo(actor=actor, change=split)
+
+    assert rated()[keep.pk] == (2, 2) and split.other_id not in rated()

@@ -117,6 +117,20 @@ def test_changes_page_undoes_and_the_split_page_splits(clubs: Clubs, pc, pair):
     assert html.count("Undone by pc") == 2
 
 
+def test_change_lines_tell_two_players_of_one_name_apart(clubs: Clubs, pc):
+    """Issue 32, item 9: "Jean Dupont merged into Jean Dupont" said nothing; each side
+    shows its seats (championship and number)."""
+    old = clubs.register(clubs.season_2025, 7, "Jean", "Dupont")
+    new = clubs.register(clubs.season_2026, 12, "Jean", "Dupont")
+    pc.post(reverse("player-merge"), {"keep": old.player_id, "other": new.player_id})
+
+    html = pc.get(reverse("player-changes")).content.decode()
+
+    assert "Jean Dupont merged into Jean Dupont" in html
+    assert "Jean Dupont · Coupe de France (2026) · n° 12<br>" in html  # the merged one
+    assert "Jean Dupont · Coupe de France (2025) · n° 7</small>" in html  # the kept one
+
+
 def test_an_organiser_of_another_club_sees_none_of_this(clubs: Clubs, pair):
     club = client_of(clubs.club.user)
     old, new = pair
@@ -145,7 +159,7 @@ def test_start_next_season_is_a_prefilled_form_then_the_new_championship(clubs: 
     assert "already exists" in taken.content.decode()
     assert Championship.objects.count() == 3
 
-    done = pc.post(url, {"slug": "cf-2026b", "name": "Coupe de France", "season": "2026"})
+    done = pc.post(url, {"slug": "cf-2026b", "name": "Coupe de l’Ouest", "season": "2026"})
     assert done.status_code == 302 and done["Location"] == reverse(
         "championship", args=["cf-2026b"]
     )
@@ -154,6 +168,25 @@ def test_start_next_season_is_a_prefilled_form_then_the_new_championship(clubs: 
     assert driver.team.name == "Rouge" and driver.team.championship == new
     assert driver.player == Driver.objects.get(championship__slug="cf-2025").player
     assert Player.objects.count() == 1
+
+
+def test_start_next_season_says_the_next_season_exists_and_links_to_it(clubs: Clubs, pc):
+    """Issue 32, item 2: "Start next season" of 2025 made a second "Coupe de France 2026"
+    when 2026 existed, without a word. Said on the form before the click, refused after."""
+    url = reverse("championship-next-season", args=["cf-2025"])
+    link = f'href="{reverse("championship", args=["cf"])}"'
+
+    form = pc.get(url).content.decode()
+    assert 'id="season-exists"' in form and link in form
+
+    again = pc.post(url, {"slug": "cf-2026b", "name": "coupe de france", "season": "2026"})
+    page = again.content.decode()
+    assert again.status_code == 200 and link in page
+    assert "Coupe de France 2026 already exists" in page
+    assert not Championship.objects.filter(slug="cf-2026b").exists()
+
+    other = pc.get(reverse("championship-next-season", args=["cf"])).content.decode()
+    assert 'id="season-exists"' not in other  # 2027 is free
 
 
 def test_start_next_season_is_for_its_organisers(clubs: Clubs):

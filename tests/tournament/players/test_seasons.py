@@ -98,6 +98,27 @@ def test_a_taken_slug_is_a_conflict_and_creates_nothing(clubs: Clubs, season: Ch
     assert not Team.objects.filter(championship__slug="ok-slug").exists()
 
 
+def test_a_season_that_already_follows_is_a_conflict_and_creates_nothing(
+    api: Api, clubs: Clubs, season: Championship
+):
+    """Issue 32, item 2: 2026 of the Coupe de France exists (``cf``): a second one is refused
+    (page and API), naming the one that exists, whatever the new slug and the case."""
+    count = Championship.objects.count()
+    with pytest.raises(Conflict, match="Coupe de France 2026 already exists") as refused:
+        championship_next_season(
+            actor=clubs.pc, championship=season, slug="cf-2026b", name="COUPE DE FRANCE",
+            season=" 2026",
+        )  # fmt: skip
+    assert list(refused.value.errors) == ["season"] and "“cf”" in refused.value.message
+    response = api.post(
+        "/championships/cf-2025/next-season",
+        {"slug": "cf-2026b", "name": "Coupe de France", "season": "2026"},
+    )
+    assert response.status_code == 409
+    assert list(response.json()["errors"]) == ["season"]
+    assert Championship.objects.count() == count
+
+
 def test_only_its_organisers_start_the_next_season(clubs: Clubs, season: Championship):
     with pytest.raises(NotAllowed):
         championship_next_season(
@@ -138,13 +159,13 @@ def test_api_next_season_answers_the_new_championship_and_its_drivers_players(
     before = snapshot(season)
     response = api.post(
         "/championships/cf-2025/next-season",
-        {"slug": "cf-2026b", "name": "Coupe de France", "season": "2026"},
+        {"slug": "cf-2026b", "name": "Coupe de l’Ouest", "season": "2026"},
     )
     assert response.status_code == 201, response.content
     assert response.json() == api.get("/championships/cf-2026b").json()
     assert response.json() == {
         "slug": "cf-2026b",
-        "name": "Coupe de France",
+        "name": "Coupe de l’Ouest",
         "season": "2026",
         "points_scale": [25, 18, 15],
         "points_mode": "overall",

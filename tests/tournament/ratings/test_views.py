@@ -115,7 +115,7 @@ def test_a_confirmation_shows_on_the_stored_ranking_at_once(season):
 def trend_of(html: str, player: Player) -> str:
     row = re.search(rf'<tr data-player="{player.pk}">(.*?)</tr>', html, re.S)
     assert row, player
-    return re.sub(r"<[^>]+>", "", re.search(r'<td class="num trend">(.*?)</td>', row[1])[1])
+    return re.sub(r"<[^>]+>", "", re.search(r'<td class="num trend[^"]*">(.*?)</td>', row[1])[1])
 
 
 def test_the_trend_is_what_the_last_race_changed(season, django_capture_on_commit_callbacks):
@@ -133,3 +133,18 @@ def test_the_trend_is_what_the_last_race_changed(season, django_capture_on_commi
     for number, sign in ((1, "▲ +"), (4, "▼ ")):
         now = PlayerRating.objects.get(player=cup.player(number)).rating
         assert trend_of(html, cup.player(number)) == f"{sign}{now - after_first[number]:.2f}"
+
+
+def test_a_one_race_player_shows_no_trend_and_the_rest_waits_behind_all_columns(
+    season, django_capture_on_commit_callbacks
+):
+    """Issue 32, item 4: a player's first race showed a "trend" from the newcomer's rating.
+    On a phone, races, trend, μ and σ wait behind "All columns" (as the other tables)."""
+    cup = season(drivers=2)
+    with django_capture_on_commit_callbacks(execute=True):
+        cup.confirm(cup.event(day=1, table_size=2), 1, finish=[1, 2])
+    html = english().get(reverse("ratings", args=["formula_de"])).content.decode()
+    assert trend_of(html, cup.player(1)) == "" and trend_of(html, cup.player(2)) == ""
+    assert 'aria-controls="ranking-wrap"' in html and 'id="ranking-wrap"' in html
+    heads = re.findall(r'<th scope="col"([^>]*)>', html)
+    assert ["prio-low" in attrs for attrs in heads] == [False] * 3 + [True] * 4

@@ -47,13 +47,14 @@ def test_the_game_comes_first(organiser_client, championship):
 
 
 def test_the_slug_is_made_from_the_name(organiser_client, championship, circuit):
+    """Issue 32, item 9: the apostrophe separates words (``d-automne``, not ``dautomne``)."""
     url = reverse("event-new", args=[championship.slug])
     first = organiser_client.post(url, base(circuit, game="formula_de", qualifying_mode="best"))
     assert first.status_code == 302
-    assert Event.objects.filter(slug="grand-prix-dautomne").exists()
+    assert Event.objects.filter(slug="grand-prix-d-automne").exists()
     again = organiser_client.post(url, base(circuit, game="formula_de", qualifying_mode="best"))
     assert again.status_code == 302
-    assert Event.objects.filter(slug="grand-prix-dautomne-2").exists()
+    assert Event.objects.filter(slug="grand-prix-d-automne-2").exists()
 
 
 def test_a_name_with_nothing_to_make_a_slug_from_is_a_message(
@@ -100,7 +101,8 @@ def test_the_settings_show_the_events_game_fields_only(organiser_client, champio
 @pytest.mark.parametrize(
     ("name", "slug"),
     [
-        ("Grand Prix d'Été", "grand-prix-dete"),
+        ("Grand Prix d'Été", "grand-prix-d-ete"),
+        ("Grand Prix d’automne", "grand-prix-d-automne"),
         ("GP_2026 / Spa", "gp-2026-spa"),
         ("  ", ""),
         ("x" * 80, "x" * 50),

@@ -1,0 +1,90 @@
+"""Race control's messages to the registrants of an event: all accepted, all waiting or
+everyone; each recipient's mail goes through the outbox (sent once), and the message
+keeps how many it was sent to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils.translation import gettext as _
+
+from tournament.access import Actor
+from tournament.errors import InvalidInput
+from tournament.models import Event
+from tournament.signup import mails, services, tasks
+from tournament.signup.models import Mail, Message, Registration
+
+Status = Registration.Status
+RECIPIENTS = {
+    Message.To.ACCEPTED: (Status.ACCEPTED,),
+    Message.To.WAITING: (Status.WAITING,),
+    Message.To.ALL: (Status.ACCEPTED, Status.WAITING, Status.PENDING),
+}
+
+
+def message_send(*, event: Event, actor: Actor, to: str, subject: str, body: str) -> Message:
+    services.require_organiser(actor, event)
+    errors = {}
+    if to not in RECIPIENTS:
+        errors["to"] = [_("Use one of: %(choices)s.") % {"choices": ", ".join(RECIPIENTS)}]
+    if not subject.strip():
+        errors["subject"] = [_("This field is required.")]
+    if not body.strip():
+        errors["body"] = [_("This field is required.")]
+    if errors:
+        raise InvalidInput(
+            _("Some fields are invalid: %(fields)s.") % {"fields": ", ".join(errors)}, errors
+        )
+    with transaction.atomic():
+        message = Message.objects.create(
+            event=event,
+            to=to,
+            subject=subject.strip()[:200],
+            body=body.strip(),
+            by=actor.user if actor.is_authenticated else None,
+        )
+        recipients = (
+            Registration.objects.select_related("event__championship")
+            .filter(event=event, status__in=RECIPIENTS[to])
+            .exclude(email="")
+        )
+        sent = [
+            mails.queue(
+                registration,
+                Mail.Kind.MESSAGE,
+                link=services.own_link(registration),
+                key=f"message:{message.pk}",
+                message=message,
+                subject=message.subject,
+                body=message.body,
+            ).pk
+            for registration in recipients
+        ]
+        message.queued = len(sent)
+        message.save(update_fields=["queued"])
+        tasks.send_soon(sent)
+    return message
+
+
+def messages_of(event: Event) -> list[dict[str, Any]]:
+    """What was sent, to whom, to how many, how many delivered and failed."""
+    rows = Message.objects.filter(event=event).annotate(
+        delivered=Count("mails", filter=Q(mails__state=Mail.State.SENT)),
+        failed=Count("mails", filter=Q(mails__state=Mail.State.FAILED)),
+    )
+    return [
+        {
+            "id": m.pk,
+            "to": m.to,
+            "subject": m.subject,
+            "body": m.body,
+            "at": m.at,
+            "by": m.by.get_username() if m.by else None,
+            "queued": m.queued,
+            "delivered": m.delivered,
+            "failed": m.failed,
+        }
+        for m in rows.select_related("by")
+    ]

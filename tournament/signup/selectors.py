@@ -1,0 +1,61 @@
+"""Sign-up's reads: the registrations in confirmation order with their waiting-list rank,
+the psych sheet's entrants (ratings read from the players' ratings, floor 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tournament.models import Event
+from tournament.players.models import PlayerRating
+from tournament.players.odds import family_of, ratings_of
+from tournament.signup import rules
+from tournament.signup.models import Registration
+
+
+def ranked(event: Event) -> list[tuple[Registration, int | None]]:
+    """Every registration of ``event`` with its waiting-list rank, in confirmation order."""
+    rows = Registration.objects.filter(event=event).select_related("driver")
+    rows = rows.order_by("confirmed_at", "pk")
+    out, rank = [], 0
+    for registration in rows:
+        if registration.status == Registration.Status.WAITING and registration.confirmed_at:
+            rank += 1
+            out.append((registration, rank))
+        else:
+            out.append((registration, None))
+    return out
+
+
+def entrants(event: Event) -> list[dict[str, Any]]:
+    """The accepted entrants in psych-sheet order (API.md): best rating first, unrated
+    after in registration order; names as each chose."""
+    accepted = list(
+        Registration.objects.filter(event=event, status=Registration.Status.ACCEPTED)
+        .select_related("driver")
+        .order_by("confirmed_at", "pk")
+    )
+    players = {r.pk: r.driver.player_id for r in accepted if r.driver_id}
+    ratings = ratings_of(players.values(), family_of(event))
+    from_player = dict(
+        PlayerRating.objects.filter(
+            player_id__in=set(players.values()), family=family_of(event)
+        ).values_list("player_id", "races")
+    )
+    rows = {r.pk: r for r in accepted}
+    ordered = rules.psych_order(
+        [
+            rules.Entrant(key=r.pk, rating=ratings.get(players.get(r.pk)), order=i)
+            for i, r in enumerate(accepted)
+        ]
+    )
+    return [
+        {
+            "name": rules.public_name(
+                rows[e.key].first_name, rows[e.key].last_name, rows[e.key].public_name
+            ),
+            "team": rows[e.key].team,
+            "rating": e.rating,
+            "races": from_player.get(players.get(e.key), 0),
+        }
+        for e in ordered
+    ]

@@ -161,15 +161,19 @@ def test_raised_capacity_moves_the_waiting_list_in_in_order(
     }
 
 
-def test_mails_in_the_registrants_language_with_their_link(open_event, sign_up_confirmed):
+def test_mails_in_the_registrants_language_with_their_link(
+    open_event, sign_up_confirmed, django_capture_on_commit_callbacks
+):
     event = open_event()
-    registration, link = sign_up_confirmed(event, "fr@ex.org", language="fr")
+    with django_capture_on_commit_callbacks(execute=True):
+        registration, link = sign_up_confirmed(event, "fr@ex.org", language="fr")
     accepted = Mail.objects.get(registration=registration, kind="accepted")
     assert accepted.language == "fr"
     assert "Grand Prix d'Été" in accepted.subject
     assert link in accepted.body_text and link in accepted.body_html
     assert OWN.search(accepted.body_text)
-    english, _ = sign_up_confirmed(event, "en@ex.org", language="en")
+    with django_capture_on_commit_callbacks(execute=True):
+        english, _ = sign_up_confirmed(event, "en@ex.org", language="en")
     assert Mail.objects.get(registration=english, kind="accepted").subject.startswith("You are in")
     assert accepted.subject != Mail.objects.get(registration=english, kind="accepted").subject
     # the locmem backend received them, each once, with its fixed Message-ID

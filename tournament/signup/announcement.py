@@ -92,6 +92,8 @@ def announcement_update(*, actor: Actor, event: Event, **sent: Any) -> Announcem
     for name in ("opens_at", "closes_at", "edit_until"):
         if name in window:
             fields[name] = window[name]
+    if sent.get("mail_tables") is not None:  # the settings page's tick (not in the API)
+        fields["mail_tables"] = bool(sent["mail_tables"])
     if window.get("approval") is not None:
         fields["approval"] = window["approval"]
     with transaction.atomic():

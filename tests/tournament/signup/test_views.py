@@ -85,7 +85,7 @@ def test_desk_list_for_organisers_only_with_export(
     page = client.get(path)
     assert page.status_code == 200 and b"a@example.org" in page.content
     csv = client.get(path + "?_export=csv")
-    assert "'=HYPERLINK(1)".encode() in csv.content
+    assert b"'=HYPERLINK(1)" in csv.content
     waiting = Registration.objects.get(email="b@example.org")
     client.post(path, {"action": "decide", "id": waiting.pk, "status": "refused", "reason": "No"})
     assert Registration.objects.get(pk=waiting.pk).status == "refused"

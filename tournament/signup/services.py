@@ -243,7 +243,8 @@ def registration_confirm(
             announcement.approval, announcement.capacity, accepted_count(registration.event)
         )
         registration.status = status
-        registration.confirmed_at = now
+        # Read under the lock: the waiting list's order is the order the lock served.
+        registration.confirmed_at = timezone.now()
         secret = _new_link(registration)
         _stamp(registration, None, f"address confirmed: {status}")
         registration.save()

@@ -274,6 +274,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # The task modules a worker loads at start-up: they live in the package of their concern,
 # not in an app's top-level tasks.py where autodiscovery would look.
 CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
+CELERY_IMPORTS += ("tournament.signup.tasks",)  # sign-up's outbox (issue 29)
 # Progress and outcome live in the database (SheetBatch): no task result is ever read, and
 # not storing one means sending a task never waits on the result backend.
 CELERY_TASK_IGNORE_RESULT = True

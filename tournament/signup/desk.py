@@ -20,7 +20,7 @@ from tournament.documents.exports import FORMATS, csv_bytes, xlsx_bytes
 from tournament.documents.printing import QR_QUIET_ZONE, qr_modules
 from tournament.errors import ServiceError
 from tournament.registration.forms import apply_errors
-from tournament.signup import broadcast, selectors, services, tasks
+from tournament.signup import broadcast, checkin, selectors, services, tasks
 from tournament.signup.announcement import announcement_update
 from tournament.signup.forms import AnnouncementForm, DecisionForm, MessageForm
 from tournament.signup.models import Announcement, Mail, Registration
@@ -115,8 +115,29 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
         count = tasks.send_queued(event_id=event.pk)
         messages.success(request, _("%(count)s mails handed to the sender.") % {"count": count})
         return redirect(request.get_full_path())
+    if action == "close":
+        absent = checkin.check_in_close(event=event, actor=actor)
+        messages.success(request, _("Check-in closed: %(count)s absent.") % {"count": absent})
+        return redirect(request.get_full_path())
+    if action == "admit":
+        admitted = checkin.door_admit(event=event, actor=actor)
+        messages.success(request, _("%(count)s took a seat.") % {"count": len(admitted)})
+        return redirect(request.get_full_path())
     registration = get_object_or_404(Registration, event=event, pk=request.POST.get("id"))
     registration.event = event
+    if action == "checkin":
+        entry = checkin.registration_check_in(
+            reg=registration, actor=actor, paid=bool(request.POST.get("paid"))
+        )
+        messages.success(
+            request,
+            _("%(name)s checked in as n° %(number)s.")
+            % {"name": registration, "number": entry.driver.number},
+        )
+        return redirect(request.get_full_path())
+    if action == "present":
+        checkin.present_set(reg=registration, actor=actor, present=not registration.present)
+        return redirect(request.get_full_path())
     if action == "link":
         link = services.own_link_renew(registration=registration, actor=actor)
         return {"handover": {"registration": registration, "link": link, "qr": qr_svg(link)}}
@@ -176,6 +197,7 @@ def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
         "decision_form": DecisionForm(),
         "message_form": MessageForm(),
         "sent_log": broadcast.messages_of(event),
+        "door": checkin.door_candidates(event),
         "mails_leave": tasks.mails_leave(),
         "queued_total": sum(queued.values()),
         "failed_total": Mail.objects.filter(

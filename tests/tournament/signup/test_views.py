@@ -89,6 +89,9 @@ def test_desk_list_for_organisers_only_with_export(
     waiting = Registration.objects.get(email="b@example.org")
     client.post(path, {"action": "decide", "id": waiting.pk, "status": "refused", "reason": "No"})
     assert Registration.objects.get(pk=waiting.pk).status == "refused"
+    accepted = Registration.objects.get(email="a@example.org")
+    client.post(path, {"action": "checkin", "id": accepted.pk, "paid": "1"})
+    assert Registration.objects.get(pk=accepted.pk).driver.entries.get(event=event).paid
     handed = client.post(path, {"action": "link", "id": waiting.pk})
     assert b"<svg" in handed.content and b"/registrations/" in handed.content
 

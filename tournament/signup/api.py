@@ -16,8 +16,9 @@ from pydantic import Field
 from tournament.apikit import ERRORS, ErrorOut, actor_of, get_event, require_token
 from tournament.errors import NotFound
 from tournament.models import Event
-from tournament.signup import broadcast, limits, selectors, services
+from tournament.signup import broadcast, selectors, services
 from tournament.signup.models import Registration
+from tournament.site import ratelimit
 
 router = Router(tags=["sign-up"])
 Name = Annotated[str, Field(min_length=1, max_length=100)]
@@ -46,7 +47,7 @@ def registration_create(request: HttpRequest, event: str, payload: SignUpIn) -> 
     refusal = services.window_refusal(found, timezone.now())
     if refusal is not None:
         raise refusal
-    limits.check(request, payload.email)
+    ratelimit.signup_check(request, payload.email)
     data = payload.model_dump()
     data["language"] = data.get("language") or getattr(request, "LANGUAGE_CODE", "fr")
     services.registration_sign_up(event=found, **data)

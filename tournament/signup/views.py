@@ -15,9 +15,10 @@ from tournament.errors import ServiceError
 from tournament.models import Event
 from tournament.public.players import remember
 from tournament.registration.forms import apply_errors
-from tournament.signup import limits, rules, services
+from tournament.signup import rules, services
 from tournament.signup.forms import OwnEditForm, SignUpForm
 from tournament.signup.models import Announcement
+from tournament.site import ratelimit
 
 NO_ROBOTS = "noindex, nofollow"
 
@@ -40,7 +41,7 @@ def signup_page(request: HttpRequest, slug: str) -> HttpResponse:
             return render(request, "signup/sent.html", {"event": event})
         data.pop("consent")
         try:
-            limits.check(request, data["email"])
+            ratelimit.signup_check(request, data["email"])
             services.registration_sign_up(event=event, language=get_language() or "fr", **data)
         except ServiceError as exc:
             apply_errors(form, exc)

@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import datetime
+import zoneinfo
+
+import icalendar
+from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from tournament.errors import ServiceError
 from tournament.models import Event
@@ -131,3 +137,67 @@ def own_page(request: HttpRequest, token: str) -> HttpResponse:
         # "This is me" on this phone: the event's pages then show this player's table.
         remember(response, event.championship, registration.driver.number)
     return response
+
+
+# --- calendars (RFC 5545 through the icalendar library) ---------------------------------
+
+
+def _vevent(event: Event, announcement: Announcement | None) -> icalendar.Event:
+    item = icalendar.Event()
+    item.add("uid", f"{event.slug}@paddock")
+    item.add("dtstamp", timezone.now())
+    item.add("summary", event.name)
+    if announcement is not None and announcement.starts_at is not None:
+        zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)
+        start = datetime.datetime.combine(event.date, announcement.starts_at, tzinfo=zone)
+        item.add("dtstart", start)
+        item.add("dtend", datetime.datetime.combine(event.date, datetime.time(23, 0), zone))
+    else:
+        item.add("dtstart", event.date)
+        item.add("dtend", event.date + datetime.timedelta(days=1))
+    if announcement is not None and announcement.place:
+        item.add("location", announcement.place)
+    lines = [f"{s['time']} {s['label']}" for s in (announcement.schedule if announcement else [])]
+    url = f"{settings.SITE_URL.rstrip('/')}{reverse('signup', args=[event.slug])}"
+    item.add("description", "\n".join([*lines, url]))
+    item.add("url", url)
+    return item
+
+
+def _calendar(items: list[icalendar.Event], name: str) -> HttpResponse:
+    calendar = icalendar.Calendar()
+    calendar.add("prodid", "-//Paddock//Formula Dé tournaments//EN")
+    calendar.add("version", "2.0")
+    calendar.add("x-wr-calname", name)
+    for item in items:
+        calendar.add_component(item)
+    response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = 'inline; filename="paddock.ics"'
+    return response
+
+
+def _announced(event: Event, announcement: Announcement | None) -> bool:
+    """Shown in calendars: an event that opened its registration, or published anything."""
+    return bool(announcement and announcement.opens_at) or event.is_public()
+
+
+@require_safe
+def event_ics(request: HttpRequest, slug: str) -> HttpResponse:
+    event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
+    announcement = Announcement.objects.filter(event=event).first()
+    if not _announced(event, announcement):
+        raise Http404
+    return _calendar([_vevent(event, announcement)], event.name)
+
+
+@require_safe
+def events_ics(request: HttpRequest) -> HttpResponse:
+    """Upcoming events of every championship."""
+    today = timezone.localdate()
+    events = Event.objects.filter(date__gte=today).select_related("championship", "announcement")
+    items = []
+    for event in events.order_by("date", "pk"):
+        announcement = getattr(event, "announcement", None)
+        if _announced(event, announcement):
+            items.append(_vevent(event, announcement))
+    return _calendar(items, "Paddock")

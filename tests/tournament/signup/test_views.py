@@ -121,3 +121,31 @@ def test_announcement_page_saves_the_schedule(make_event, organiser):
         {"time": "10:00", "label": "Essais"},
     ]
     assert saved.capacity == 24
+
+
+def test_calendars_read_back_with_icalendar(open_event, make_event):
+    import icalendar
+
+    event = open_event()
+    Announcement.objects.filter(event=event).update(
+        place="Salle Marcel-Pagnol",
+        starts_at="09:30",
+        schedule=[{"time": "09:30", "label": "Accueil"}],
+    )
+    import datetime
+
+    from django.utils import timezone
+
+    from tournament.models import Event
+
+    Event.objects.filter(pk=event.pk).update(date=timezone.localdate() + datetime.timedelta(30))
+    make_event(n_drivers=0, slug="secret")  # neither announced nor published: in no calendar
+    one = Client().get(f"/e/{event.slug}/event.ics")
+    assert one["Content-Type"].startswith("text/calendar")
+    [vevent] = icalendar.Calendar.from_ical(one.content).walk("VEVENT")
+    assert str(vevent["summary"]) == "Grand Prix d'Été"
+    assert str(vevent["location"]) == "Salle Marcel-Pagnol"
+    assert vevent.decoded("dtstart").hour == 9 and "09:30 Accueil" in str(vevent["description"])
+    assert Client().get("/e/secret/event.ics").status_code == 404
+    everything = icalendar.Calendar.from_ical(Client().get("/events.ics").content)
+    assert [str(e["uid"]) for e in everything.walk("VEVENT")] == [f"{event.slug}@paddock"]

@@ -13,7 +13,14 @@ from ninja import Router, Schema
 from ninja.responses import Status
 from pydantic import Field
 
-from tournament.apikit import ERRORS, ErrorOut, actor_of, get_event, require_token
+from tournament.apikit import (
+    ERRORS,
+    ErrorOut,
+    actor_of,
+    get_event,
+    require_read,
+    require_token,
+)
 from tournament.errors import NotFound
 from tournament.models import Event
 from tournament.signup import broadcast, selectors, services
@@ -44,6 +51,8 @@ def registration_create(request: HttpRequest, event: str, payload: SignUpIn) -> 
     """Sign up (anyone, while registration is open). The answer is the same whether the
     address is new or already registered: the mail says which."""
     found = get_event(event)
+    if not services.announced(found):
+        require_read(actor_of(request), found, published=False)
     refusal = services.window_refusal(found, timezone.now())
     if refusal is not None:
         raise refusal
@@ -237,4 +246,6 @@ class EntrantOut(Schema):
 @router.get("/events/{event}/entrants", response={200: list[EntrantOut], **ERRORS})
 def entrant_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """The psych sheet: accepted entrants, public (names as each chose, no address)."""
-    return selectors.entrants(get_event(event))
+    found = get_event(event)
+    require_read(actor_of(request), found, published=services.announced(found))
+    return selectors.entrants(found)

@@ -104,6 +104,13 @@ def require_organiser(actor: Actor, event: Event) -> None:
         raise NotAllowed(_("Only the organisers of this championship may do this."))
 
 
+def announced(event: Event) -> bool:
+    """Public: an event whose registration has an opening date, or that published
+    anything. Before, its sign-up page and entrants are race control's only (404)."""
+    opens = Announcement.objects.filter(event=event).values_list("opens_at", flat=True).first()
+    return opens is not None or event.is_public()
+
+
 def window_refusal(event: Event, now: datetime.datetime) -> Conflict | None:
     """The 409 of a registration window that is not open (saying when), else None."""
     announcement = Announcement.objects.filter(event=event).first()

@@ -17,6 +17,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from tournament.access import actor_for
 from tournament.errors import ServiceError
 from tournament.models import Event
 from tournament.public.players import remember
@@ -36,6 +37,8 @@ def _announcement(event: Event) -> Announcement:
 @require_http_methods(["GET", "POST"])
 def signup_page(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
+    if not services.announced(event) and not actor_for(request).can_organise(event.championship):
+        raise Http404
     announcement = _announcement(event)
     refusal = services.window_refusal(event, timezone.now())
     form = SignUpForm(request.POST if request.method == "POST" else None)

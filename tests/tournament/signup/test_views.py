@@ -63,10 +63,19 @@ def test_honeypot_answers_the_same_and_saves_nothing(open_event):
 
 
 def test_closed_registration_says_so_in_french(open_event):
+    import datetime
+
+    from django.utils import timezone
+
     event = open_event()
-    Announcement.objects.filter(event=event).update(opens_at=None)
+    Announcement.objects.filter(event=event).update(
+        closes_at=timezone.now() - datetime.timedelta(hours=1)
+    )
     page = Client().get(f"/e/{event.slug}/signup/")
-    assert "Les inscriptions à cet événement ne sont pas ouvertes.".encode() in page.content
+    assert "Les inscriptions ont fermé le".encode() in page.content
+    assert b'name="email"' not in page.content
+    Announcement.objects.filter(event=event).update(opens_at=None)  # nothing announced yet
+    assert Client().get(f"/e/{event.slug}/signup/").status_code == 404
 
 
 def test_desk_list_for_organisers_only_with_export(

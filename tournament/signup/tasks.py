@@ -79,7 +79,7 @@ def deliver(mail_id: int) -> str:
         return mail.state
 
 
-@shared_task(bind=True, max_retries=MAX_RETRIES, acks_late=True, name="signup.send_mail")
+@shared_task(bind=True, max_retries=MAX_RETRIES, acks_late=True, name="tournament.signup_send_mail")
 def send_mail(self, mail_id: int) -> str:  # type: ignore[no-untyped-def]
     state = deliver(mail_id)
     if state == "refused" and not self.request.is_eager:

@@ -79,6 +79,23 @@ def _texts(registration: Registration, kind: str, facts: dict[str, Any]) -> tupl
         if facts.get("reason"):
             lines.append(_("Reason: %(reason)s") % {"reason": facts["reason"]})
         return _("Registration cancelled: %(event)s") % names, lines
+    if kind == Kind.TABLE:
+        return _("Your table: %(event)s") % names, [
+            _("The tables of %(event)s are out: you race at table %(table)s.")
+            % {**names, "table": facts.get("table", "?")},
+        ]
+    if kind == Kind.RESULTS:
+        return _("Results published: %(event)s") % names, [
+            _("The results of %(event)s are published. Thank you for racing!") % names,
+        ]
+    if kind == Kind.REMINDER:
+        announcement = getattr(event, "announcement", None)
+        lines = [_("%(event)s is on %(date)s. See you there!") % names]
+        if announcement is not None and announcement.place:
+            lines.append(_("Place: %(place)s") % {"place": announcement.place})
+        for step in getattr(announcement, "schedule", None) or []:
+            lines.append(f"{step['time']} {step['label']}")
+        return _("Reminder: %(event)s") % names, lines
     if kind == Kind.MESSAGE:
         return str(facts["subject"]), [str(facts["body"])]
     if facts.get("pending"):

@@ -462,3 +462,54 @@ def table_of(registration: Registration) -> int | None:
         if number is not None:
             return int(number)
     return None
+
+
+# --- mails of the day: tables, results, the reminder ---------------------------------------
+
+
+def _once(registration: Registration, key: str) -> bool:
+    return not Mail.objects.filter(registration=registration, key=key).exists()
+
+
+def publication_mails(*, event: Event, allocation: bool, results: bool) -> int:
+    """After a publication: each accepted registrant's table (if race control ticked it)
+    and the results, each mailed once. Answers how many mails were queued."""
+    announcement = Announcement.objects.filter(event=event).first()
+    if announcement is None or not (allocation or results):
+        return 0
+    sent = []
+    accepted = (
+        Registration.objects.filter(event=event, status=Status.ACCEPTED)
+        .exclude(email="")
+        .select_related("event__championship", "driver")
+    )
+    for registration in accepted:
+        if allocation and announcement.mail_tables and _once(registration, "table"):
+            table = table_of(registration)
+            if table is not None:
+                link = own_link(registration)
+                sent.append(mails.queue(registration, Mail.Kind.TABLE, link=link, table=table).pk)
+        if results and _once(registration, "results"):
+            link = own_link(registration)
+            sent.append(mails.queue(registration, Mail.Kind.RESULTS, link=link).pk)
+    tasks.send_soon(sent)
+    return len(sent)
+
+
+def reminders_queue(*, now: datetime.datetime | None = None) -> int:
+    """The reminder two days before: schedule, place and link, to each accepted registrant
+    of the events two days ahead, once. Answers how many were queued."""
+    day = timezone.localdate(now or timezone.now()) + datetime.timedelta(days=2)
+    sent = []
+    with transaction.atomic():
+        accepted = (
+            Registration.objects.filter(event__date=day, status=Status.ACCEPTED)
+            .exclude(email="")
+            .select_related("event__championship", "event__announcement")
+        )
+        for registration in accepted:
+            if _once(registration, "reminder"):
+                link = own_link(registration)
+                sent.append(mails.queue(registration, Mail.Kind.REMINDER, link=link).pk)
+        tasks.send_soon(sent)
+    return len(sent)

@@ -180,3 +180,24 @@ def test_mails_in_the_registrants_language_with_their_link(
     ids = [m.extra_headers["Message-ID"] for m in outbox.outbox]
     assert len(ids) == len(set(ids)) == Mail.objects.count()
     assert set(Mail.objects.values_list("state", flat=True)) == {"sent"}
+
+
+def test_reminder_two_days_before_once_and_results_mail_once(
+    open_event, sign_up_confirmed, organiser
+):
+    from tournament.models import Event
+    from tournament.registration.services import event_publish
+
+    event = open_event()
+    Announcement.objects.filter(event=event).update(place="Gymnase Jean-Moulin")
+    registration, _ = sign_up_confirmed(event, "a@ex.org")
+    Event.objects.filter(pk=event.pk).update(date=timezone.localdate() + datetime.timedelta(2))
+    assert services.reminders_queue() == 1
+    assert services.reminders_queue() == 0  # once
+    reminder = Mail.objects.get(registration=registration, kind="reminder")
+    assert "Gymnase Jean-Moulin" in reminder.body_text
+    event.refresh_from_db()
+    event_publish(actor=Actor(user=organiser), event=event, results=True)
+    event_publish(actor=Actor(user=organiser), event=event, results=False)
+    event_publish(actor=Actor(user=organiser), event=event, results=True)
+    assert Mail.objects.filter(registration=registration, kind="results").count() == 1

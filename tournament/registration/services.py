@@ -27,7 +27,7 @@ from tournament.players.identity import player_for
 from tournament.public.tasks import warm_event_pages_soon
 from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.csv_import import MAX_NUMBER, DriverRow, LineError, parse_drivers_csv
-from tournament.signup import services as signup_services
+from tournament.signup import broadcast as signup_mails
 
 
 def _require_superuser(actor: Actor) -> None:
@@ -502,7 +502,7 @@ def event_publish(
     transaction.on_commit(partial(warm_event_pages_soon, event.pk), robust=True)
     if ratings_change:
         recompute_ratings_soon(event.game)
-    signup_services.publication_mails(event=event, allocation=told[0], results=told[1])
+    signup_mails.publication_mails(event=event, allocation=told[0], results=told[1])
     return event
 
 

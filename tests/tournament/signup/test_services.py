@@ -12,7 +12,7 @@ from django.utils import timezone
 from tests.tournament.signup.conftest import OWN, last_token
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotFound
-from tournament.signup import services
+from tournament.signup import broadcast, services
 from tournament.signup.models import Announcement, Mail, Registration
 
 pytestmark = pytest.mark.django_db
@@ -192,8 +192,8 @@ def test_reminder_two_days_before_once_and_results_mail_once(
     Announcement.objects.filter(event=event).update(place="Gymnase Jean-Moulin")
     registration, _ = sign_up_confirmed(event, "a@ex.org")
     Event.objects.filter(pk=event.pk).update(date=timezone.localdate() + datetime.timedelta(2))
-    assert services.reminders_queue() == 1
-    assert services.reminders_queue() == 0  # once
+    assert broadcast.reminders_queue() == 1
+    assert broadcast.reminders_queue() == 0  # once
     reminder = Mail.objects.get(registration=registration, kind="reminder")
     assert "Gymnase Jean-Moulin" in reminder.body_text
     event.refresh_from_db()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from tournament.signup.services import registrations_clean, reminders_queue
+from tournament.signup.broadcast import reminders_queue
+from tournament.signup.services import registrations_clean
 
 
 class Command(BaseCommand):

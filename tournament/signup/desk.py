@@ -5,6 +5,7 @@ QR code to hand over)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -134,6 +135,19 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
             _("%(name)s checked in as n° %(number)s.")
             % {"name": registration, "number": entry.driver.number},
         )
+        return redirect(request.get_full_path())
+    if action == "export":
+        body = json.dumps(selectors.registration_export(registration), ensure_ascii=False, indent=1)
+        response = HttpResponse(body, content_type="application/json; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="registration-{registration.pk}.json"'
+        )
+        return response
+    if action == "erase":
+        services.registration_erase(
+            registration=registration, actor=actor, reason=request.POST.get("reason", "")
+        )
+        messages.success(request, _("Erased: %(name)s.") % {"name": registration})
         return redirect(request.get_full_path())
     if action == "present":
         checkin.present_set(reg=registration, actor=actor, present=not registration.present)

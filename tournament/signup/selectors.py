@@ -59,3 +59,40 @@ def entrants(event: Event) -> list[dict[str, Any]]:
         }
         for e in ordered
     ]
+
+
+def registration_export(registration: Registration) -> dict[str, Any]:
+    """Everything kept about one registrant (their request for their data): the
+    registration, its recorded changes (who, when, why) and the mails sent."""
+    fields = ("first_name", "last_name", "email", "licence", "team", "public_name", "language")
+    return {
+        "event": registration.event.slug,
+        "registration": {
+            **{name: getattr(registration, name) for name in fields},
+            "status": registration.status,
+            "signed_up_at": registration.created_at.isoformat(),
+            "confirmed_at": registration.confirmed_at.isoformat()
+            if registration.confirmed_at
+            else None,
+            "reason": registration.reason,
+            "driver": registration.driver.number if registration.driver_id else None,
+        },
+        "changes": [
+            {
+                "at": row.history_date.isoformat(),
+                "status": row.status,
+                "by": row.history_actor,
+                "why": row.history_change_reason or "",
+            }
+            for row in registration.history.order_by("history_date", "history_id")
+        ],
+        "mails": [
+            {
+                "kind": mail.kind,
+                "subject": mail.subject,
+                "state": mail.state,
+                "sent_at": mail.sent_at.isoformat() if mail.sent_at else None,
+            }
+            for mail in registration.mails.order_by("pk")
+        ],
+    }

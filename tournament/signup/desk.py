@@ -153,7 +153,10 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
         checkin.present_set(reg=registration, actor=actor, present=not registration.present)
         return redirect(request.get_full_path())
     if action == "link":
-        link = services.own_link_renew(registration=registration, actor=actor)
+        # The link already mailed (sealed copy); a new one only where no key opens it.
+        link = services.own_link(registration) or services.own_link_renew(
+            registration=registration, actor=actor
+        )
         return {"handover": {"registration": registration, "link": link, "qr": qr_svg(link)}}
     form = DecisionForm(request.POST)
     if not form.is_valid():

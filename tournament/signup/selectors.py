@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Count, Q
+from django.utils import timezone
+
 from tournament.models import Event
 from tournament.players.models import PlayerRating
 from tournament.players.odds import family_of, ratings_of
 from tournament.signup import rules
-from tournament.signup.models import Registration
+from tournament.signup.models import Announcement, Registration
 
 
 def ranked(event: Event) -> list[tuple[Registration, int | None]]:
@@ -96,3 +99,33 @@ def registration_export(registration: Registration) -> dict[str, Any]:
             for mail in registration.mails.order_by("pk")
         ],
     }
+
+
+def upcoming() -> list[dict[str, Any]]:
+    """The home page's upcoming events whose registration is announced, each with where its
+    registration stands: ``not_open`` (opens on ``opens_at``), ``open``, ``full`` (the
+    waiting list), ``closed``."""
+    now = timezone.now()
+    announcements = (
+        Announcement.objects.filter(event__date__gte=timezone.localdate(), opens_at__isnull=False)
+        .select_related("event__championship")
+        .annotate(
+            accepted=Count(
+                "event__registrations", filter=Q(event__registrations__status="accepted")
+            )
+        )
+        .order_by("event__date", "event__pk")
+    )
+    shown = []
+    for a in announcements:
+        state = rules.window(now, a.opens_at, a.closes_at)
+        if state == "open" and not rules.may_accept(a.capacity, a.accepted):
+            state = "full"
+        shown.append(
+            {
+                "event": a.event,
+                "state": "closed" if state == "over" else state,
+                "opens_at": a.opens_at,
+            }
+        )
+    return shown

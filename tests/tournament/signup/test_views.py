@@ -158,3 +158,21 @@ def test_calendars_read_back_with_icalendar(open_event, make_event):
     assert Client().get("/e/secret/event.ics").status_code == 404
     everything = icalendar.Calendar.from_ical(Client().get("/events.ics").content)
     assert [str(e["uid"]) for e in everything.walk("VEVENT")] == [f"{event.slug}@paddock"]
+
+
+def test_home_lists_upcoming_events_with_their_registration_state(open_event, sign_up_confirmed):
+    import datetime
+
+    from django.utils import timezone
+
+    from tournament.models import Event
+
+    event = open_event(capacity=1)
+    Event.objects.filter(pk=event.pk).update(date=timezone.localdate() + datetime.timedelta(9))
+    assert "registration open" in english().get("/").content.decode()
+    sign_up_confirmed(event, "a@example.org")
+    assert "full: waiting list" in english().get("/").content.decode()
+    Announcement.objects.filter(event=event).update(
+        opens_at=timezone.now() + datetime.timedelta(days=2)
+    )
+    assert "registration opens on" in english().get("/").content.decode()

@@ -42,6 +42,7 @@ from tournament.players.change_api import player_changes_router
 from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
 from tournament.registration.season_api import next_season_router
+from tournament.signup.api import router as signup_router
 from tournament.standings.api import standings_router
 
 
@@ -160,3 +161,4 @@ _mount(photos_router, "races_photos_api")
 _mount(games_router, "races_games_api")
 _mount(ratings_router, "tournament_ratings_api")
 _mount(away_router, "tournament_away_api")
+_mount(signup_router, "tournament_signup_api")

@@ -58,6 +58,9 @@ def build_championship_world() -> World:
     organiser = Actor(user=world.users["organiser"])
     event, first, second = world.event, world.rtables[0], world.rtables[1]
     result_confirm(actor=organiser, table=first)
+    # The world drew its race weather before any result (§2-0-1): the file keeps these.
+    RaceWeatherDraw.objects.filter(event=event).delete()
+    RaceWeather.objects.filter(event=event).delete()
     RaceWeather.objects.create(event=event, roll=6, source="physical", weather="variable")
     RaceWeatherDraw.objects.create(event=event, number=1, roll=3, source="physical", weather="rain")
     RaceWeatherDraw.objects.create(

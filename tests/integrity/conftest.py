@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable
-from races.models import GridSlot, RaceTable
+from races.models import GridSlot, RaceTable, RaceWeather
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 
 ON_POSTGRESQL = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
@@ -88,6 +88,8 @@ def build_race_day(*, tables: int = 2, per_table: int = 5, slug: str = "integrit
     session = QualifyingSession.objects.create(
         event=event, number=1, roll=12, source="physical", weather="sun", track="dry"
     )
+    # Drawn by the overall pole once the tables are built (§2-0-1): results may be saved.
+    RaceWeather.objects.create(event=event, roll=15, source="physical", weather="sun")
     qualifying_table = QualifyingTable.objects.create(event=event, number=1)
     QualifyingSeat.objects.bulk_create(
         QualifyingSeat(event=event, table=qualifying_table, driver=d, order=i)

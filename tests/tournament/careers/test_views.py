@@ -37,7 +37,8 @@ def svg(html: str) -> str:
 def test_the_public_sees_both_published_seasons_and_the_chart(seasons):
     html = page(english(), seasons.player)
     assert "Élodie Lefèvre" in html
-    assert html.index("2027") < html.index("2026")  # latest season first
+    main = html.split("<main", 1)[1]  # the page's own text (the header has the time served)
+    assert main.index("2027") < main.index("2026")  # latest season first
     assert "Grand Prix d&#x27;Été" in html and "Ouverture 2027" in html
     assert "Manche secrète" not in html  # raced, not published
     # 2026: first in qualifying (10 throws in 1:00.01), winner of table 1, 10 points.

@@ -108,3 +108,20 @@ def test_empty_sheet_says_so_and_pages_link_to_it(open_event, sign_up_confirmed)
     assert f'href="{url}"' in english().get(f"/e/{event.slug}/signup/").content.decode()
     type(event).objects.filter(pk=event.pk).update(published_allocation=True)
     assert f'href="{url}"' in english().get(f"/e/{event.slug}/").content.decode()
+
+
+def test_before_check_in_a_known_player_is_found_by_the_address_they_confirmed(sheet):
+    """Before the day no registration has its driver yet: the player who already has the
+    confirmed address is rated on the sheet; a licence alone borrows no one's rank."""
+    known = Player.objects.create(first_name="Robert", last_name="Lefèvre", email="BOB@example.org")
+    PlayerRating.objects.create(player=known, family="formula_de", mu=30, sigma=4,
+                                rating=18.0, races=12)  # fmt: skip
+    holder = Player.objects.create(first_name="Zoé", last_name="Autre", licence="LIC-0042")
+    PlayerRating.objects.create(player=holder, family="formula_de", mu=40, sigma=2,
+                                rating=34.0, races=30)  # fmt: skip
+
+    page = english().get(f"/e/{sheet.slug}/entrants/").content.decode()
+
+    assert rows(page)[0] == "1 Bob Lefèvre Bleu 18.00"
+    assert "34.00" not in page
+    assert not Registration.objects.filter(event=sheet, first_name="Bob").exclude(driver=None)

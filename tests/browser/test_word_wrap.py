@@ -47,7 +47,13 @@ def broken_words(page: Page, url: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("name", "role"),
-    [("qtable", "link"), ("event-desk", "organiser"), ("rtable", "link"), ("home", "anonymous")],
+    [
+        ("qtable", "link"),
+        ("event-desk", "organiser"),
+        ("rtable", "link"),
+        ("home", "anonymous"),
+        ("signup-entrants", "anonymous"),
+    ],
 )
 def test_words_wrap_between_words_on_a_phone(
     name: str, role: str, live_server: Any, browser: Browser

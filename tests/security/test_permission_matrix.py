@@ -46,6 +46,7 @@ from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
 from tournament.models import Driver, Player
+from tournament.signup.models import Registration
 
 #: A small phone photo (EXIF, GPS) for the photo uploads.
 PHOTO = oriented_jpeg()
@@ -110,6 +111,21 @@ def player_of(world: World) -> int:
         )
         driver.save(update_fields=["player"])
     return driver.player_id
+
+
+def entrants(world: World, role: str) -> dict[str, Any]:
+    """The event, with one accepted entrant of a long name (the psych sheet's row)."""
+    Registration.objects.get_or_create(
+        event=world.event,
+        email="entrant@example.org",
+        defaults={
+            "first_name": "Maximilien-Alexandre",
+            "last_name": "Wolfeschlegelsteinhausenbergerdorff-Sainte-Colombe",
+            "team": "Scuderia des Montagnes Noires",
+            "status": "accepted",
+        },
+    )
+    return {"slug": world.event.slug}
 
 
 def player(world: World, role: str) -> dict[str, Any]:
@@ -387,6 +403,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         lambda world, role: {"token": UNKNOWN_TOKEN},
         {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
     ),
+    # The psych sheet: as the sign-up page, race control's only until announced.
+    "signup-entrants": (entrants, {"GET": UNPUBLISHED, "POST": GET_ONLY}),
     "signup-announcement": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "signup-desk": (event, {"GET": ORGANISER_PAGE, "POST": "404 403 403 403 403 403"}),
 }

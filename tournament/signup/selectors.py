@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Q
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from tournament.models import Event
-from tournament.players.models import PlayerRating
+from tournament.players.models import Player, PlayerRating
 from tournament.players.odds import family_of, ratings_of
 from tournament.signup import rules
 from tournament.signup.models import Announcement, Registration
@@ -38,6 +39,7 @@ def entrants(event: Event) -> list[dict[str, Any]]:
         .order_by("confirmed_at", "pk")
     )
     players = {r.pk: r.driver.player_id for r in accepted if r.driver_id}
+    players.update(_known_by_address([r for r in accepted if not r.driver_id]))
     ratings = ratings_of(players.values(), family_of(event))
     from_player = dict(
         PlayerRating.objects.filter(
@@ -62,6 +64,21 @@ def entrants(event: Event) -> list[dict[str, Any]]:
         }
         for e in ordered
     ]
+
+
+def _known_by_address(registrations: list[Registration]) -> dict[int, int]:
+    """Before check-in, the player each registrant already is, found by the address they
+    confirmed (double opt-in: theirs), when exactly one player has it: their rating sorts
+    the psych sheet before the day. Never by licence, which anyone may type (a stranger
+    would borrow its holder's rank); nothing is merged or written here."""
+    wanted = {r.email.lower(): r.pk for r in registrations if r.email}
+    if not wanted:
+        return {}
+    found: dict[str, list[int]] = {}
+    rows = Player.objects.filter(merged_into=None).annotate(address=Lower("email"))
+    for address, player in rows.filter(address__in=wanted).values_list("address", "pk"):
+        found.setdefault(address, []).append(player)
+    return {wanted[a]: ids[0] for a, ids in found.items() if len(ids) == 1}
 
 
 def registration_export(registration: Registration) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from tournament.signup import desk, views
 
 urlpatterns = [
     path("e/<slug:slug>/signup/", views.signup_page, name="signup"),
+    path("e/<slug:slug>/entrants/", views.entrants_page, name="signup-entrants"),
     path("events.ics", views.events_ics, name="events-ics"),
     path("e/<slug:slug>/event.ics", views.event_ics, name="event-ics"),
     path("registrations/confirm/<str:token>/", views.confirm_page, name="signup-confirm"),

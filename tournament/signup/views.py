@@ -1,5 +1,6 @@
 """Sign-up's public pages, phone first: the sign-up form of an event, the confirmation
-(a button: mail scanners open links, only a person presses), the registrant's own page."""
+(a button: mail scanners open links, only a person presses), the registrant's own page,
+the psych sheet (the accepted entrants, as ``GET …/entrants`` shows them)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from django.views.decorators.http import require_http_methods, require_safe
 from tournament.access import actor_for
 from tournament.errors import ServiceError
 from tournament.models import Event
+from tournament.public.cache import public_page
 from tournament.public.players import remember
 from tournament.registration.forms import apply_errors
-from tournament.signup import rules, services
+from tournament.signup import rules, selectors, services
 from tournament.signup.forms import OwnEditForm, SignUpForm
 from tournament.signup.models import Announcement
 from tournament.site import ratelimit
@@ -140,6 +142,26 @@ def own_page(request: HttpRequest, token: str) -> HttpResponse:
         # "This is me" on this phone: the event's pages then show this player's table.
         remember(response, event.championship, registration.driver.number)
     return response
+
+
+@public_page(
+    "tournament.Event",
+    "tournament.Championship",
+    "tournament.Announcement",
+    "tournament.Registration",
+    "tournament.Driver",
+    "tournament.PlayerRating",
+)
+@require_safe
+def entrants_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The psych sheet: the accepted entrants, best rating first, unrated after in
+    registration order, names as each chose; what the public API shows and nothing more.
+    Before the event announces anything, race control's only (404), as in the API."""
+    event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
+    if not services.announced(event) and not actor_for(request).can_organise(event.championship):
+        raise Http404
+    entrants = selectors.entrants(event)
+    return render(request, "signup/entrants.html", {"event": event, "entrants": entrants})
 
 
 # --- calendars (RFC 5545 through the icalendar library) ---------------------------------

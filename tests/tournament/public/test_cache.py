@@ -271,6 +271,17 @@ def career_of(event) -> list[int]:
     return [driver.player_id]
 
 
+def entrants_of(event) -> list[str]:
+    """Driver 1's player, rated, accepted by sign-up (the psych sheet reads the rating)."""
+    from tournament.signup.models import Registration
+
+    career_of(event)
+    driver = Driver.objects.get(championship=event.championship, number=1)
+    Registration.objects.create(event=event, first_name="Élodie", last_name="Lefèvre",
+                                status="accepted", driver=driver)  # fmt: skip
+    return [event.slug]
+
+
 PUBLIC_PAGES = {
     "home": lambda e: [],
     "event": lambda e: [e.slug],
@@ -284,6 +295,7 @@ PUBLIC_PAGES = {
     "qualifying-general": lambda e: [e.slug],
     "qualifying-session": lambda e: [e.slug, 1],
     "ratings": lambda e: ["formula_de"],
+    "signup-entrants": entrants_of,
 }
 
 

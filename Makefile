@@ -57,6 +57,7 @@ $(VENV)/.dev: requirements.lock requirements-dev.lock requirements-uv.lock | $(P
 run: $(VENV)/.runtime
 	$(DEV) $(PY) manage.py migrate --noinput -v 0
 	$(DEV) $(PY) manage.py load_demo
+	@$(if $(value EMAIL_HOST),,echo "Mails (no EMAIL_HOST): written to $(CURDIR)/mails/")
 	$(DEV) $(PY) manage.py runserver $(HOST):$(PORT)
 
 ## The tournament day: serve the hall's phones from this laptop (gunicorn, DEBUG off, backups).

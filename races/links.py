@@ -8,7 +8,8 @@ from typing import Any
 
 from races.models import RaceTable, ReplacedLink
 from tournament.access import register_links
-from tournament.models import Event
+from tournament.models import Driver, Event
+from tournament.signup.services import register_table_lookup
 
 
 def table_for_link(digest: str) -> RaceTable | None:
@@ -28,5 +29,15 @@ def refereed(user: Any, event: Event) -> bool:
     return RaceTable.objects.filter(event=event, referee=user).exists()
 
 
+def table_number(event: Event, driver: Driver) -> int | None:
+    """The race table of ``driver`` at ``event`` (a registrant's "your table")."""
+    return (
+        RaceTable.objects.filter(event=event, slots__driver=driver)
+        .values_list("number", flat=True)
+        .first()
+    )
+
+
 def register() -> None:
     register_links(find=table_for_link, replaced=replaced, refereed=refereed)
+    register_table_lookup(table_number)

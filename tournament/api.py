@@ -41,6 +41,7 @@ from tournament.players.change_api import player_changes_router
 from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
 from tournament.registration.season_api import next_season_router
+from tournament.signup.api import router as signup_router
 from tournament.standings.api import standings_router
 
 
@@ -158,3 +159,4 @@ _mount(sanctions_router, "races_api")
 _mount(photos_router, "races_photos_api")
 _mount(games_router, "races_games_api")
 _mount(ratings_router, "tournament_ratings_api")
+_mount(signup_router, "tournament_signup_api")

@@ -274,6 +274,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # The task modules a worker loads at start-up: they live in the package of their concern,
 # not in an app's top-level tasks.py where autodiscovery would look.
 CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
+CELERY_IMPORTS += ("tournament.signup.tasks",)  # sign-up's outbox (issue 29)
 # Progress and outcome live in the database (SheetBatch): no task result is ever read, and
 # not storing one means sending a task never waits on the result backend.
 CELERY_TASK_IGNORE_RESULT = True
@@ -294,19 +295,29 @@ AUTH_PASSWORD_VALIDATORS = [
 # Mail: EMAIL_HOST (SMTP) or EMAIL_BACKEND. Without either nothing is sent, and the password
 # reset pages do not exist (tournament.site.accounts.urls): they would promise a mail that
 # never comes.
+# Sign-up (issue 29): without EMAIL_HOST, `make run` (DEBUG) writes each mail to a file in
+# MAIL_DIR; `make venue` (DEBUG off, no internet) keeps them in the outbox, and the desk hands
+# each registrant their link.
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
     "django.core.mail.backends.smtp.EmailBackend"
     if EMAIL_HOST
+    else "django.core.mail.backends.filebased.EmailBackend"
+    if DEBUG
     else "django.core.mail.backends.dummy.EmailBackend",
 )
+EMAIL_FILE_PATH = str(Path(env_str("MAIL_DIR") or DATA_DIR / "mails").resolve())
 EMAIL_PORT = int(env_str("EMAIL_PORT", "587"))
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
-PASSWORD_RESET_ENABLED = EMAIL_BACKEND != "django.core.mail.backends.dummy.EmailBackend"
+# Mails written to a folder reach nobody: no reset pages either.
+PASSWORD_RESET_ENABLED = EMAIL_BACKEND not in (
+    "django.core.mail.backends.dummy.EmailBackend",
+    "django.core.mail.backends.filebased.EmailBackend",
+)
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # With DEBUG off, a demo password opens nothing (a demo database restored on a server).

@@ -22,5 +22,6 @@ urlpatterns = [
     path("", include("tournament.standings.urls")),
     path("", include("tournament.careers.urls")),
     path("", include("tournament.ratings.urls")),
+    path("", include("tournament.signup.urls")),
     path("", include("tournament.web_urls")),
 ]

@@ -256,6 +256,18 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
         # Issue 22: both off by default (the quick rules' d20 is the rule).
         "seed_by_rating": False,
         "show_favourites": False,
+        # Sign-up (API.md): no announcement yet, registration closed.
+        "place": "",
+        "starts_at": None,
+        "schedule": [],
+        "fee": "",
+        "capacity": None,
+        "registration": {
+            "opens_at": None,
+            "closes_at": None,
+            "edit_until": None,
+            "approval": "first_come",
+        },
     }
 
 

@@ -39,6 +39,7 @@ FLOORS: dict[str, int] = {
     "tournament.standings.points": 0,
     "tournament.careers.chart": 0,
     "tournament.ratings.rules": 0,
+    "tournament.signup.rules": 0,
     "tournament.ratings.soon": 1,  # how the floors below ask for a recompute (by name)
     "tournament": 1,
     "qualifying": 2,

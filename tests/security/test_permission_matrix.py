@@ -366,6 +366,21 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     # Ratings: a game's ranking is public (published results only); an unknown game is none.
     "ratings-home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
     "ratings": (lambda world, role: {"game": "formula_de"}, {"GET": PUBLIC, "POST": PUBLIC}),
+    # Sign-up (issue 29): the event has no announcement yet, so its sign-up page is race
+    # control's only (registration closed: 409); unknown links are a 404 to everyone.
+    "signup": (event, {"GET": UNPUBLISHED, "POST": "409 404 404 404 404 404"}),
+    "events-ics": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    "event-ics": (event, {"GET": "404 404 404 404 404 404", "POST": GET_ONLY}),
+    "signup-confirm": (
+        lambda world, role: {"token": UNKNOWN_TOKEN},
+        {"GET": PUBLIC, "POST": "404 404 404 404 404 404"},
+    ),
+    "signup-own": (
+        lambda world, role: {"token": UNKNOWN_TOKEN},
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
+    "signup-announcement": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
+    "signup-desk": (event, {"GET": ORGANISER_PAGE, "POST": "404 403 403 403 403 403"}),
 }
 
 
@@ -687,6 +702,27 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("put", "/events/{event}/stages/{n}/start-order"): ({"draw": True}, NO_RALLY_WRITE),
     ("put", "/events/{event}/stages/{n}/snow"): ({}, NO_RALLY_WRITE),
     ("get", "/events/{event}/rally"): (None, NO_RALLY),
+    # Sign-up (issue 29): the event announces nothing yet, so it is race control's only;
+    # a registrant's own token ({token} left as it is) is unknown to everyone.
+    ("post", "/events/{event}/registrations"): (
+        {"first_name": "Léa", "last_name": "Morel", "email": "lea@example.org"},
+        "409 404 403 404 403 404",
+    ),
+    ("get", "/events/{event}/registrations"): (None, "200 403 403 403 403 401"),
+    ("post", "/events/{event}/registrations/{id}/decision"): (
+        {"status": "accepted", "reason": "ok"},
+        "404 403 403 403 403 401",
+    ),
+    ("post", "/registrations/confirm"): ({"token": "unknown"}, "404 404 404 404 404 404"),
+    ("get", "/registrations/{token}"): (None, "404 404 404 404 404 404"),
+    ("patch", "/registrations/{token}"): ({"team": "Rouge"}, "404 404 404 404 404 404"),
+    ("delete", "/registrations/{token}"): (None, "404 404 404 404 404 404"),
+    ("post", "/events/{event}/messages"): (
+        {"to": "all", "subject": "Parking", "body": "Rue de la Gare."},
+        "200 403 403 403 403 401",
+    ),
+    ("get", "/events/{event}/messages"): (None, "200 403 403 403 403 401"),
+    ("get", "/events/{event}/entrants"): (None, EVENT_WIDE),
 }
 
 

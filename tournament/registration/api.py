@@ -44,6 +44,7 @@ from tournament.models import (
 )
 from tournament.registration import services
 from tournament.registration.csv_import import decode
+from tournament.signup import announcement as signup
 
 # ---------------------------------------------------------------------------
 # Setup: championships, circuits, teams, drivers
@@ -322,7 +323,7 @@ class PublishedOut(Schema):
     )
 
 
-class EventOut(Schema):
+class EventOut(signup.AnnouncementOut):
     slug: str
     name: str
     date: datetime.date
@@ -363,6 +364,7 @@ class EventOut(Schema):
 
 def event_out(event: Event) -> dict[str, Any]:
     return {
+        **signup.announcement_out(event),
         "slug": event.slug,
         "name": event.name,
         "date": event.date,
@@ -393,10 +395,6 @@ def event_out(event: Event) -> dict[str, Any]:
             "qualifying_tables": event.published_qualifying_tables,
         },
     }
-
-
-def _any_published(event: Event) -> bool:
-    return event.is_public()
 
 
 def _stopwatch_floor(text: str) -> int:
@@ -445,18 +443,18 @@ def event_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
     )
     if not actor.can_organise(championship):
         # A table's referee sees no more of unpublished events than anyone (API.md).
-        events = [e for e in events if _any_published(e)]
+        events = [e for e in events if e.is_public()]
     return [event_out(e) for e in events]
 
 
 @setup.get("/events/{event}", response={200: EventOut, **ERRORS})
 def event_detail(request: HttpRequest, event: str) -> dict[str, Any]:
     found = get_event(event)
-    require_read(actor_of(request), found, published=_any_published(found))
+    require_read(actor_of(request), found, published=found.is_public())
     return event_out(found)
 
 
-class EventPatchIn(Schema):
+class EventPatchIn(signup.AnnouncementPatch):
     """Any field of the event's creation body, and every setting of its settings page."""
 
     slug: str | None = None
@@ -503,6 +501,7 @@ def event_update(request: HttpRequest, event: str, payload: EventPatchIn) -> dic
     require_token(actor)
     found = get_event(event)
     sent = payload.model_dump(exclude_unset=True)
+    announced = signup.take(sent)  # the announcement's fields (sign-up), stored apart
     changes = {k: v for k, v in sent.items() if v is not None or k in NULLABLE}
     if "circuit" in changes:
         circuit = Circuit.objects.filter(slug=changes["circuit"]).first()
@@ -523,6 +522,7 @@ def event_update(request: HttpRequest, event: str, payload: EventPatchIn) -> dic
         message = _("Use only lowercase letters, digits and hyphens (a-z, 0-9, -).")
         raise InvalidInput(message, {"slug": [message]})
     updated = services.event_update(actor=actor, event=found, **changes)
+    signup.announcement_update(actor=actor, event=found, **announced)
     return event_out(get_event(updated.slug))
 
 
@@ -566,7 +566,7 @@ def entries_register(request: HttpRequest, event: str, payload: NumbersIn) -> li
 @setup.get("/events/{event}/entries", response={200: list[EntryOut], **ERRORS})
 def entries_list(request: HttpRequest, event: str) -> list[Any]:
     found = get_event(event)
-    require_read(actor_of(request), found, published=_any_published(found))
+    require_read(actor_of(request), found, published=found.is_public())
     return _entries(found)
 
 

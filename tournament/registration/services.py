@@ -27,6 +27,7 @@ from tournament.players.identity import player_for
 from tournament.public.tasks import warm_event_pages_soon
 from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.csv_import import MAX_NUMBER, DriverRow, LineError, parse_drivers_csv
+from tournament.signup import broadcast as signup_mails
 
 
 def _require_superuser(actor: Actor) -> None:
@@ -475,6 +476,10 @@ def event_publish(
     qualifying_tables: bool | None = None,
 ) -> Event:
     require_organiser(actor, event.championship)
+    told = (
+        bool(allocation and not event.published_allocation),
+        bool(results and not event.published_results),
+    )
     if qualifying_tables is not None:
         event.published_qualifying_tables = qualifying_tables
     if allocation is not None:
@@ -497,6 +502,7 @@ def event_publish(
     transaction.on_commit(partial(warm_event_pages_soon, event.pk), robust=True)
     if ratings_change:
         recompute_ratings_soon(event.game)
+    signup_mails.publication_mails(event=event, allocation=told[0], results=told[1])
     return event
 
 

@@ -44,6 +44,7 @@ from tournament.registration.services import (
     event_publish,
 )
 from tournament.registration.tables import DriverTable, sorted_or_exported
+from tournament.signup import selectors as signup_selectors
 
 
 def _shown_events(request: HttpRequest, championship: Championship, events: Any) -> list[Event]:
@@ -83,7 +84,12 @@ def language_switch(request: HttpRequest, code: str) -> HttpResponse:
 ADDRESSABLE = re.compile(r"[-a-zA-Z0-9_]+")
 
 
-@public_page("tournament.Championship", "tournament.Event")
+@public_page(
+    "tournament.Championship",
+    "tournament.Event",
+    "tournament.Announcement",
+    "tournament.Registration",
+)
 def home(request: HttpRequest) -> HttpResponse:
     # A slug no address can hold (written around the validators: an import of before, a
     # hand-edited database) is left out rather than breaking the page for everyone.
@@ -98,7 +104,11 @@ def home(request: HttpRequest) -> HttpResponse:
             for event in _shown_events(request, championship, championship.events.all())
             if ADDRESSABLE.fullmatch(event.slug)
         ]
-    return render(request, "tournament/home.html", {"championships": championships})
+    return render(
+        request,
+        "tournament/home.html",
+        {"championships": championships, "upcoming": signup_selectors.upcoming()},
+    )
 
 
 def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:

@@ -98,6 +98,9 @@ class Registration(models.Model):
     #: registrant's own link. The secrets themselves are never stored.
     confirm_digest = models.CharField(max_length=64, unique=True, null=True, editable=False)
     link_digest = models.CharField(max_length=64, unique=True, null=True, editable=False)
+    #: The own link's secret sealed (tournament.sealing), as referee links are: later mails
+    #: carry the same link, and at a venue without mail the desk hands it over (QR code).
+    link_sealed = models.CharField(max_length=200, blank=True, default="", editable=False)
     created_at = models.DateTimeField(_("signed up at"), auto_now_add=True)
     confirmed_at = models.DateTimeField(_("confirmed at"), null=True, blank=True)
     #: Why race control refused, moved or cancelled it (said to the registrant).

@@ -15,6 +15,7 @@ An address is the real client's behind trusted proxies (tournament.site.client_i
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 from axes.helpers import get_cool_off
@@ -160,3 +161,54 @@ def login_locked(request: HttpRequest, credentials: object = None, *args, **kwar
             "Wait %(minutes)s minutes, or ask an administrator."
         ) % {"minutes": minutes}
     return render(request, "history/too_many.html", {"message": message}, status=429)
+
+
+# --- Sign-up: tries per address and per e-mail (issue 29) ----------------------------------
+# Successes count here too (a robot's sign-ups succeed). E-mail addresses are kept as
+# digests, never as they are; a cache outage lets sign-ups through.
+
+SIGNUP_PREFIX = "paddock:signup-tries:"
+
+
+class TooManySignUps(ServiceError):
+    status = 429
+
+    def __init__(self) -> None:
+        super().__init__(
+            _("Too many sign-ups from here. Wait %(minutes)s minutes, then try again.")
+            % {"minutes": max(1, signup_window() // 60)}
+        )
+
+
+def signup_window() -> int:
+    return int(getattr(settings, "SIGNUP_TRY_WINDOW", 3600))
+
+
+def _hit(key: str, most: int) -> bool:
+    """Count one try under ``key``; True while within ``most``."""
+    try:
+        if cache.add(key, 1, timeout=signup_window()):
+            return True
+        try:
+            return int(cache.incr(key)) <= most
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=signup_window())
+            return True
+    except Exception:  # noqa: BLE001 - a cache outage must never stop a sign-up
+        log.warning("sign-up limiter: cache unavailable, not limiting")
+        return True
+
+
+def signup_check(request: HttpRequest, email: str) -> None:
+    """Count this sign-up from the request's address and for ``email``; 429 past a limit
+    (``SIGNUP_TRIES_PER_ADDRESS``, ``SIGNUP_TRIES_PER_EMAIL`` within ``SIGNUP_TRY_WINDOW``)."""
+    address = client_ip(request) or "unknown"
+    mail = hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    ok_address = _hit(
+        f"{SIGNUP_PREFIX}ip:{address}", int(getattr(settings, "SIGNUP_TRIES_PER_ADDRESS", 30))
+    )
+    ok_email = _hit(
+        f"{SIGNUP_PREFIX}mail:{mail}", int(getattr(settings, "SIGNUP_TRIES_PER_EMAIL", 5))
+    )
+    if not (ok_address and ok_email):
+        raise TooManySignUps()

@@ -1,0 +1,251 @@
+"""Sign-up's JSON API (API.md, "Sign-up before the day"): anyone signs up and confirms;
+the registrant's own token reads, changes and cancels; organisers list, decide and write
+to the registrants; the psych sheet is public."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Any, Literal
+
+from django.http import HttpRequest
+from django.utils import timezone
+from ninja import Router, Schema
+from ninja.responses import Status
+from pydantic import Field
+
+from tournament.apikit import (
+    ERRORS,
+    ErrorOut,
+    actor_of,
+    get_event,
+    require_read,
+    require_token,
+)
+from tournament.errors import NotFound
+from tournament.models import Event
+from tournament.signup import broadcast, selectors, services
+from tournament.signup.models import Registration
+from tournament.site import ratelimit
+
+router = Router(tags=["sign-up"])
+Name = Annotated[str, Field(min_length=1, max_length=100)]
+WITH_429 = {**ERRORS, 429: ErrorOut}
+
+
+class SignUpIn(Schema):
+    first_name: Name
+    last_name: Name
+    email: Annotated[str, Field(max_length=254)]
+    licence: Annotated[str, Field(max_length=30)] | None = None
+    team: Annotated[str, Field(max_length=100)] | None = None
+    public_name: Literal["full", "short"] = "full"
+    language: Literal["fr", "en"] | None = None
+
+
+class SignUpOut(Schema):
+    status: Literal["unconfirmed"]
+
+
+@router.post("/events/{event}/registrations", response={202: SignUpOut, **WITH_429})
+def registration_create(request: HttpRequest, event: str, payload: SignUpIn) -> Status[Any]:
+    """Sign up (anyone, while registration is open). The answer is the same whether the
+    address is new or already registered: the mail says which."""
+    found = get_event(event)
+    if not services.announced(found):
+        require_read(actor_of(request), found, published=False)
+    refusal = services.window_refusal(found, timezone.now())
+    if refusal is not None:
+        raise refusal
+    ratelimit.signup_check(request, payload.email)
+    data = payload.model_dump()
+    data["language"] = data.get("language") or getattr(request, "LANGUAGE_CODE", "fr")
+    services.registration_sign_up(event=found, **data)
+    return Status(202, {"status": "unconfirmed"})
+
+
+class ConfirmIn(Schema):
+    token: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class ConfirmOut(Schema):
+    status: Literal["accepted", "waiting", "pending"]
+    rank: int | None = None
+    link: str
+
+
+@router.post("/registrations/confirm", response={200: ConfirmOut, **ERRORS})
+def registration_confirm(request: HttpRequest, payload: ConfirmIn) -> dict[str, Any]:
+    """Confirm the address with the token of the confirmation mail."""
+    registration, link = services.registration_confirm(token=payload.token)
+    return {"status": registration.status, "rank": services.rank_of(registration), "link": link}
+
+
+class OwnOut(Schema):
+    event: str
+    status: str
+    rank: int | None = None
+    first_name: str
+    last_name: str
+    team: str
+    public_name: str
+    table: int | None = Field(None, description="Once the allocation is published.")
+
+
+def own_out(registration: Registration) -> dict[str, Any]:
+    return {
+        "event": registration.event.slug,
+        "status": registration.status,
+        "rank": services.rank_of(registration),
+        "first_name": registration.first_name,
+        "last_name": registration.last_name,
+        "team": registration.team,
+        "public_name": registration.public_name,
+        "table": services.table_of(registration),
+    }
+
+
+@router.get("/registrations/{token}", response={200: OwnOut, **ERRORS})
+def registration_own(request: HttpRequest, token: str) -> dict[str, Any]:
+    """The registration of this own link (the token is the secret of the link)."""
+    return own_out(services.registration_for_link(token))
+
+
+class OwnPatchIn(Schema):
+    first_name: Name | None = None
+    last_name: Name | None = None
+    team: Annotated[str, Field(max_length=100)] | None = None
+    public_name: Literal["full", "short"] | None = None
+
+
+@router.patch("/registrations/{token}", response={200: OwnOut, **ERRORS})
+def registration_edit(request: HttpRequest, token: str, payload: OwnPatchIn) -> dict[str, Any]:
+    """Change the name, team or name in public until the edit deadline (409 after)."""
+    registration = services.registration_for_link(token)
+    changes = {k: v for k, v in payload.model_dump(exclude_unset=True).items() if v is not None}
+    return own_out(services.registration_edit(registration=registration, **changes))
+
+
+@router.delete("/registrations/{token}", response={200: OwnOut, **ERRORS})
+def registration_cancel(request: HttpRequest, token: str) -> dict[str, Any]:
+    """Cancel (until the edit deadline); the first on the waiting list then moves in."""
+    registration = services.registration_for_link(token)
+    return own_out(services.registration_cancel(registration=registration))
+
+
+class RegistrationOut(Schema):
+    id: int
+    first_name: str
+    last_name: str
+    email: str
+    licence: str
+    team: str
+    status: str
+    rank: int | None
+    confirmed_at: datetime.datetime | None
+    driver: int | None
+
+
+def _organised(request: HttpRequest, slug: str) -> Event:
+    actor = actor_of(request)
+    require_token(actor)
+    event = get_event(slug)
+    services.require_organiser(actor, event)
+    return event
+
+
+def registration_out(registration: Registration, rank: int | None) -> dict[str, Any]:
+    return {
+        "id": registration.pk,
+        "first_name": registration.first_name,
+        "last_name": registration.last_name,
+        "email": registration.email,
+        "licence": registration.licence,
+        "team": registration.team,
+        "status": registration.status,
+        "rank": rank,
+        "confirmed_at": registration.confirmed_at,
+        "driver": registration.driver.number if registration.driver_id else None,
+    }
+
+
+@router.get("/events/{event}/registrations", response={200: list[RegistrationOut], **ERRORS})
+def registration_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
+    """Every registration (organisers only: it carries the addresses)."""
+    return [registration_out(r, k) for r, k in selectors.ranked(_organised(request, event))]
+
+
+class DecisionIn(Schema):
+    status: Literal["accepted", "refused", "waiting"]
+    reason: Annotated[str, Field(max_length=500)]
+
+
+@router.post(
+    "/events/{event}/registrations/{id}/decision",
+    response={200: RegistrationOut, **ERRORS},
+)
+def registration_decision(
+    request: HttpRequest, event: str, id: int, payload: DecisionIn
+) -> dict[str, Any]:
+    """Race control accepts, refuses or moves to the waiting list, with a reason."""
+    found = _organised(request, event)
+    registration = Registration.objects.filter(event=found, pk=id).first()
+    if registration is None:
+        raise NotFound("Unknown registration.")
+    decided = services.registration_decide(
+        registration=registration,
+        actor=actor_of(request),
+        status=payload.status,
+        reason=payload.reason,
+    )
+    return registration_out(decided, services.rank_of(decided))
+
+
+class MessageIn(Schema):
+    to: Literal["accepted", "waiting", "all"]
+    subject: Annotated[str, Field(min_length=1, max_length=200)]
+    body: Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
+class QueuedOut(Schema):
+    queued: int
+
+
+class MessageOut(Schema):
+    id: int
+    to: str
+    subject: str
+    body: str
+    at: datetime.datetime
+    by: str | None
+    queued: int
+    delivered: int
+    failed: int
+
+
+@router.post("/events/{event}/messages", response={200: QueuedOut, **ERRORS})
+def message_create(request: HttpRequest, event: str, payload: MessageIn) -> dict[str, Any]:
+    """A message to all accepted, all waiting or everyone (each mailed once)."""
+    found = _organised(request, event)
+    message = broadcast.message_send(event=found, actor=actor_of(request), **payload.model_dump())
+    return {"queued": message.queued}
+
+
+@router.get("/events/{event}/messages", response={200: list[MessageOut], **ERRORS})
+def message_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
+    """What was sent, to how many, how many delivered and failed."""
+    return broadcast.messages_of(_organised(request, event))
+
+
+class EntrantOut(Schema):
+    name: str
+    team: str
+    rating: float | None
+    races: int
+
+
+@router.get("/events/{event}/entrants", response={200: list[EntrantOut], **ERRORS})
+def entrant_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
+    """The psych sheet: accepted entrants, public (names as each chose, no address)."""
+    found = get_event(event)
+    require_read(actor_of(request), found, published=services.announced(found))
+    return selectors.entrants(found)

@@ -1,0 +1,225 @@
+"""Race control's pages of sign-up: the announcement (place, schedule, seats, window) and
+the list of registrations (status, rank, counts against capacity, filters, CSV/XLSX,
+decisions with reasons, messages, and at a venue without mail each registrant's link and
+QR code to hand over)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from tournament.access import actor_for, organised_event
+from tournament.documents.exports import FORMATS, csv_bytes, xlsx_bytes
+from tournament.documents.printing import QR_QUIET_ZONE, qr_modules
+from tournament.errors import ServiceError
+from tournament.registration.forms import apply_errors
+from tournament.signup import broadcast, checkin, selectors, services, tasks
+from tournament.signup.announcement import announcement_update
+from tournament.signup.forms import AnnouncementForm, DecisionForm, MessageForm
+from tournament.signup.models import Announcement, Mail, Registration
+
+
+@require_http_methods(["GET", "POST"])
+def announcement_page(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    instance = Announcement.objects.filter(event=event).first() or Announcement(event=event)
+    form = AnnouncementForm(request.POST if request.method == "POST" else None, instance=instance)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            announcement_update(
+                actor=actor_for(request),
+                event=event,
+                place=data["place"],
+                fee=data["fee"],
+                capacity=data["capacity"],
+                starts_at=data["starts_at"].strftime("%H:%M") if data["starts_at"] else None,
+                schedule=data["schedule_lines"],
+                mail_tables=data["mail_tables"],
+                registration={
+                    "opens_at": data["opens_at"],
+                    "closes_at": data["closes_at"],
+                    "edit_until": data["edit_until"],
+                    "approval": data["approval"],
+                },
+            )
+        except ServiceError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, _("Announcement saved."))
+            return redirect("signup-desk", slug=event.slug)
+    return render(request, "signup/announcement.html", {"event": event, "form": form})
+
+
+def qr_svg(link: str) -> SafeString:
+    """``link`` as an inline SVG QR code (the printing toolkit's modules)."""
+    modules = qr_modules(link)
+    size = len(modules) + 2 * QR_QUIET_ZONE
+    rects = "".join(
+        f'<rect x="{x + QR_QUIET_ZONE}" y="{y + QR_QUIET_ZONE}" width="1" height="1"/>'
+        for y, row in enumerate(modules)
+        for x, value in enumerate(row)
+        if value == 0
+    )
+    return mark_safe(  # noqa: S308 - numbers only, built here
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" width="200" '
+        f'height="200" shape-rendering="crispEdges" role="img"><rect width="100%" '
+        f'height="100%" fill="#fff"/><g fill="#000">{rects}</g></svg>'
+    )
+
+
+HEADER = ("rank", "status", "first_name", "last_name", "email", "licence", "team", "confirmed_at")
+
+
+def _export(event: Any, rows: list[tuple[Registration, int | None]], kind: str) -> HttpResponse:
+    values: list[list[Any]] = [[_(h) for h in HEADER]]
+    for registration, rank in rows:
+        values.append(
+            [
+                rank,
+                registration.get_status_display(),
+                registration.first_name,
+                registration.last_name,
+                registration.email,
+                registration.licence,
+                registration.team,
+                registration.confirmed_at,
+            ]
+        )
+    body = csv_bytes(values) if kind == "csv" else xlsx_bytes(values, title=event.name)
+    response = HttpResponse(body, content_type=FORMATS[kind])
+    response["Content-Disposition"] = f'attachment; filename="{event.slug}-registrations.{kind}"'
+    return response
+
+
+def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
+    actor = actor_for(request)
+    action = request.POST.get("action")
+    if action == "message":
+        form = MessageForm(request.POST)
+        if form.is_valid():
+            message = broadcast.message_send(event=event, actor=actor, **form.cleaned_data)
+            messages.success(
+                request, _("Message queued for %(count)s registrants.") % {"count": message.queued}
+            )
+            return redirect(request.get_full_path())
+        return {"message_form": form}
+    if action == "send":
+        count = tasks.send_queued(event_id=event.pk)
+        messages.success(request, _("%(count)s mails handed to the sender.") % {"count": count})
+        return redirect(request.get_full_path())
+    if action == "close":
+        absent = checkin.check_in_close(event=event, actor=actor)
+        messages.success(request, _("Check-in closed: %(count)s absent.") % {"count": absent})
+        return redirect(request.get_full_path())
+    if action == "admit":
+        admitted = checkin.door_admit(event=event, actor=actor)
+        messages.success(request, _("%(count)s took a seat.") % {"count": len(admitted)})
+        return redirect(request.get_full_path())
+    registration = get_object_or_404(Registration, event=event, pk=request.POST.get("id"))
+    registration.event = event
+    if action == "checkin":
+        entry = checkin.registration_check_in(
+            reg=registration, actor=actor, paid=bool(request.POST.get("paid"))
+        )
+        messages.success(
+            request,
+            _("%(name)s checked in as n° %(number)s.")
+            % {"name": registration, "number": entry.driver.number},
+        )
+        return redirect(request.get_full_path())
+    if action == "export":
+        body = json.dumps(selectors.registration_export(registration), ensure_ascii=False, indent=1)
+        response = HttpResponse(body, content_type="application/json; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="registration-{registration.pk}.json"'
+        )
+        return response
+    if action == "erase":
+        services.registration_erase(
+            registration=registration, actor=actor, reason=request.POST.get("reason", "")
+        )
+        messages.success(request, _("Erased: %(name)s.") % {"name": registration})
+        return redirect(request.get_full_path())
+    if action == "present":
+        checkin.present_set(reg=registration, actor=actor, present=not registration.present)
+        return redirect(request.get_full_path())
+    if action == "link":
+        # The link already mailed (sealed copy); a new one only where no key opens it.
+        link = services.own_link(registration) or services.own_link_renew(
+            registration=registration, actor=actor
+        )
+        return {"handover": {"registration": registration, "link": link, "qr": qr_svg(link)}}
+    form = DecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose a decision and say why."))
+        return redirect(request.get_full_path())
+    data = form.cleaned_data
+    if data["status"] == Registration.Status.CANCELLED:
+        services.registration_cancel(registration=registration, actor=actor, reason=data["reason"])
+    else:
+        services.registration_decide(registration=registration, actor=actor, **data)
+    messages.success(request, _("Saved: %(name)s.") % {"name": registration})
+    return redirect(request.get_full_path())
+
+
+@require_http_methods(["GET", "POST"])
+def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    extra: dict[str, Any] = {}
+    if request.method == "POST":
+        try:
+            answer = _post(request, event)
+        except ServiceError as exc:
+            messages.error(request, exc.message)
+            return redirect(request.get_full_path())
+        if isinstance(answer, HttpResponse):
+            return answer
+        extra = answer
+    rows = selectors.ranked(event)
+    shown = request.GET.get("status", "")
+    if shown in Registration.Status.values:
+        rows = [(r, k) for r, k in rows if r.status == shown]
+    kind = request.GET.get("_export", "")
+    if kind in FORMATS:
+        return _export(event, rows, kind)
+    counts = dict(
+        Registration.objects.filter(event=event)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .values_list("status", "n")
+    )
+    queued = dict(
+        Mail.objects.filter(registration__event=event, state=Mail.State.QUEUED)
+        .values_list("registration")
+        .annotate(n=Count("pk"))
+        .values_list("registration", "n")
+    )
+    announcement = Announcement.objects.filter(event=event).first()
+    context = {
+        "event": event,
+        "announcement": announcement,
+        "rows": [(r, k, queued.get(r.pk, 0)) for r, k in rows],
+        "counts": counts,
+        "statuses": Registration.Status.choices,
+        "shown": shown,
+        "decision_form": DecisionForm(),
+        "message_form": MessageForm(),
+        "sent_log": broadcast.messages_of(event),
+        "door": checkin.door_candidates(event),
+        "mails_leave": tasks.mails_leave(),
+        "queued_total": sum(queued.values()),
+        "failed_total": Mail.objects.filter(
+            Q(registration__event=event) & Q(state=Mail.State.FAILED)
+        ).count(),
+        **extra,
+    }
+    return render(request, "signup/desk.html", context)

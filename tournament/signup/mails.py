@@ -1,0 +1,149 @@
+"""The mails of sign-up: each change writes its row in the outbox (``Mail``) in the same
+transaction, rendered in the registrant's language, as text and HTML, naming the event and
+the link. Sending is ``tasks.py``'s job; nothing here talks to a mail server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import make_msgid
+from django.template.loader import render_to_string
+from django.utils import formats, translation
+from django.utils.translation import gettext as _
+
+from tournament.signup.models import Mail, Message, Registration
+
+Kind = Mail.Kind
+
+
+def confirm_url(secret: str) -> str:
+    return f"{settings.SITE_URL.rstrip('/')}/registrations/confirm/{secret}/"
+
+
+def own_url(secret: str) -> str:
+    return f"{settings.SITE_URL.rstrip('/')}/registrations/{secret}/"
+
+
+def _next_key(registration: Registration, key: str) -> str:
+    """``key`` the first time, then ``key:2``, ``key:3``…: one row per change told."""
+    taken = set(
+        Mail.objects.filter(registration=registration, key__startswith=key).values_list(
+            "key", flat=True
+        )
+    )
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key}:{n}" in taken:
+        n += 1
+    return f"{key}:{n}"
+
+
+def _texts(registration: Registration, kind: str, facts: dict[str, Any]) -> tuple[str, list[str]]:
+    """The subject and paragraphs of one kind of mail, in the active language."""
+    event = registration.event
+    names = {"event": event.name, "date": formats.date_format(event.date, "DATE_FORMAT")}
+    if kind == Kind.CONFIRM:
+        return _("Confirm your registration for %(event)s") % names, [
+            _(
+                "You asked for a seat at %(event)s on %(date)s. Open the link below and press "
+                "the button to confirm your address: your registration counts from then on."
+            )
+            % names,
+            _("The link works for 24 hours. If you did not sign up, ignore this mail."),
+        ]
+    if kind == Kind.ACCEPTED:
+        return _("You are in: %(event)s") % names, [
+            _("Your seat at %(event)s on %(date)s is confirmed.") % names,
+        ]
+    if kind == Kind.WAITING:
+        return _("Waiting list: %(event)s") % names, [
+            _(
+                "%(event)s is full. You are n° %(rank)s on the waiting list: if a seat frees "
+                "up, you move in and we tell you."
+            )
+            % {**names, "rank": facts.get("rank", "?")},
+        ]
+    if kind == Kind.MOVED_IN:
+        return _("A seat freed up: you are in (%(event)s)") % names, [
+            _("A seat freed up at %(event)s on %(date)s: it is yours.") % names,
+        ]
+    if kind == Kind.REFUSED:
+        return _("Registration refused: %(event)s") % names, [
+            _("Race control could not accept your registration for %(event)s.") % names,
+            _("Reason: %(reason)s") % {"reason": facts.get("reason", "")},
+        ]
+    if kind == Kind.CANCELLED:
+        lines = [_("Your registration for %(event)s is cancelled.") % names]
+        if facts.get("reason"):
+            lines.append(_("Reason: %(reason)s") % {"reason": facts["reason"]})
+        return _("Registration cancelled: %(event)s") % names, lines
+    if kind == Kind.TABLE:
+        return _("Your table: %(event)s") % names, [
+            _("The tables of %(event)s are out: you race at table %(table)s.")
+            % {**names, "table": facts.get("table", "?")},
+        ]
+    if kind == Kind.RESULTS:
+        return _("Results published: %(event)s") % names, [
+            _("The results of %(event)s are published. Thank you for racing!") % names,
+        ]
+    if kind == Kind.REMINDER:
+        announcement = getattr(event, "announcement", None)
+        lines = [_("%(event)s is on %(date)s. See you there!") % names]
+        if announcement is not None and announcement.place:
+            lines.append(_("Place: %(place)s") % {"place": announcement.place})
+        for step in getattr(announcement, "schedule", None) or []:
+            lines.append(f"{step['time']} {step['label']}")
+        return _("Reminder: %(event)s") % names, lines
+    if kind == Kind.MESSAGE:
+        return str(facts["subject"]), [str(facts["body"])]
+    if facts.get("pending"):
+        return _("Awaiting race control: %(event)s") % names, [
+            _(
+                "Your address is confirmed. Race control accepts each entry of %(event)s: "
+                "you will be told its decision."
+            )
+            % names,
+        ]
+    return _("Your registration for %(event)s") % names, [
+        _("Here is the link to your registration for %(event)s on %(date)s.") % names,
+    ]
+
+
+def queue(
+    registration: Registration,
+    kind: str,
+    *,
+    link: str,
+    key: str | None = None,
+    message: Message | None = None,
+    **facts: Any,
+) -> Mail:
+    """Write one mail of ``kind`` to ``registration`` in the outbox (the caller's
+    transaction), rendered in the registrant's language. ``link``: the URL it carries."""
+    with translation.override(registration.language or settings.LANGUAGE_CODE):
+        subject, paragraphs = _texts(registration, kind, facts)
+        context = {
+            "registration": registration,
+            "event": registration.event,
+            "paragraphs": paragraphs,
+            "link": link,
+            "link_label": _("Confirm my registration")
+            if kind == Kind.CONFIRM
+            else _("My registration"),
+        }
+        text = render_to_string("signup/mail.txt", context)
+        html = render_to_string("signup/mail.html", context)
+    return Mail.objects.create(
+        registration=registration,
+        message=message,
+        kind=kind,
+        key=_next_key(registration, key or kind),
+        to=registration.email,
+        language=registration.language,
+        subject=subject[:250],
+        body_text=text,
+        body_html=html,
+        message_id_header=make_msgid(domain="paddock.invalid"),
+    )

@@ -1,0 +1,106 @@
+"""The rules of sign-up, pure (DOMAIN.md "Before the day"): the registration window, what a
+confirmation becomes, how many of the waiting list move in, a name in public, the psych
+sheet's order. Plain values in and out: no Django, no database here."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+#: How long a confirmation link works, and when an unconfirmed registration is deleted.
+CONFIRM_WITHIN = datetime.timedelta(hours=24)
+DELETE_AFTER = datetime.timedelta(days=7)
+
+Window = Literal["closed", "not_open", "open", "over"]
+Confirmed = Literal["accepted", "waiting", "pending"]
+
+
+def window(
+    now: datetime.datetime,
+    opens_at: datetime.datetime | None,
+    closes_at: datetime.datetime | None,
+) -> Window:
+    """Where the registration window stands: ``closed`` while it has no opening date,
+    ``not_open`` before it, ``over`` from its closing date on, else ``open``."""
+    if opens_at is None:
+        return "closed"
+    if now < opens_at:
+        return "not_open"
+    if closes_at is not None and now >= closes_at:
+        return "over"
+    return "open"
+
+
+def free_seats(capacity: int | None, accepted: int) -> int | None:
+    """Seats left (never below 0); None when the event has no limit."""
+    if capacity is None:
+        return None
+    return max(0, capacity - accepted)
+
+
+def on_confirm(approval: str, capacity: int | None, accepted: int) -> Confirmed:
+    """What a registration becomes once its address is confirmed: in mode ``organiser`` it
+    awaits race control; in mode ``first_come`` it takes a free seat, else it waits."""
+    if approval == "organiser":
+        return "pending"
+    seats = free_seats(capacity, accepted)
+    return "accepted" if seats is None or seats > 0 else "waiting"
+
+
+def moving_in(capacity: int | None, accepted: int, waiting: int) -> int:
+    """How many of the waiting list move in (the first ones, in order): as many as there
+    are free seats, and no more than are waiting."""
+    seats = free_seats(capacity, accepted)
+    return waiting if seats is None else min(seats, waiting)
+
+
+def may_accept(capacity: int | None, accepted: int) -> bool:
+    """Race control may accept one more only while a seat is free."""
+    seats = free_seats(capacity, accepted)
+    return seats is None or seats > 0
+
+
+def may_edit(now: datetime.datetime, edit_until: datetime.datetime | None) -> bool:
+    """The registrant changes or cancels until the edit deadline (no deadline: always)."""
+    return edit_until is None or now < edit_until
+
+
+def confirmable(now: datetime.datetime, created_at: datetime.datetime) -> bool:
+    """A confirmation link works for 24 h after the sign-up."""
+    return now - created_at < CONFIRM_WITHIN
+
+
+def to_delete(now: datetime.datetime, created_at: datetime.datetime) -> bool:
+    """An unconfirmed registration is deleted 7 days after its sign-up."""
+    return now - created_at >= DELETE_AFTER
+
+
+def public_name(first_name: str, last_name: str, choice: str) -> str:
+    """The name as the registrant chose to show it: ``Élodie Lefèvre`` or ``Élodie L.``."""
+    first, last = first_name.strip(), last_name.strip()
+    if choice == "short" and last:
+        return f"{first} {last[0].upper()}."
+    return f"{first} {last}".strip()
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One accepted registrant as the psych sheet orders them."""
+
+    key: int
+    #: Conservative rating for the event's game, None when unrated.
+    rating: float | None
+    #: Order of registration (confirmation): smaller first.
+    order: int
+
+
+def psych_order(entrants: Sequence[Entrant]) -> list[Entrant]:
+    """Best rating first (ties in registration order), then the unrated in registration
+    order."""
+    rated = sorted(
+        (e for e in entrants if e.rating is not None), key=lambda e: (-e.rating, e.order)
+    )  # type: ignore[operator]
+    unrated = sorted((e for e in entrants if e.rating is None), key=lambda e: e.order)
+    return rated + unrated

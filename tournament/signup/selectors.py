@@ -1,0 +1,131 @@
+"""Sign-up's reads: the registrations in confirmation order with their waiting-list rank,
+the psych sheet's entrants (ratings read from the players' ratings, floor 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from tournament.models import Event
+from tournament.players.models import PlayerRating
+from tournament.players.odds import family_of, ratings_of
+from tournament.signup import rules
+from tournament.signup.models import Announcement, Registration
+
+
+def ranked(event: Event) -> list[tuple[Registration, int | None]]:
+    """Every registration of ``event`` with its waiting-list rank, in confirmation order."""
+    rows = Registration.objects.filter(event=event).select_related("driver")
+    rows = rows.order_by("confirmed_at", "pk")
+    out, rank = [], 0
+    for registration in rows:
+        if registration.status == Registration.Status.WAITING and registration.confirmed_at:
+            rank += 1
+            out.append((registration, rank))
+        else:
+            out.append((registration, None))
+    return out
+
+
+def entrants(event: Event) -> list[dict[str, Any]]:
+    """The accepted entrants in psych-sheet order (API.md): best rating first, unrated
+    after in registration order; names as each chose."""
+    accepted = list(
+        Registration.objects.filter(event=event, status=Registration.Status.ACCEPTED)
+        .select_related("driver")
+        .order_by("confirmed_at", "pk")
+    )
+    players = {r.pk: r.driver.player_id for r in accepted if r.driver_id}
+    ratings = ratings_of(players.values(), family_of(event))
+    from_player = dict(
+        PlayerRating.objects.filter(
+            player_id__in=set(players.values()), family=family_of(event)
+        ).values_list("player_id", "races")
+    )
+    rows = {r.pk: r for r in accepted}
+    ordered = rules.psych_order(
+        [
+            rules.Entrant(key=r.pk, rating=ratings.get(players.get(r.pk)), order=i)
+            for i, r in enumerate(accepted)
+        ]
+    )
+    return [
+        {
+            "name": rules.public_name(
+                rows[e.key].first_name, rows[e.key].last_name, rows[e.key].public_name
+            ),
+            "team": rows[e.key].team,
+            "rating": e.rating,
+            "races": from_player.get(players.get(e.key), 0),
+        }
+        for e in ordered
+    ]
+
+
+def registration_export(registration: Registration) -> dict[str, Any]:
+    """Everything kept about one registrant (their request for their data): the
+    registration, its recorded changes (who, when, why) and the mails sent."""
+    fields = ("first_name", "last_name", "email", "licence", "team", "public_name", "language")
+    return {
+        "event": registration.event.slug,
+        "registration": {
+            **{name: getattr(registration, name) for name in fields},
+            "status": registration.status,
+            "signed_up_at": registration.created_at.isoformat(),
+            "confirmed_at": registration.confirmed_at.isoformat()
+            if registration.confirmed_at
+            else None,
+            "reason": registration.reason,
+            "driver": registration.driver.number if registration.driver_id else None,
+        },
+        "changes": [
+            {
+                "at": row.history_date.isoformat(),
+                "status": row.status,
+                "by": row.history_actor,
+                "why": row.history_change_reason or "",
+            }
+            for row in registration.history.order_by("history_date", "history_id")
+        ],
+        "mails": [
+            {
+                "kind": mail.kind,
+                "subject": mail.subject,
+                "state": mail.state,
+                "sent_at": mail.sent_at.isoformat() if mail.sent_at else None,
+            }
+            for mail in registration.mails.order_by("pk")
+        ],
+    }
+
+
+def upcoming() -> list[dict[str, Any]]:
+    """The home page's upcoming events whose registration is announced, each with where its
+    registration stands: ``not_open`` (opens on ``opens_at``), ``open``, ``full`` (the
+    waiting list), ``closed``."""
+    now = timezone.now()
+    announcements = (
+        Announcement.objects.filter(event__date__gte=timezone.localdate(), opens_at__isnull=False)
+        .select_related("event__championship")
+        .annotate(
+            accepted=Count(
+                "event__registrations", filter=Q(event__registrations__status="accepted")
+            )
+        )
+        .order_by("event__date", "event__pk")
+    )
+    shown = []
+    for a in announcements:
+        state = rules.window(now, a.opens_at, a.closes_at)
+        if state == "open" and not rules.may_accept(a.capacity, a.accepted):
+            state = "full"
+        shown.append(
+            {
+                "event": a.event,
+                "state": "closed" if state == "over" else state,
+                "opens_at": a.opens_at,
+            }
+        )
+    return shown

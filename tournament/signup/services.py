@@ -1,0 +1,500 @@
+"""Sign-up's writes (DOMAIN.md "Before the day"): sign up, confirm, change, cancel, race
+control's decisions, the waiting list moving in.
+
+Every change of who holds a seat runs under a row lock on the event's announcement
+(``select_for_update``), taken before the seats are counted: two confirmations of the last
+seat, in two processes, are served one after the other, and never more are accepted than
+the capacity. Each change writes its mail in the same transaction (``mails.queue``) and
+sends it after the commit (``tasks.send_soon``); its history row says who and why.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+
+from tournament.access import Actor
+from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
+from tournament.models import Event
+from tournament.sealing import link_digest, new_link_secret, seal, unseal
+from tournament.signup import mails, rules, tasks
+from tournament.signup.models import Announcement, Mail, Registration
+
+Status = Registration.Status
+#: Statuses that hold a place (a seat, a rank, or race control's attention).
+LIVE = (Status.ACCEPTED, Status.WAITING, Status.PENDING)
+REGISTRANT = "registrant (own link)"
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _stamp(registration: Registration, actor: Actor | None, reason: str) -> None:
+    if actor is not None:
+        actor.stamp(registration)
+    else:
+        registration._history_actor = REGISTRANT  # type: ignore[attr-defined]
+    registration._change_reason = reason[:100]  # type: ignore[attr-defined]
+
+
+def _locked_announcement(event: Event) -> Announcement:
+    """The event's announcement, locked until the end of the transaction: whoever changes
+    seats holds it, so counting and taking a seat are one step."""
+    Announcement.objects.get_or_create(event=event)
+    return Announcement.objects.select_for_update().get(event=event)
+
+
+def accepted_count(event: Event) -> int:
+    return Registration.objects.filter(event=event, status=Status.ACCEPTED).count()
+
+
+def waiting_list(event: Event) -> Any:
+    return Registration.objects.filter(event=event, status=Status.WAITING).order_by(
+        "confirmed_at", "pk"
+    )
+
+
+def rank_of(registration: Registration) -> int | None:
+    """Place on the waiting list (1 = next in), None when not waiting."""
+    if registration.status != Status.WAITING or registration.confirmed_at is None:
+        return None
+    ahead = waiting_list(registration.event).filter(confirmed_at__lt=registration.confirmed_at)
+    same = waiting_list(registration.event).filter(
+        confirmed_at=registration.confirmed_at, pk__lt=registration.pk
+    )
+    return ahead.count() + same.count() + 1
+
+
+def _new_confirm(registration: Registration) -> str:
+    secret = new_link_secret()
+    registration.confirm_digest = link_digest(secret)
+    return secret
+
+
+def _new_link(registration: Registration) -> str:
+    secret = new_link_secret()
+    registration.link_digest = link_digest(secret)
+    registration.link_sealed = seal(secret)
+    return secret
+
+
+def own_link(registration: Registration) -> str:
+    """The registrant's own link (its URL), or "" when no key of this server opens it."""
+    secret = unseal(registration.link_sealed)
+    return mails.own_url(secret) if secret else ""
+
+
+def own_link_renew(*, registration: Registration, actor: Actor) -> str:
+    """A new own link (the old one stops working): race control hands it over."""
+    require_organiser(actor, registration.event)
+    secret = _new_link(registration)
+    _stamp(registration, actor, "link renewed")
+    registration.save()
+    return mails.own_url(secret)
+
+
+def require_organiser(actor: Actor, event: Event) -> None:
+    if not actor.can_organise(event.championship):
+        raise NotAllowed(_("Only the organisers of this championship may do this."))
+
+
+def announced(event: Event) -> bool:
+    """Public: an event whose registration has an opening date, or that published
+    anything. Before, its sign-up page and entrants are race control's only (404)."""
+    opens = Announcement.objects.filter(event=event).values_list("opens_at", flat=True).first()
+    return opens is not None or event.is_public()
+
+
+def window_refusal(event: Event, now: datetime.datetime) -> Conflict | None:
+    """The 409 of a registration window that is not open (saying when), else None."""
+    announcement = Announcement.objects.filter(event=event).first()
+    opens = announcement.opens_at if announcement else None
+    closes = announcement.closes_at if announcement else None
+    state = rules.window(now, opens, closes)
+    if state == "open":
+        return None
+    if state == "not_open":
+        when = formats.date_format(timezone.localtime(opens), "DATETIME_FORMAT")
+        return Conflict(_("Registration opens on %(when)s.") % {"when": when})
+    if state == "over":
+        when = formats.date_format(timezone.localtime(closes), "DATETIME_FORMAT")
+        return Conflict(_("Registration closed on %(when)s.") % {"when": when})
+    return Conflict(_("Registration for this event is not open."))
+
+
+# --- sign up, confirm ------------------------------------------------------------------
+
+FIELDS = ("first_name", "last_name", "licence", "team", "public_name", "language")
+
+
+def _clean_fields(data: dict[str, Any]) -> dict[str, Any]:
+    errors: dict[str, list[str]] = {}
+    cleaned = {k: str(data.get(k) or "").strip() for k in (*FIELDS, "email")}
+    for name, limit in (("first_name", 100), ("last_name", 100), ("licence", 30), ("team", 100)):
+        if len(cleaned[name]) > limit:
+            errors[name] = [_("At most %(count)s characters.") % {"count": limit}]
+    for name in ("first_name", "last_name"):
+        if not cleaned[name]:
+            errors[name] = [_("This field is required.")]
+    try:
+        validate_email(cleaned["email"])
+        if len(cleaned["email"]) > 254:
+            raise ValidationError("long")
+    except ValidationError:
+        errors["email"] = [_("Enter a valid email address.")]
+    if cleaned["public_name"] not in Registration.PublicName.values:
+        cleaned["public_name"] = Registration.PublicName.FULL
+    if cleaned["language"] not in ("fr", "en"):
+        cleaned["language"] = "fr"
+    if errors:
+        raise InvalidInput(
+            _("Some fields are invalid: %(fields)s.") % {"fields": ", ".join(errors)}, errors
+        )
+    return cleaned
+
+
+def registrations_clean(*, now: datetime.datetime | None = None) -> int:
+    """Delete unconfirmed registrations older than 7 days; answers how many."""
+    now = now or timezone.now()
+    old = Registration.objects.filter(
+        status=Status.UNCONFIRMED, created_at__lte=now - rules.DELETE_AFTER
+    )
+    return old.delete()[1].get("tournament.Registration", 0)
+
+
+def registration_sign_up(
+    *, event: Event, now: datetime.datetime | None = None, **data: Any
+) -> None:
+    """A sign-up. Answers nothing a stranger could read: a new address gets its
+    confirmation mail, an address already registered its own link again (or a new
+    confirmation while it is unconfirmed or was cancelled); never a second seat."""
+    now = now or timezone.now()
+    refusal = window_refusal(event, now)
+    if refusal is not None:
+        raise refusal
+    fields = _clean_fields(data)
+    email = fields.pop("email")
+    registrations_clean(now=now)
+    try:
+        with transaction.atomic():
+            mail = _sign_up(event, email, fields, now)
+    except IntegrityError:
+        # The same address twice in the same instant: the second finds the first.
+        with transaction.atomic():
+            mail = _sign_up(event, email, fields, now)
+    tasks.send_soon([mail.pk])
+
+
+def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.datetime) -> Mail:
+    existing = (
+        Registration.objects.select_for_update()
+        .select_related("event__championship")
+        .filter(event=event, email__iexact=email)
+        .first()
+    )
+    if existing is not None and existing.status in (*LIVE, Status.REFUSED):
+        # Already registered: the mail says so and carries the link; nothing changes.
+        return mails.queue(existing, Mail.Kind.LINK, link=own_link(existing), key="link")
+    registration = existing or Registration(event=event, email=email)
+    for name, value in fields.items():
+        setattr(registration, name, value)
+    registration.status = Status.UNCONFIRMED
+    registration.confirmed_at = None
+    registration.reason = ""
+    secret = _new_confirm(registration)
+    _stamp(registration, None, "signed up")
+    registration.save()
+    if existing is not None:  # a new 24 hours for the new link
+        Registration.objects.filter(pk=registration.pk).update(created_at=now)
+        registration.created_at = now
+    return mails.queue(registration, Mail.Kind.CONFIRM, link=mails.confirm_url(secret))
+
+
+def registration_confirm(
+    *, token: str, now: datetime.datetime | None = None
+) -> tuple[Registration, str]:
+    """Confirm an address (the confirmation mail's token): the registration takes a seat,
+    waits, or awaits race control. Answers it and the registrant's own link."""
+    now = now or timezone.now()
+    found = Registration.objects.filter(confirm_digest=link_digest(token)).first()
+    if found is None or len(token) > 100:
+        raise NotFound(
+            _(
+                "This confirmation link is unknown or was replaced by a newer one: "
+                "use the last mail."
+            )
+        )
+    with transaction.atomic():
+        announcement = _locked_announcement(found.event)
+        registration = (
+            Registration.objects.select_for_update()
+            .select_related("event__championship")
+            .get(pk=found.pk)
+        )
+        if registration.status != Status.UNCONFIRMED:
+            raise Conflict(
+                _(
+                    "This address is already confirmed: open your registration with the "
+                    "link of the mail."
+                )
+            )
+        if not rules.confirmable(now, registration.created_at):
+            raise Conflict(_("This link expired after 24 hours: sign up again for a new one."))
+        status = rules.on_confirm(
+            announcement.approval, announcement.capacity, accepted_count(registration.event)
+        )
+        registration.status = status
+        # Read under the lock: the waiting list's order is the order the lock served.
+        registration.confirmed_at = timezone.now()
+        secret = _new_link(registration)
+        _stamp(registration, None, f"address confirmed: {status}")
+        registration.save()
+        link = mails.own_url(secret)
+        if status == Status.ACCEPTED:
+            mail = mails.queue(registration, Mail.Kind.ACCEPTED, link=link)
+        elif status == Status.WAITING:
+            mail = mails.queue(
+                registration, Mail.Kind.WAITING, link=link, rank=rank_of(registration)
+            )
+        else:
+            mail = mails.queue(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
+        tasks.send_soon([mail.pk])
+    return registration, link
+
+
+def registration_for_link(token: str) -> Registration:
+    """The registration an own link opens (404 when unknown or replaced)."""
+    found = (
+        Registration.objects.select_related("event__championship", "event__circuit")
+        .filter(link_digest=link_digest(token))
+        .first()
+        if len(token) <= 100
+        else None
+    )
+    if found is None:
+        raise NotFound(
+            _(
+                "This link is unknown or was replaced by a newer one: use the last mail "
+                "you received."
+            )
+        )
+    return found
+
+
+# --- changes -----------------------------------------------------------------------------
+
+
+def registration_edit(
+    *, registration: Registration, now: datetime.datetime | None = None, **data: Any
+) -> Registration:
+    """The registrant changes their name, team or name in public, until the deadline."""
+    now = now or timezone.now()
+    announcement = Announcement.objects.filter(event=registration.event).first()
+    if not rules.may_edit(now, announcement.edit_until if announcement else None):
+        raise Conflict(_("Changes are no longer possible: the deadline has passed."))
+    if registration.status in (Status.CANCELLED, Status.REFUSED):
+        raise Conflict(_("This registration is closed: nothing may change."))
+    fields = _clean_fields(
+        {
+            **{k: getattr(registration, k) for k in FIELDS},
+            "email": registration.email or "x@example.org",
+            **data,
+        }
+    )
+    for name in ("first_name", "last_name", "team", "public_name"):
+        setattr(registration, name, fields[name])
+    _stamp(registration, None, "changed by the registrant")
+    registration.save()
+    return registration
+
+
+def _fill(event: Event, announcement: Announcement, why: str) -> list[int]:
+    """The first of the waiting list move into free seats, in order, each told. The
+    caller holds the announcement's lock. Not once check-in is closed: at the door, race
+    control gives the seats (DOMAIN.md)."""
+    if announcement.check_in_closed_at is not None:
+        return []
+    waiting = list(waiting_list(event).select_for_update())
+    n = rules.moving_in(announcement.capacity, accepted_count(event), len(waiting))
+    sent = []
+    for registration in waiting[:n]:
+        registration.status = Status.ACCEPTED
+        _stamp(registration, None, why)
+        registration._history_actor = "waiting list"  # type: ignore[attr-defined]
+        registration.save()
+        sent.append(mails.queue(registration, Mail.Kind.MOVED_IN, link=own_link(registration)).pk)
+    return sent
+
+
+def seats_fill(*, event: Event, why: str) -> int:
+    """Move the waiting list into free seats (after a raised capacity); how many moved."""
+    with transaction.atomic():
+        announcement = _locked_announcement(event)
+        sent = _fill(event, announcement, why)
+        tasks.send_soon(sent)
+    return len(sent)
+
+
+def registration_cancel(
+    *,
+    registration: Registration,
+    actor: Actor | None = None,
+    reason: str = "",
+    now: datetime.datetime | None = None,
+) -> Registration:
+    """Cancel: by the registrant (no actor) until the edit deadline, or by race control
+    with a reason. A seat freed goes to the first waiting."""
+    now = now or timezone.now()
+    event = registration.event
+    if actor is not None:
+        require_organiser(actor, event)
+        if not reason.strip():
+            raise InvalidInput(_("Say why."), {"reason": [_("This field is required.")]})
+    with transaction.atomic():
+        announcement = _locked_announcement(event)
+        registration = Registration.objects.select_for_update().get(pk=registration.pk)
+        if actor is None and not rules.may_edit(now, announcement.edit_until):
+            raise Conflict(_("Cancelling here is no longer possible: write to race control."))
+        if registration.status in (Status.CANCELLED, Status.REFUSED):
+            raise Conflict(_("This registration is already closed."))
+        had_seat = registration.status == Status.ACCEPTED
+        registration.status = Status.CANCELLED
+        registration.reason = reason.strip()
+        _stamp(registration, actor, reason.strip() or "cancelled by the registrant")
+        registration.save()
+        sent = [
+            mails.queue(
+                registration, Mail.Kind.CANCELLED, link=own_link(registration), reason=reason
+            ).pk
+        ]
+        if had_seat:
+            sent += _fill(event, announcement, "a seat freed up")
+        tasks.send_soon(sent)
+    registration.event = event
+    return registration
+
+
+DECISIONS = (Status.ACCEPTED, Status.REFUSED, Status.WAITING)
+
+
+def registration_decide(
+    *,
+    registration: Registration,
+    actor: Actor,
+    status: str,
+    reason: str,
+    now: datetime.datetime | None = None,
+) -> Registration:
+    """Race control accepts, refuses or moves to the waiting list, with a reason; never
+    above capacity (409)."""
+    now = now or timezone.now()
+    event = registration.event
+    require_organiser(actor, event)
+    if status not in DECISIONS:
+        raise InvalidInput(
+            _("Use one of: %(choices)s.") % {"choices": ", ".join(DECISIONS)},
+            {"status": [_("Use one of: %(choices)s.") % {"choices": ", ".join(DECISIONS)}]},
+        )
+    if not reason.strip():
+        raise InvalidInput(_("Say why."), {"reason": [_("This field is required.")]})
+    with transaction.atomic():
+        announcement = _locked_announcement(event)
+        registration = Registration.objects.select_for_update().get(pk=registration.pk)
+        registration.event = event
+        before = registration.status
+        if before in (Status.UNCONFIRMED, Status.CANCELLED):
+            raise Conflict(_("Only a confirmed registration may be decided on."))
+        if status == before:
+            return registration
+        if status == Status.ACCEPTED and not rules.may_accept(
+            announcement.capacity, accepted_count(event)
+        ):
+            raise Conflict(
+                _("All %(capacity)s seats are taken: raise the capacity or free a seat first.")
+                % {"capacity": announcement.capacity}
+            )
+        registration.status = status
+        registration.reason = reason.strip() if status == Status.REFUSED else ""
+        if registration.confirmed_at is None:
+            registration.confirmed_at = now
+        _stamp(registration, actor, reason.strip())
+        registration.save()
+        link = own_link(registration)
+        if status == Status.ACCEPTED:
+            kind = Mail.Kind.MOVED_IN if before == Status.WAITING else Mail.Kind.ACCEPTED
+            mail = mails.queue(registration, kind, link=link)
+        elif status == Status.REFUSED:
+            mail = mails.queue(registration, Mail.Kind.REFUSED, link=link, reason=reason.strip())
+        else:
+            mail = mails.queue(
+                registration, Mail.Kind.WAITING, link=link, rank=rank_of(registration)
+            )
+        tasks.send_soon([mail.pk])
+    return registration
+
+
+# --- what lives above: "your table" ------------------------------------------------------
+
+#: ``(event, driver) -> table number | None``, registered at start-up by the race floor
+#: (races/links.py), which the ground may not import.
+TABLE_LOOKUPS: list[Any] = []
+
+
+def register_table_lookup(lookup: Any) -> None:
+    if lookup not in TABLE_LOOKUPS:
+        TABLE_LOOKUPS.append(lookup)
+
+
+def table_of(registration: Registration) -> int | None:
+    """The registrant's race table, once the allocation is published and they are its
+    driver; None otherwise."""
+    event = registration.event
+    if registration.driver_id is None or not event.published_allocation:
+        return None
+    for lookup in TABLE_LOOKUPS:
+        number = lookup(event, registration.driver)
+        if number is not None:
+            return int(number)
+    return None
+
+
+# --- privacy: erasure on request ------------------------------------------------------------
+
+ERASED_FIRST = "Pilote anonyme"
+
+
+def registration_erase(*, registration: Registration, actor: Actor, reason: str) -> Registration:
+    """Erase a person's data on request (DOMAIN.md "Erasure"): name and contact become
+    "Pilote anonyme n° N" here, in the registration's history, on its driver and player;
+    its mails are deleted. Results, points and ratings stay as they are (they hang on the
+    driver and player, which stay). The erasure itself is recorded (who, when, why)."""
+    require_organiser(actor, registration.event)
+    if not reason.strip():
+        raise InvalidInput(_("Say why."), {"reason": [_("This field is required.")]})
+    anonymous = {"first_name": ERASED_FIRST, "last_name": f"n° {registration.pk}"}
+    contact = {"email": "", "licence": ""}
+    with transaction.atomic():
+        Registration.history.filter(id=registration.pk).update(**anonymous, **contact)
+        Mail.objects.filter(registration=registration).delete()
+        for name, value in {**anonymous, **contact}.items():
+            setattr(registration, name, value)
+        registration.erased_at = timezone.now()
+        registration.link_digest = registration.confirm_digest = None
+        registration.link_sealed = ""
+        _stamp(registration, actor, f"erased on request: {reason.strip()}")
+        registration.save()
+        driver = registration.driver
+        if driver is not None:
+            type(driver).objects.filter(pk=driver.pk).update(**anonymous, email="")
+            if driver.player_id is not None:
+                player = driver.player
+                player.first_name, player.last_name = anonymous.values()
+                player.email, player.licence = "", None
+                player.save()
+    return registration

@@ -1,0 +1,100 @@
+"""Sending the outbox (Celery): each mail exactly once.
+
+The task claims its row under a lock (``select_for_update``) and keeps it while it talks to
+the mail server, then marks it sent in the same transaction: a second task for the same
+mail (a retry, a message given back by a worker that died) waits for the lock, then finds
+the row sent and does nothing. A worker killed before the server took the mail leaves the
+row queued, and the task runs again (acks late). The Message-ID is fixed when the row is
+written, so every try sends the same message. An SMTP refusal is counted and retried with
+a growing delay. Without a mail server (``make venue``: the dummy backend) rows stay queued,
+and the desk hands each registrant their link.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+
+from celery import shared_task
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.utils import timezone
+
+from tournament.signup.models import Mail
+
+log = logging.getLogger(__name__)
+
+DUMMY = "django.core.mail.backends.dummy.EmailBackend"
+MAX_RETRIES = 8
+
+
+def mails_leave() -> bool:
+    """False where there is no mail server (the rows stay in the outbox)."""
+    return settings.EMAIL_BACKEND != DUMMY
+
+
+def send_soon(mail_ids: list[int]) -> None:
+    """After the caller's commit, one task per mail."""
+    if not mail_ids or not mails_leave():
+        return
+    ids = list(mail_ids)
+    transaction.on_commit(lambda: [send_mail.delay(pk) for pk in ids])
+
+
+def _message(mail: Mail) -> EmailMultiAlternatives:
+    message = EmailMultiAlternatives(
+        subject=mail.subject,
+        body=mail.body_text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[mail.to],
+        headers={"Message-ID": mail.message_id_header, "Content-Language": mail.language},
+    )
+    if mail.body_html:
+        message.attach_alternative(mail.body_html, "text/html")
+    return message
+
+
+def deliver(mail_id: int) -> str:
+    """Send one queued mail; answers its state afterwards (``sent``, ``queued`` after a
+    refusal, ``failed`` after the last try). Raises the server's refusal after saving it."""
+    with transaction.atomic():
+        mail = Mail.objects.select_for_update().filter(pk=mail_id).first()
+        if mail is None or mail.state != Mail.State.QUEUED or not mails_leave():
+            return mail.state if mail else "gone"
+        mail.attempts += 1
+        try:
+            sent = _message(mail).send(fail_silently=False)
+        except (smtplib.SMTPException, OSError) as exc:
+            # The refusal is kept (a row per mail); the address itself never goes to a log.
+            mail.last_error = f"{type(exc).__name__}: {exc}"[:500]
+            if mail.attempts >= MAX_RETRIES:
+                mail.state = Mail.State.FAILED
+            mail.save(update_fields=["attempts", "last_error", "state"])
+            log.warning("signup mail %s not sent (try %s)", mail.pk, mail.attempts)
+            return mail.state if mail.state == Mail.State.FAILED else "refused"
+        mail.state = Mail.State.SENT if sent else Mail.State.FAILED
+        mail.sent_at = timezone.now()
+        mail.save(update_fields=["attempts", "last_error", "state", "sent_at"])
+        return mail.state
+
+
+@shared_task(bind=True, max_retries=MAX_RETRIES, acks_late=True, name="tournament.signup_send_mail")
+def send_mail(self, mail_id: int) -> str:  # type: ignore[no-untyped-def]
+    state = deliver(mail_id)
+    if state == "refused" and not self.request.is_eager:
+        # 30 s, 1 min, 2 min… up to an hour: a server that refuses for a while is waited for.
+        raise self.retry(countdown=min(3600, 30 * 2**self.request.retries))
+    return state
+
+
+def send_queued(*, event_id: int | None = None) -> int:
+    """Send (again) every queued mail, of one event or all: the desk's button, once a
+    venue has a mail server again. Answers how many were sent to the tasks."""
+    rows = Mail.objects.filter(state=Mail.State.QUEUED)
+    if event_id is not None:
+        rows = rows.filter(registration__event_id=event_id)
+    ids = list(rows.values_list("pk", flat=True))
+    for pk in ids:
+        send_mail.delay(pk)
+    return len(ids)

@@ -67,6 +67,7 @@ venue: $(VENV)/.runtime
 		$(if $(value WIFI),--wifi $(call quoted,WIFI)) \
 		$(if $(value WIFI_PASSWORD),--wifi-password $(call quoted,WIFI_PASSWORD)) \
 		$(if $(value EVENT),--event $(call quoted,EVENT)) \
+		$(if $(value BUNDLE),--bundle $(call quoted,BUNDLE)) \
 		$(if $(filter 1 yes true on,$(value ORGANISERS_ON_WIFI)),--organisers-on-wifi)
 
 ## A backup of the venue's whole database now (make venue takes one every 5 minutes)

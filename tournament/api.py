@@ -35,6 +35,7 @@ from tournament.apikit import (
     invalid_fields,
     pydantic_message,
 )
+from tournament.away.trip.api import router as away_router
 from tournament.careers.api import players_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
 from tournament.players.change_api import player_changes_router
@@ -160,3 +161,4 @@ _mount(photos_router, "races_photos_api")
 _mount(games_router, "races_games_api")
 _mount(ratings_router, "tournament_ratings_api")
 _mount(signup_router, "tournament_signup_api")
+_mount(away_router, "tournament_away_api")

@@ -166,6 +166,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "tournament.site.middleware.LinkReplacedMiddleware",
+    # An event away (a check-out under way): its writes answer 409, its pages say so.
+    "tournament.away.guard.AwayGuardMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -422,7 +424,9 @@ PHOTO_REQUEST_MAX_BYTES = env_int("PHOTO_REQUEST_MAX_BYTES", 160 * 1024 * 1024)
 # The paths that take photos (races/photos/urls.py, the API's photo uploads).
 PHOTO_UPLOAD_PATHS = (
     r"^/(?:[rq]/[^/]+/photos/|e/[^/]+/results/photos/"
-    r"|api/v1/events/[^/]+/(?:(?:qualifying-)?tables/[^/]+/)?photos$)"
+    r"|api/v1/events/[^/]+/(?:(?:qualifying-)?tables/[^/]+/)?photos$"
+    # The return of an event away carries its photos (tournament/away/).
+    r"|api/v1/events/[^/]+/return$|e/[^/]+/away/return/)"
 )
 
 # Each line once (Django's own console handler is replaced, not added to), and a refusal

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from races import history_views, referee_views
+from tournament.away.trip import views as away_views
 from tournament.players import desk as player_desk
 from tournament.registration import event_views, views
 from tournament.standings import views as standings_views
@@ -30,6 +31,11 @@ urlpatterns = [
         referee_views.qualifying_link_regenerate,
         name="qualifying-referee-link",
     ),
+    # The event away (issue 30): check-out, cancellation, return.
+    path("e/<slug:slug>/away/", away_views.away_page, name="away"),
+    path("e/<slug:slug>/away/checkout/", away_views.away_checkout, name="away-checkout"),
+    path("e/<slug:slug>/away/cancel/", away_views.away_cancel, name="away-cancel"),
+    path("e/<slug:slug>/away/return/", away_views.away_return, name="away-return"),
     path("me/tables/", referee_views.my_tables, name="my-tables"),
     # Players across championships (issue 22): race control's matches and changes.
     path("players/matches/", player_desk.matches, name="player-matches"),

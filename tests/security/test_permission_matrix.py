@@ -207,6 +207,11 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "desk-register": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "desk-checkin": (event_and(number=lambda w: 1), {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "desk-publish": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    # The event away: the desk's page, the check-out, its cancellation and the return.
+    "away": (event, {"GET": ORGANISER_PAGE, "POST": GET_ONLY}),
+    "away-checkout": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "away-cancel": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    "away-return": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     # A new link asks the organiser first (the confirmation page names what it undoes).
     "qualifying-referee-link": (
         event_and(number=lambda w: 1),
@@ -583,6 +588,11 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("get", "/events/{event}/entries"): (None, EVENT_WIDE),
     ("post", "/events/{event}/checkin"): ({"numbers": [1]}, "200 403 403 403 403 401"),
     ("post", "/events/{event}/publish"): ({"allocation": True}, "200 403 403 403 403 401"),
+    # The event away: its organisers only. The event has tables (409: made on the laptop),
+    # is not away (nothing to cancel: 409), and {} is not a laptop's way back (400).
+    ("post", "/events/{event}/checkout"): (None, "409 403 403 403 403 401"),
+    ("delete", "/events/{event}/checkout"): ({"reason": "salle fermée"}, "409 403 403 403 403 401"),
+    ("post", "/events/{event}/return"): ({}, "400 403 403 403 403 401"),
     ("get", "/championships/{slug}/standings"): (None, "200 200 200 200 200 200"),
     ("get", "/championships/{slug}/team-standings"): (None, "200 200 200 200 200 200"),
     # A player's career: public; what is unpublished is left out (tests/tournament/careers).

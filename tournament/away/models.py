@@ -61,3 +61,20 @@ class Checkout(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} – {self.uid}"
+
+
+class ArrivedRegistration(models.Model):
+    """On the laptop: the hosted id of a registration a bundle brought, so that the way back
+    says which registration came to the door (``present``) and which driver it became."""
+
+    registration = models.OneToOneField(
+        "tournament.Registration", on_delete=models.CASCADE, related_name="+"
+    )
+    hosted_id = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name = _("registration brought by a bundle")
+        verbose_name_plural = _("registrations brought by a bundle")
+
+    def __str__(self) -> str:
+        return f"{self.registration_id} ← {self.hosted_id}"

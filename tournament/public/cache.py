@@ -244,6 +244,9 @@ def public_page(
     The view receives ``request.public_page = True`` when its answer is to be shared.
     """
     read = frozenset(params)
+    # Every page of an event away says so (its banner): a check-out, its cancellation or its
+    # return builds the pages again (tournament.away.guard).
+    depends = (*depends, "tournament.Checkout")
 
     def decorator(view: View) -> View:
         name = f"{view.__module__}.{view.__qualname__}"

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from tournament.access import Actor
+from tournament.away.arrival import door_number
 from tournament.errors import (
     Conflict,
     InvalidInput,
@@ -157,6 +158,8 @@ def driver_create(
     """Register a driver; its player is the one holding ``licence`` when known, else a new
     one (matches by name or e-mail are proposed to race control, never made here)."""
     require_organiser(actor, championship)
+    # On the laptop of an event away: one of the numbers its check-out reserved.
+    number = door_number(championship, number)
     _check_numbers([number])
     if Driver.objects.filter(championship=championship, number=number).exists():
         raise Conflict(

@@ -19,6 +19,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournament.access import actor_for, organised_event
+from tournament.away.arrival import next_door_number
 from tournament.errors import ServiceError
 from tournament.models import Championship, Driver, Event
 from tournament.players.matching import proposals
@@ -155,7 +156,10 @@ def driver_new(request: HttpRequest, slug: str) -> HttpResponse:
     actor = actor_for(request)
     if not actor.can_organise(championship):
         raise PermissionDenied(_("Only the organisers of this championship may add drivers."))
-    form = DriverForm(request.POST if request.method == "POST" else None)
+    form = DriverForm(
+        request.POST if request.method == "POST" else None,
+        initial={"number": next_door_number(championship)},  # on the laptop of an event away
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

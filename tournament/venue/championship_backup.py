@@ -175,6 +175,7 @@ NOT_EXPORTED = {
     "tournament.Message",
     # This server's own: its check-outs and the answers of writes sent twice.
     "tournament.Checkout",
+    "tournament.ArrivedRegistration",
     "tournament.IdempotencyKey",
 }
 

@@ -22,6 +22,7 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import translation
 
+from tournament.away.arrival import ArrivalError, load_bundle
 from tournament.venue.database_backup import BackupProblem, backup_recorded
 from tournament.venue.day import (
     Gunicorn,
@@ -69,6 +70,9 @@ class Command(BaseCommand):
             "not this laptop alone (ORGANISERS_ON_WIFI=1): their passwords then cross the "
             "Wi-Fi in plain HTTP.",
         )
+        parser.add_argument(
+            "--bundle", default="", help="An event's bundle (its check-out) to load first."
+        )
         parser.add_argument("--workers", type=int, default=2)
         parser.add_argument("--threads", type=int, default=4)
 
@@ -88,6 +92,11 @@ class Command(BaseCommand):
         protect_data(settings.DATA_DIR, settings.BASE_DIR, database if sqlite else None)
         call_command("migrate", interactive=False, verbosity=0)
         protect_data(settings.DATA_DIR, settings.BASE_DIR, database if sqlite else None)
+        if options["bundle"]:  # make venue BUNDLE=…: the event away, loaded once
+            try:
+                out.write(load_bundle(options["bundle"]))
+            except ArrivalError as exc:
+                raise CommandError(str(exc)) from exc
         if not static_files_current():
             out.write("Compressing the static files (once, a few seconds)…")
             os.umask(usual)

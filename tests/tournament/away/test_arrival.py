@@ -1,0 +1,75 @@
+"""On the laptop: a bundle loaded where the championship already is (an earlier check-out:
+the same drivers and players, nothing twice), a bundle changed on its way refused, and the
+numbers of the drivers created at the door taken from those the check-out reserved."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tournament.access import Actor
+from tournament.away import checkout as trip
+from tournament.away.arrival import ArrivalError, import_event, next_door_number
+from tournament.away.models import Checkout
+from tournament.errors import Conflict
+from tournament.models import Driver, Entry, Player
+from tournament.registration.services import driver_create
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_bundle_lands_where_its_championship_already_is(make_event, organiser):
+    event = make_event(4)
+    Entry.objects.filter(event=event, driver__number=2).update(paid=True)
+    out = trip.check_out(actor=Actor(user=organiser), event=event)
+    players = Player.objects.count()
+    # The laptop already holds this championship (the same database plays both sides).
+    Entry.objects.filter(event=event).delete()
+
+    tampered = {**out, "reserved_numbers": [1, 2]}
+    with pytest.raises(ArrivalError, match="signature"):
+        import_event(json.dumps(tampered))
+    assert not Checkout.objects.filter(side="venue").exists()
+
+    arrived = import_event(json.dumps(out))
+    assert arrived.event == event.slug and arrived.entries == 4
+    assert Driver.objects.filter(championship=event.championship).count() == 4
+    assert Player.objects.count() == players
+    assert Entry.objects.get(event=event, driver__number=2).paid
+    venue = Checkout.objects.get(side="venue")
+    assert str(venue.uid) == out["checkout"]["id"]
+    assert venue.reserved_numbers == out["reserved_numbers"]
+    with pytest.raises(ArrivalError, match="already loaded"):
+        import_event(json.dumps(out))
+
+
+def test_drivers_at_the_door_take_the_reserved_numbers_until_none_is_left(make_event, organiser):
+    event = make_event(4)
+    Checkout.objects.create(event=event, side="venue", key="x", reserved_numbers=[7, 5])
+    actor = Actor(user=organiser)
+
+    def at_the_door(number=None):
+        return driver_create(
+            actor=actor, championship=event.championship, number=number,
+            first_name="Tard", last_name="Venu",
+        ).number  # fmt: skip
+
+    assert next_door_number(event.championship) == 5
+    with pytest.raises(Conflict, match="reserved: 5, 7"):
+        at_the_door(12)
+    assert at_the_door() == 5
+    assert at_the_door(7) == 7
+    assert next_door_number(event.championship) is None
+    with pytest.raises(Conflict, match="2 numbers the check-out reserved .* are all used"):
+        at_the_door()
+
+
+def test_on_the_hosted_server_numbers_stay_as_typed(make_event, organiser):
+    event = make_event(2)
+    assert next_door_number(event.championship) is None
+    driver = driver_create(
+        actor=Actor(user=organiser), championship=event.championship, number=40,
+        first_name="Libre", last_name="Numéro",
+    )  # fmt: skip
+    assert driver.number == 40

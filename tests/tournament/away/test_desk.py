@@ -1,0 +1,70 @@
+"""The hosted desk's page of the event away: the check-out downloads the bundle, the return
+is an upload (a file changed on its way is refused, saying so), a trip is cancelled with a
+reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tournament.away import bundle
+from tournament.away.models import Checkout
+
+pytestmark = pytest.mark.django_db
+
+
+def way_back(out: dict, event) -> bytes:
+    """The smallest day a laptop sends back: nothing happened."""
+    data = {
+        "format": bundle.BACK,
+        "checkout": {"id": out["checkout"]["id"]},
+        "event": {"slug": event.slug, "id": 1},
+        "entries": [],
+        "numbers": {},
+        "objects": [],
+    }
+    return json.dumps(bundle.signed(data, out["checkout"]["key"])).encode()
+
+
+def test_check_out_and_return_from_the_desk(make_event, organiser, client):
+    event = make_event(3)
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    assert b"Check out to a laptop" in client.get(f"/e/{event.slug}/away/").content
+    download = client.post(f"/e/{event.slug}/away/checkout/")
+    assert download.status_code == 200
+    assert "attachment" in download["Content-Disposition"]
+    out = json.loads(download.content)
+    assert bundle.verify(out, out["checkout"]["key"])
+    assert b"Bring the day home" in client.get(f"/e/{event.slug}/away/").content
+
+    changed = json.dumps({**json.loads(way_back(out, event)), "numbers": {"1": 1}}).encode()
+    page = client.post(
+        f"/e/{event.slug}/away/return/",
+        {"file": SimpleUploadedFile("back.json", changed)},
+        follow=True,
+    )
+    assert "signature fails" in page.content.decode()
+    assert Checkout.objects.get(side="hosted").returned_at is None
+
+    page = client.post(
+        f"/e/{event.slug}/away/return/",
+        {"file": SimpleUploadedFile("back.json", way_back(out, event))},
+        follow=True,
+    )
+    assert "The day is home" in page.content.decode()
+    assert Checkout.objects.get(side="hosted").returned_at is not None
+
+
+def test_a_trip_is_cancelled_with_a_reason(make_event, organiser, client):
+    event = make_event(3)
+    client.force_login(organiser)
+    client.post(f"/e/{event.slug}/away/checkout/")
+    client.post(f"/e/{event.slug}/away/cancel/", {"reason": ""})
+    assert Checkout.objects.get().cancelled_at is None
+    client.post(f"/e/{event.slug}/away/cancel/", {"reason": "Panne de l’ordinateur"})
+    checkout = Checkout.objects.get()
+    assert checkout.cancelled_at is not None and checkout.cancel_reason == "Panne de l’ordinateur"
+    assert client.post(f"/e/{event.slug}/desk/register/", {"numbers": "1"}).status_code == 302

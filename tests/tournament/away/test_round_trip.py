@@ -1,0 +1,238 @@
+"""The event's round trip with two real servers on loopback: the hosted one is the test
+database behind a live server (PostgreSQL when DATABASE_URL says so, as in CI), the laptop
+is a SQLite database of its own driven by ``manage.py`` in processes of their own, under
+``make venue``'s settings. Check-out over HTTP, import, the day on the laptop, export, and
+the return over HTTP; then the hosted standings and ratings equal those of the same day
+typed directly into the hosted server. Refused on the way: a tampered file, a number taken
+meanwhile, a cancelled check-out; sent twice, the day lands once."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from races.models import RaceResult, SheetPhoto
+from races.photos import storage
+from tournament.away import bundle
+from tournament.models import (
+    ApiToken,
+    Championship,
+    Circuit,
+    Driver,
+    Entry,
+    Event,
+    Player,
+    PlayerRating,
+    Sanction,
+)
+from tournament.signup.models import Registration
+from tournament.standings.selectors import standings_for
+
+from .day import play
+
+ROOT = Path(__file__).resolve().parents[3]
+NAMES = ["Ayrton", "Alain", "Niki", "Jackie", "Graham", "Jim", "Juan", "Alberto"]
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def championship_of(slug: str, organiser, circuit: Circuit) -> Event:
+    """A championship of 8 drivers (players of their own) and its event, all entered."""
+    championship = Championship.objects.create(
+        slug=slug, name=slug.upper(), season="2026", points_scale=[10, 8, 6, 4, 2]
+    )
+    championship.organisers.add(organiser)
+    event = Event.objects.create(
+        championship=championship,
+        slug=f"{slug}-gp",
+        name="Grand Prix",
+        date=datetime.date(2026, 11, 28),
+        circuit=circuit,
+        qualifying_mode="draw",
+        separate_teams=False,
+    )
+    for number, name in enumerate(NAMES, start=1):
+        player = Player.objects.create(first_name=name, last_name=slug.upper())
+        driver = Driver.objects.create(
+            championship=championship,
+            number=number,
+            first_name=name,
+            last_name=slug.upper(),
+            player=player,
+        )
+        Entry.objects.create(event=event, driver=driver)
+    return event
+
+
+def laptop(data: Path):
+    """``manage.py`` on the venue's laptop: SQLite in ``data``, its own secret key."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PADDOCK_DATA_DIR": str(data),
+        "SECRET_KEY_FILE": str(data / "secret_key"),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(ROOT),
+    }
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    return run
+
+
+def standings_rows(championship: Championship) -> list[tuple]:
+    """Rank, number, points, points removed and countback of every driver."""
+    return [
+        (line.rank, line.driver.number, line.points, line.points_removed, line.countback)
+        for line in standings_for(championship=championship).lines
+    ]
+
+
+def ratings(championship: Championship) -> dict[int, tuple[float, float, float, int]]:
+    found = {}
+    for driver in Driver.objects.filter(championship=championship):
+        rating = PlayerRating.objects.get(player=driver.player_id)
+        found[driver.number] = (rating.mu, rating.sigma, rating.rating, rating.races)
+    return found
+
+
+def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
+    organiser, circuit, live_server, migrated_sqlite, tmp_path
+):
+    event = championship_of("cf", organiser, circuit)
+    Registration.objects.create(
+        event=event, first_name="Ayrton", last_name="CF", email="ayrton@example.org",
+        status="accepted", driver=Driver.objects.get(championship=event.championship, number=1),
+    )  # fmt: skip
+    token = ApiToken.issue(organiser)
+    api = httpx.Client(
+        base_url=live_server.url + "/api/v1",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+    )
+
+    # Check-out: the bundle, signed with its key; the event is away.
+    answer = api.post(f"/events/{event.slug}/checkout")
+    assert answer.status_code == 200, answer.text
+    out = answer.json()
+    assert out["format"] == "paddock-event/1"
+    assert bundle.verify(out, out["checkout"]["key"])
+    assert [d["number"] for d in out["drivers"]] == list(range(1, 9))
+    assert out["reserved_numbers"][0] == 9
+    assert out["registrations"][0]["email"] == ""  # the addresses stay unless ticked
+    refused = api.post(f"/events/{event.slug}/checkin", json={"numbers": [1]})
+    assert refused.status_code == 409
+    assert refused.json()["away_since"] == out["checkout"]["at"]
+
+    # The day on the laptop.
+    data = tmp_path / "venue"
+    data.mkdir()
+    shutil.copy(migrated_sqlite, data / "db.sqlite3")
+    (data / "bundle.json").write_text(json.dumps(out))
+    manage = laptop(data)
+    assert "cf-gp" in manage("import_event", str(data / "bundle.json"))
+    late = int(
+        manage(
+            "shell",
+            "--no-imports",
+            "-c",
+            "from tests.tournament.away.day import play; print(play('cf-gp'))",
+        )
+    )
+    assert late == 9  # the first number the check-out reserved
+    back_text = manage("export_event", "cf-gp")
+    back = json.loads(back_text)
+    assert bundle.verify(back, out["checkout"]["key"])
+
+    # A file changed on its way: 400, nothing landed.
+    tampered = json.loads(back_text)
+    tampered["entries"][0]["paid"] = not tampered["entries"][0]["paid"]
+    answer = api.post(f"/events/{event.slug}/return", content=json.dumps(tampered))
+    assert answer.status_code == 400, answer.text
+    assert "signature" in answer.json()["errors"]
+
+    # Number 9 given here meanwhile: refused by name, nothing landed.
+    taken = Driver.objects.create(
+        championship=event.championship, number=9, first_name="Sébastien", last_name="Intrus"
+    )
+    answer = api.post(f"/events/{event.slug}/return", content=back_text)
+    assert answer.status_code == 409, answer.text
+    assert "Sébastien Intrus" in answer.json()["detail"]
+    assert not RaceResult.objects.filter(table__event=event).exists()
+    taken.delete()
+
+    # Pushed from the laptop, the day lands whole; the file sent again (the same export),
+    # the same answer, landed once.
+    pushed = manage("push_event", "cf-gp", "--to", live_server.url, "--token", token)
+    landed = json.loads(pushed)["landed"]
+    assert landed["photos"] == 1 and landed["sanctions"] == 1 and landed["drivers"] == 1
+    assert landed["results"] == landed["tables"] == 2
+    again = api.post(f"/events/{event.slug}/return", content=back_text)
+    assert again.status_code == 200 and again.json() == json.loads(pushed)
+    assert RaceResult.objects.filter(table__event=event).count() == 2
+    photo = SheetPhoto.objects.get(event=event)
+    assert storage.path_of(photo.image) is not None
+    assert Sanction.objects.filter(event=event).count() == 1
+    assert Registration.objects.get(event=event).present  # came to the door
+    # The history came too: who, when, before and after (saved, submitted, confirmed).
+    history = RaceResult.history.filter(table__event=event)
+    assert history.count() >= 4 and {h.history_actor for h in history} >= {"rc"}
+
+    # Rated on landing (the recompute it asked for), before anything else is typed here.
+    returned = ratings(event.championship)
+    assert len(returned) == 9
+
+    # Home again: its writes pass the guard.
+    home = api.post(f"/events/{event.slug}/checkin", json={"numbers": [1]})
+    assert home.status_code == 200, home.text
+
+    # The same day typed directly into the hosted server, in a championship of its own.
+    direct = championship_of("cd", organiser, circuit)
+    play(direct.slug, username=organiser.username, number=late)
+
+    event.refresh_from_db()
+    assert event.published_results
+    standings = standings_rows(event.championship)
+    assert len(standings) == 9 and any(line[3] == 2 for line in standings)
+    assert standings == standings_rows(direct.championship)
+    assert ratings(event.championship) == returned == ratings(direct.championship)
+
+
+def test_a_cancelled_check_out_cannot_come_back(organiser, circuit, live_server):
+    event = championship_of("cx", organiser, circuit)
+    api = httpx.Client(
+        base_url=live_server.url + "/api/v1",
+        headers={"Authorization": f"Bearer {ApiToken.issue(organiser)}"},
+        timeout=60,
+    )
+    out = api.post(f"/events/{event.slug}/checkout").json()
+    assert api.request("DELETE", f"/events/{event.slug}/checkout", json={}).status_code == 400
+    cancelled = api.request(
+        "DELETE", f"/events/{event.slug}/checkout", json={"reason": "Salle inondée"}
+    )
+    assert cancelled.status_code == 200, cancelled.text
+    back = bundle.signed(
+        {
+            "format": "paddock-event-back/1",
+            "checkout": {"id": out["checkout"]["id"]},
+            "event": {"slug": event.slug, "id": 1},
+            "objects": [],
+        },
+        out["checkout"]["key"],
+    )
+    answer = api.post(f"/events/{event.slug}/return", content=json.dumps(back))
+    assert answer.status_code == 409, answer.text
+    assert "Salle inondée" in answer.json()["detail"]

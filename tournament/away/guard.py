@@ -1,0 +1,114 @@
+"""The away guard: while an event is away (a hosted check-out neither cancelled nor
+returned), every write of that event answers 409 ("the day runs at the venue since …"):
+the API's for organiser and table tokens, and the pages' forms; its pages say so.
+
+One place for every route: the event comes from the URL (``event`` of the API's
+``/events/{event}/…``, ``slug`` of the pages under ``e/``) or from a referee link
+(``token`` of ``q/…`` and ``r/…``, found through the ground's link lookups). The trip's
+own routes (check-out, its cancellation, the return) are left to their views.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import formats, timezone
+from django.utils.functional import SimpleLazyObject
+from django.utils.translation import gettext as _
+
+from tournament.access import table_for_link
+from tournament.away.models import Checkout
+
+SAFE = ("GET", "HEAD", "OPTIONS")
+#: The trip's own routes: they act on an event away on purpose.
+OWN = re.compile(r"^/(?:api/v1/events/[^/]+/(?:checkout|return)|e/[^/]+/away/)")
+
+
+def _event_of(request: HttpRequest, kwargs: dict[str, Any]) -> Callable[[], Any] | None:
+    """How to find the request's event (a lookup by slug or id, or None), or None for a
+    route of no event. A referee link's table is looked up when asked only."""
+    match = request.resolver_match
+    route = ((match.route if match else "") or "").lstrip("^")
+    if isinstance(kwargs.get("event"), str) and request.path.startswith("/api/"):
+        return lambda: {"event__slug": kwargs["event"]}
+    if isinstance(kwargs.get("slug"), str) and route.startswith("e/"):
+        return lambda: {"event__slug": kwargs["slug"]}
+    token = kwargs.get("token")
+    if isinstance(token, str) and route[:2] in ("q/", "r/"):
+
+        def by_link() -> Any:
+            table = table_for_link(token)
+            return None if table is None else {"event_id": table.event_id}
+
+        return by_link
+    return None
+
+
+def _since(lookup: Callable[[], Any]) -> Any:
+    event = lookup()
+    return None if event is None else away_since(**event)
+
+
+def away_since(**event: Any) -> Any:
+    """When the event (``event__slug=…``, ``event_id=…`` or ``event=…``) left for the venue,
+    or None when it is home."""
+    return (
+        Checkout.objects.filter(
+            side=Checkout.Side.HOSTED,
+            cancelled_at__isnull=True,
+            returned_at__isnull=True,
+            **event,
+        )
+        .values_list("at", flat=True)
+        .first()
+    )
+
+
+def refusal_text(since: Any) -> str:
+    shown = formats.date_format(timezone.localtime(since), "DATETIME_FORMAT")
+    return _("The day runs at the venue since %(since)s: this event is written there.") % {
+        "since": shown
+    }
+
+
+def refused(request: HttpRequest, since: Any) -> HttpResponse:
+    """The 409 of a write to an event away: JSON in the API, a page elsewhere."""
+    detail = refusal_text(since)
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"detail": detail, "errors": {}, "away_since": since.isoformat()}, status=409
+        )
+    return render(request, "away/refused.html", {"detail": detail}, status=409)
+
+
+class AwayGuardMiddleware:
+    """The guard (module docstring); ``request.away_since`` tells the pages to say so."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Any, args: Any, kwargs: dict[str, Any]
+    ) -> HttpResponse | None:
+        if OWN.match(request.path):
+            return None
+        event = _event_of(request, kwargs)
+        if event is None:
+            return None
+        if request.method in SAFE:
+            # Read when a page is built only: a public page served from the cache asks
+            # nothing (its key holds the check-outs' change counter, ``public_page``).
+            request.away_since = SimpleLazyObject(lambda: _since(event))  # type: ignore[attr-defined]
+            return None
+        since = _since(event)
+        if since is None:
+            return None
+        request.away_since = since  # type: ignore[attr-defined]
+        return refused(request, since)

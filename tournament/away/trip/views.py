@@ -1,0 +1,87 @@
+"""The desk's page of the event away (hosted): the check-out (its file downloaded), its
+cancellation with a reason, and the return by uploading the laptop's file."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
+
+from tournament.access import actor_for, organised_event
+from tournament.away import checkout as trip
+from tournament.away.models import Checkout
+from tournament.away.trip.landing import land
+from tournament.errors import ServiceError
+
+
+@require_safe
+def away_page(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    return render(
+        request,
+        "away/desk.html",
+        {
+            "event": event,
+            "away": trip.under_way(event),
+            "trips": Checkout.objects.filter(event=event, side=Checkout.Side.HOSTED)[:10],
+        },
+    )
+
+
+@require_POST
+def away_checkout(request: HttpRequest, slug: str) -> HttpResponse:
+    """The check-out: the bundle as a file to take to the laptop."""
+    event = organised_event(request, slug)
+    try:
+        data = trip.check_out(actor=actor_for(request), event=event)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("away", slug=slug)
+    response = HttpResponse(
+        json.dumps(data, ensure_ascii=False, sort_keys=True),
+        content_type="application/json; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{event.slug}.paddock-event.json"'
+    return response
+
+
+@require_POST
+def away_cancel(request: HttpRequest, slug: str) -> HttpResponse:
+    event = organised_event(request, slug)
+    try:
+        trip.cancel(actor=actor_for(request), event=event, reason=request.POST.get("reason", ""))
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Check-out cancelled: the event is home again."))
+    return redirect("away", slug=slug)
+
+
+@require_POST
+def away_return(request: HttpRequest, slug: str) -> HttpResponse:
+    """The laptop's file, uploaded: it lands whole, or the page says what was refused."""
+    event = organised_event(request, slug)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, _("Choose the file the laptop wrote (export_event)."))
+        return redirect("away", slug=slug)
+    try:
+        answer = land(upload.read(), event=event)
+    except ServiceError as exc:
+        for line in [exc.message, *(m for ms in exc.errors.values() for m in ms)][:1]:
+            messages.error(request, line)
+        return redirect("away", slug=slug)
+    landed = answer["landed"]
+    messages.success(
+        request,
+        _(
+            "The day is home: %(runs)s runs, %(tables)s tables, %(results)s results, "
+            "%(sanctions)s sanctions, %(photos)s photos, %(drivers)s new drivers."
+        )
+        % landed,
+    )
+    return redirect("away", slug=slug)

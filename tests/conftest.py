@@ -147,6 +147,8 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
             "--disable-component-update",
             "--disable-sync",
             "--no-first-run",
+            # A venue's plain-HTTP name, on loopback (tests/browser/test_offline.py).
+            "--host-resolver-rules=MAP paddock.test 127.0.0.1",
         ],
     }
 

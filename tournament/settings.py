@@ -168,6 +168,8 @@ MIDDLEWARE = [
     "tournament.site.middleware.LinkReplacedMiddleware",
     # An event away (a check-out under way): its writes answer 409, its pages say so.
     "tournament.away.guard.AwayGuardMiddleware",
+    # Offline tables: a write sent again with its Idempotency-Key answers its first answer.
+    "tournament.offline.middleware.OfflineMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -187,6 +189,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tournament.site.context.navigation",
+                "tournament.offline.context.offline",
             ],
         },
     },

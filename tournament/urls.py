@@ -10,6 +10,7 @@ handler500 = "tournament.site.unavailable.server_error"
 urlpatterns = [
     path("health/", health.health, name="health"),
     path("favicon.ico", favicon.favicon, name="favicon"),
+    path("", include("tournament.offline.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -230,7 +230,10 @@ def test_an_unsaved_edit_says_so_and_survives_a_reload(phone, live_server, table
     expect(page.locator("#run-2 .restore")).to_be_hidden()
 
 
-def test_a_save_without_connection_says_so_keeps_the_values_and_retries(phone, live_server, table):
+def test_a_save_without_connection_is_kept_and_sent_when_the_network_is_back(
+    phone, live_server, table
+):
+    """Issue 31: the row goes into the table's outbox (tests/browser/test_offline.py)."""
     page = phone.new_page()
     page.goto(url(live_server, table))
     row = page.locator("#run-1")
@@ -239,17 +242,13 @@ def test_a_save_without_connection_says_so_keeps_the_values_and_retries(phone, l
     box(page, 1, "stopwatch").fill("1:10")
     phone.set_offline(True)
     row.locator("button.save").tap()
-    expect(row.locator("[data-status]")).to_have_text(
-        "Non enregistré\u00a0: vérifiez la connexion, puis réessayez."
-    )
-    expect(row).to_have_class(re.compile(r"\bfailed\b"))
+    expect(row.locator("[data-status]")).to_have_text("En attente d’envoi (hors ligne)")
+    expect(row).to_have_class(re.compile(r"\bqueued\b"))
+    expect(page.locator("#offline-bar .outbox-count")).to_have_text("1 saisie à envoyer")
     expect(box(page, 1, "throws")).to_have_value("22")
-    retry = row.locator("button.retry")
-    expect(retry).to_be_visible()
     assert not Run.objects.exists()
 
     phone.set_offline(False)
-    retry.tap()
     expect(page.locator("#run-1.saved")).to_be_visible()
     assert Run.objects.get().throws == 22
 

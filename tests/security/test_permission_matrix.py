@@ -172,6 +172,9 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "health": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
     # The icon every phone asks for: a redirect to the static file.
     "favicon": (none, {"GET": "301 301 301 301 301 301", "POST": GET_ONLY}),
+    # The tables' web app: its service worker and manifest, the same for everyone.
+    "offline-sw": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    "offline-manifest": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
     "logout": (none, {"GET": GET_ONLY, "POST": "302 302 302 302 302 302"}),
     "password_change": (
         none,

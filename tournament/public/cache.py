@@ -257,6 +257,8 @@ def public_page(
             variant = _variant(request, read, personal)
             if variant is None or not is_public_request(request):
                 return view(request, *args, **kwargs)
+            # Said before the cache answers too: a phone may keep the page (tournament.offline).
+            request.public_page = True  # type: ignore[attr-defined]
             if not tables:
                 tables.extend(freshness.table_of(label) for label in depends)
             counters = freshness.versions(connection, tables)

@@ -53,6 +53,12 @@ class Config:
     ratings_seasons: int = 10
     ratings_runs: int = 3  # a full recompute takes seconds
     ratio_runs: int = 15  # a measure and its floor, in turns
+    # Sign-up before the day (issue 29): a rush of registrants for a final's seats.
+    signup_people: int = 2000
+    signup_capacity: int = 120
+    signup_seconds: float = 30.0
+    signup_deadline: float = 120.0
+    mails_deadline: float = 180.0
 
 
 QUICK = Config(
@@ -66,6 +72,9 @@ QUICK = Config(
     spike_seconds=2,
     spike_drivers=30,
     ratings_seasons=2,
+    signup_people=60,
+    signup_capacity=12,
+    signup_seconds=2,
 )
 
 
@@ -261,6 +270,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         say(f"load: p95 {out['load']['p95_ms']} ms, errors {out['load']['errors']}")
     if load:
         out.update(measure_spikes(config, env=env, spiked=spiked, little=little))
+        out.update(measure_registration(config, env=env))
     return out
 
 
@@ -299,6 +309,42 @@ def event_return_targets(measured: dict[str, Any]) -> list[tuple]:
     if not back:
         return []
     return [("a national day lands (ratings included) ≤ 30 s", back["seconds"], "s", 30)]
+
+
+def measure_registration(config: Config, *, env: dict[str, str]) -> dict[str, Any]:
+    """``registration_rush`` then ``registration_mails`` (``bench.registration``)."""
+    from bench.registration import measure_mails, measure_rush
+
+    out: dict[str, Any] = {}
+    rush, event = measure_rush(
+        env,
+        people=config.signup_people,
+        capacity=config.signup_capacity,
+        seconds=config.signup_seconds,
+        deadline=config.signup_deadline,
+    )
+    out["registration_rush"] = rush
+    say(
+        f"registration_rush: {rush['people']} over {rush['arrival_seconds']} s, "
+        f"{rush['accepted']} accepted, {rush['waiting']} waiting (in order: "
+        f"{rush['waiting_in_confirmation_order']}), errors {rush['errors']}, all confirmed in "
+        f"{rush['all_confirmed_s']} s, confirmation p95 {rush['confirm_p95_ms']} ms; "
+        f"load {rush['load_average']}"
+    )
+    mails = measure_mails(env, event, deadline=config.mails_deadline)
+    out["registration_mails"] = mails
+    say(
+        f"registration_mails: {mails['delivered']} of {mails['mails']} delivered in "
+        f"{mails['all_delivered_s']} s, duplicates {mails['duplicates']}; "
+        f"load {mails['load_average']}"
+    )
+    return out
+
+
+def registration_targets(measured: dict[str, Any]) -> list[tuple]:
+    from bench.registration import targets as of_registration
+
+    return of_registration(measured)
 
 
 def measure_spikes(config: Config, *, env: dict[str, str], spiked: Any, little: Any) -> dict:
@@ -427,6 +473,7 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
             ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
             ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
         ]
+    rows += registration_targets(measured)
     return ratios, checks_of(rows + ratings_targets(measured) + event_return_targets(measured))
 
 
@@ -590,6 +637,11 @@ def main(argv: list[str] | None = None) -> int:
         help="a national day back from the laptop only (written only where --output says)",
     )
     parser.add_argument(
+        "--only-registration",
+        action="store_true",
+        help="the sign-up rush and its mails only (written only where --output says)",
+    )
+    parser.add_argument(
         "--only-spike",
         action="store_true",
         help="the publication spike only, and the CPU time of a search and of the desk "
@@ -597,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else Config()
-    only = args.only_ratings or args.only_spike or args.only_event_return
+    only = args.only_ratings or args.only_spike or args.only_event_return or args.only_registration
     output = args.output or (None if args.quick or only else RESULTS)
 
     load_at_start = " ".join(f"{value:.2f}" for value in os.getloadavg())
@@ -640,6 +692,17 @@ def main(argv: list[str] | None = None) -> int:
             "config": asdict(config),
             "measures": measured,
             "targets": checks_of(event_return_targets(measured)),
+        }
+        return _report(results, output)
+    if args.only_registration:
+        if connection.vendor != "postgresql":
+            sys.exit("--only-registration needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
+        measured = measure_registration(config, env=env)
+        results = {
+            "machine": {**machine(source), "load_average_start": load_at_start},
+            "config": asdict(config),
+            "measures": measured,
+            "targets": checks_of(registration_targets(measured)),
         }
         return _report(results, output)
     if args.only_spike:

@@ -273,6 +273,7 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         out.update(measure_spikes(config, env=env, spiked=spiked, little=little))
         out.update(measure_registration(config, env=env))
         out["event_return"] = measure_event_return(config, env=env)
+        out["offline_return"] = measure_offline(env)
     return out
 
 
@@ -355,6 +356,26 @@ def measure_registration(config: Config, *, env: dict[str, str]) -> dict[str, An
         f"load {mails['load_average']}"
     )
     return out
+
+
+def measure_offline(env: dict[str, str]) -> dict[str, Any]:
+    """``offline_return`` (``bench.offline``)."""
+    from bench.offline import measure_offline_return
+
+    out = measure_offline_return(env)
+    say(
+        f"offline_return: {out['tables']} tables, exactly once {out['exactly_once']}, errors "
+        f"{out['errors']}, outboxes empty in {out['all_empty_s']} s (qualifying "
+        f"{out['qualifying']['all_empty_s']} s, race {out['race']['all_empty_s']} s), desk "
+        f"p95 {out['desk_p95_ms']} ms; load {out['load_average']}"
+    )
+    return out
+
+
+def offline_targets(measured: dict[str, Any]) -> list[tuple]:
+    from bench.offline import targets as of_offline
+
+    return of_offline(measured)
 
 
 def registration_targets(measured: dict[str, Any]) -> list[tuple]:
@@ -489,7 +510,7 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
             ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
             ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
         ]
-    rows += registration_targets(measured)
+    rows += registration_targets(measured) + offline_targets(measured)
     return ratios, checks_of(rows + ratings_targets(measured) + event_return_targets(measured))
 
 
@@ -658,6 +679,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the sign-up rush and its mails only (written only where --output says)",
     )
     parser.add_argument(
+        "--only-offline",
+        action="store_true",
+        help="the tables' outboxes sent at once only (written only where --output says)",
+    )
+    parser.add_argument(
         "--only-spike",
         action="store_true",
         help="the publication spike only, and the CPU time of a search and of the desk "
@@ -665,7 +691,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else Config()
-    only = args.only_ratings or args.only_spike or args.only_event_return or args.only_registration
+    only = (
+        args.only_ratings
+        or args.only_spike
+        or args.only_event_return
+        or args.only_registration
+        or args.only_offline
+    )
     output = args.output or (None if args.quick or only else RESULTS)
 
     load_at_start = " ".join(f"{value:.2f}" for value in os.getloadavg())
@@ -712,6 +744,20 @@ def main(argv: list[str] | None = None) -> int:
             "config": asdict(config),
             "measures": measured,
             "targets": checks_of(event_return_targets(measured)),
+        }
+        return _report(results, output)
+    if args.only_offline:
+        if connection.vendor != "postgresql":
+            sys.exit("--only-offline needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
+        try:
+            measured = {"offline_return": measure_offline(env)}
+        finally:
+            shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
+        results = {
+            "machine": {**machine(source), "load_average_start": load_at_start},
+            "config": asdict(config),
+            "measures": measured,
+            "targets": checks_of(offline_targets(measured)),
         }
         return _report(results, output)
     if args.only_registration:

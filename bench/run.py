@@ -684,6 +684,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the tables' outboxes sent at once only (written only where --output says)",
     )
     parser.add_argument(
+        "--into-results",
+        action="store_true",
+        help="with --only-registration, --only-offline or --only-event-return: merge its "
+        "measures and targets into bench/results.json (the others' kept)",
+    )
+    parser.add_argument(
         "--only-spike",
         action="store_true",
         help="the publication spike only, and the CPU time of a search and of the desk "
@@ -733,43 +739,32 @@ def main(argv: list[str] | None = None) -> int:
             "targets": checks_of(ratings_targets(measured)),
         }
         return _report(results, output)
-    if args.only_event_return:
-        served = env if connection.vendor == "postgresql" else None
+    scenarios = [
+        (args.only_event_return, "event_return", event_return_targets),
+        (args.only_offline, "offline_return", offline_targets),
+        (args.only_registration, "registration", registration_targets),
+    ]
+    for chosen, name, targets_of in scenarios:
+        if not chosen:
+            continue
+        if connection.vendor != "postgresql" and name != "event_return":
+            sys.exit(f"--only-{name} needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
         try:
-            measured = {"event_return": measure_event_return(config, env=served)}
+            measured = measure_scenario(name, config, env=env, served=connection.vendor)
         finally:
             shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
         results = {
-            "machine": {**machine(source), "load_average_start": load_at_start},
+            "machine": {
+                **machine(source),
+                "load_average_start": load_at_start,
+                "load_average_end": " ".join(f"{value:.2f}" for value in os.getloadavg()),
+            },
             "config": asdict(config),
             "measures": measured,
-            "targets": checks_of(event_return_targets(measured)),
+            "targets": checks_of(targets_of(measured)),
         }
-        return _report(results, output)
-    if args.only_offline:
-        if connection.vendor != "postgresql":
-            sys.exit("--only-offline needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
-        try:
-            measured = {"offline_return": measure_offline(env)}
-        finally:
-            shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
-        results = {
-            "machine": {**machine(source), "load_average_start": load_at_start},
-            "config": asdict(config),
-            "measures": measured,
-            "targets": checks_of(offline_targets(measured)),
-        }
-        return _report(results, output)
-    if args.only_registration:
-        if connection.vendor != "postgresql":
-            sys.exit("--only-registration needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
-        measured = measure_registration(config, env=env)
-        results = {
-            "machine": {**machine(source), "load_average_start": load_at_start},
-            "config": asdict(config),
-            "measures": measured,
-            "targets": checks_of(registration_targets(measured)),
-        }
+        if args.into_results and not args.quick:
+            return _merge_report(results, RESULTS, name)
         return _report(results, output)
     if args.only_spike:
         if connection.vendor != "postgresql":
@@ -813,6 +808,35 @@ def main(argv: list[str] | None = None) -> int:
     if skipped:
         results["load_skipped"] = skipped
     return _report(results, output)
+
+
+def measure_scenario(
+    name: str, config: Config, *, env: dict[str, str], served: str
+) -> dict[str, Any]:
+    """One scenario of issues 29, 30 and 31 alone (``--only-…``)."""
+    if name == "registration":
+        return measure_registration(config, env=env)
+    if name == "offline_return":
+        return {"offline_return": measure_offline(env)}
+    on_server = env if served == "postgresql" else None
+    return {"event_return": measure_event_return(config, env=on_server)}
+
+
+def _merge_report(results: dict[str, Any], output: Path, name: str) -> int:
+    """``results`` of one scenario merged into ``output``: its measures replace those of the
+    same name, its targets those of the same text; the machine and its load as this
+    scenario ran are kept under ``machine.scenarios``."""
+    print(table(results), flush=True)
+    merged = json.loads(output.read_text()) if output.exists() else {"measures": {}, "targets": []}
+    merged.setdefault("measures", {}).update(results["measures"])
+    names = {row["target"] for row in results["targets"]}
+    merged["targets"] = [
+        row for row in merged.get("targets", []) if row["target"] not in names
+    ] + results["targets"]
+    merged.setdefault("machine", {}).setdefault("scenarios", {})[name] = results["machine"]
+    output.write_text(json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+    say(f"merged into {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    return 0
 
 
 def _report(results: dict[str, Any], output: Path | None) -> int:

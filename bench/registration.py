@@ -167,10 +167,20 @@ async def _person(
     person.status, person.rank = data["status"], data.get("rank")
 
 
-async def drive(base_url: str, event: str, *, people: int, seconds: float, deadline: float) -> Rush:
+async def drive(
+    base_url: str,
+    event: str,
+    *,
+    people: int,
+    seconds: float,
+    deadline: float,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Rush:
     rush = Rush(people=[Registrant(n, f"pilote{n:05d}@bench.example.org") for n in range(people)])
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=100, keepalive_expiry=1.0)
-    async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
+    async with httpx.AsyncClient(
+        base_url=base_url, timeout=30, limits=limits, transport=transport
+    ) as client:
         step = seconds / people if people else 0
         t0 = time.perf_counter()
         tasks = [

@@ -8,6 +8,12 @@ The bench has its own database, recreated at each run, never the app's:
 PostgreSQL, the same server's database ``<name>_bench``; else ``paddock_bench`` on a
 PostgreSQL answering on 127.0.0.1:5432; else a SQLite file in the temporary directory,
 and then the load part (which needs PostgreSQL) is skipped with a printed line.
+
+The scenarios of sign-up, the event away and the offline tables (issues 29, 30, 31) run
+with the load part, or alone: ``--only-registration`` (``registration_rush`` and
+``registration_mails``: gunicorn, Redis database 6 or ``BENCH_REDIS_URL``, a Celery worker,
+aiosmtpd), ``--only-event-return``, ``--only-offline``; add ``--into-results`` to merge one's
+measures and targets into ``bench/results.json``.
 """
 
 from __future__ import annotations

@@ -66,6 +66,8 @@ EXPORTS: dict[str, tuple[Callable[[World], dict[str, Any]], dict[str, str]]] = {
     "qualifying-general": (lambda w: {"slug": w.event.slug}, {}),
     "qualifying-session": (lambda w: {"slug": w.event.slug, "number": 1}, {}),
     "driver": (lambda w: {"slug": w.championship.slug, "number": scored_driver(w)}, {}),
+    # Sign-up's registrations: race control's list (logged in), hostile names waiting.
+    "signup-desk": (lambda w: hostile_registrations(w), {}),
 }
 
 
@@ -83,13 +85,40 @@ def expected_texts(world: World, view: str) -> set[str]:
         "qualifying-general": hostile_names(world),
         "qualifying-session": hostile_names(world),
         "driver": {HOSTILE_EVENT},
+        "signup-desk": set(HOSTILE_FIRST_NAMES.values()) | {HOSTILE_TEAM},
     }[view]
+
+
+#: Exports of race control's pages: read logged in as the organiser.
+ORGANISER_EXPORTS = {"signup-desk"}
+
+
+def hostile_registrations(world: World) -> dict[str, Any]:
+    """The event's registrations under the hostile names, all waiting (each with a rank)."""
+    from django.utils import timezone
+
+    from tournament.signup.models import Registration
+
+    for number, first_name in HOSTILE_FIRST_NAMES.items():
+        Registration.objects.get_or_create(
+            event=world.event,
+            email=f"hostile{number}@example.org",
+            defaults={
+                "first_name": first_name,
+                "last_name": "Lefèvre",
+                "team": HOSTILE_TEAM,
+                "status": "waiting",
+                "confirmed_at": timezone.now(),
+            },
+        )
+    return {"slug": world.event.slug}
 
 
 def export(world: World, view: str, export_format: str) -> Any:
     arguments, query = EXPORTS[view]
     url = reverse(view.split()[0], kwargs=arguments(world))
-    response = english(Client()).get(url, {**query, "_export": export_format})
+    client = logged_in(world.users["organiser"]) if view in ORGANISER_EXPORTS else english(Client())
+    response = client.get(url, {**query, "_export": export_format})
     assert response.status_code == 200, (view, export_format, response.status_code)
     assert response["Content-Disposition"].endswith(f'.{export_format}"')
     return response

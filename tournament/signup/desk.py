@@ -8,19 +8,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import django_tables2 as tables
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _l
 from django.views.decorators.http import require_http_methods
 
 from tournament.access import actor_for, organised_event
-from tournament.documents.exports import FORMATS, csv_bytes, xlsx_bytes
 from tournament.documents.printing import QR_QUIET_ZONE, qr_modules
 from tournament.errors import ServiceError
 from tournament.registration.forms import apply_errors
+from tournament.registration.tables import sorted_or_exported
 from tournament.signup import broadcast, checkin, selectors, services, tasks
 from tournament.signup.announcement import announcement_update
 from tournament.signup.forms import AnnouncementForm, DecisionForm, MessageForm
@@ -76,28 +78,35 @@ def qr_svg(link: str) -> SafeString:
     )
 
 
-HEADER = ("rank", "status", "first_name", "last_name", "email", "licence", "team", "confirmed_at")
+class RegistrationTable(tables.Table):
+    """The list as a spreadsheet (``?_export=csv|xlsx``, through the safe exporters)."""
+
+    rank = tables.Column(verbose_name=_l("Rank"), default="")
+    status = tables.Column(verbose_name=_l("Status"))
+    first_name = tables.Column(verbose_name=_l("First name"))
+    last_name = tables.Column(verbose_name=_l("Last name"))
+    email = tables.Column(verbose_name=_l("Email"))
+    licence = tables.Column(verbose_name=_l("Licence number"), default="")
+    team = tables.Column(verbose_name=_l("Team"), default="")
+    confirmed_at = tables.DateTimeColumn(verbose_name=_l("confirmed at"), default="")
 
 
-def _export(event: Any, rows: list[tuple[Registration, int | None]], kind: str) -> HttpResponse:
-    values: list[list[Any]] = [[_(h) for h in HEADER]]
-    for registration, rank in rows:
-        values.append(
-            [
-                rank,
-                registration.get_status_display(),
-                registration.first_name,
-                registration.last_name,
-                registration.email,
-                registration.licence,
-                registration.team,
-                registration.confirmed_at,
-            ]
-        )
-    body = csv_bytes(values) if kind == "csv" else xlsx_bytes(values, title=event.name)
-    response = HttpResponse(body, content_type=FORMATS[kind])
-    response["Content-Disposition"] = f'attachment; filename="{event.slug}-registrations.{kind}"'
-    return response
+def _table(rows: list[tuple[Registration, int | None]]) -> RegistrationTable:
+    return RegistrationTable(
+        [
+            {
+                "rank": rank,
+                "status": r.get_status_display(),
+                "first_name": r.first_name,
+                "last_name": r.last_name,
+                "email": r.email,
+                "licence": r.licence,
+                "team": r.team,
+                "confirmed_at": r.confirmed_at,
+            }
+            for r, rank in rows
+        ]
+    )
 
 
 def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
@@ -188,9 +197,9 @@ def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
     shown = request.GET.get("status", "")
     if shown in Registration.Status.values:
         rows = [(r, k) for r, k in rows if r.status == shown]
-    kind = request.GET.get("_export", "")
-    if kind in FORMATS:
-        return _export(event, rows, kind)
+    exported = sorted_or_exported(request, _table(rows), f"{event.slug}-registrations")
+    if exported:
+        return exported
     counts = dict(
         Registration.objects.filter(event=event)
         .values_list("status")

@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
 
 from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import ArrivedRegistration, Checkout
-from tournament.errors import Conflict
+from tournament.errors import Conflict, ServiceError
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
 from tournament.players.identity import player_for
 from tournament.signup.models import Registration
@@ -66,9 +66,15 @@ def import_event(text: str | bytes) -> Arrived:
     try:
         with transaction.atomic():
             return _load(data)
-    except (KeyError, TypeError, ValueError) as exc:
+    except ServiceError as exc:  # e.g. a licence number already another driver's here
         raise ArrivalError(
-            _("The bundle could not be loaded, nothing was imported: %(error)s") % {"error": exc}
+            _("The bundle could not be loaded, nothing was imported: %(error)s")
+            % {"error": exc.message}
+        ) from exc
+    except (KeyError, TypeError, ValueError, DatabaseError) as exc:
+        raise ArrivalError(
+            _("The bundle could not be loaded, nothing was imported: %(error)s")
+            % {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
         ) from exc
 
 

@@ -425,6 +425,11 @@ PHOTO_MAX_BYTES = env_int("PHOTO_MAX_BYTES", 20 * 1024 * 1024)
 # body stays under DATA_UPLOAD_MAX_MEMORY_SIZE (tournament.site.middleware.BodySizeMiddleware).
 PHOTO_REQUEST_MAX_BYTES = env_int("PHOTO_REQUEST_MAX_BYTES", 160 * 1024 * 1024)
 # The paths that take photos (races/photos/urls.py, the API's photo uploads).
+# Writes sent twice (tournament/offline): keys kept this long (24 h at least); a key left
+# running by a server killed mid-request is taken over after this many seconds.
+IDEMPOTENCY_KEEP_HOURS = env_int("IDEMPOTENCY_KEEP_HOURS", 48)
+IDEMPOTENCY_STALE_SECONDS = env_int("IDEMPOTENCY_STALE_SECONDS", 90)
+
 PHOTO_UPLOAD_PATHS = (
     r"^/(?:[rq]/[^/]+/photos/|e/[^/]+/results/photos/"
     r"|api/v1/events/[^/]+/(?:(?:qualifying-)?tables/[^/]+/)?photos$"

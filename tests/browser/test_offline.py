@@ -262,7 +262,12 @@ def test_a_link_replaced_during_the_outage_deletes_its_outbox_saying_why(
     page = phone.new_page()
     page.goto(f"{origin(live_server, False)}/q/{qualifying.token}/?session=1")
     phone.set_offline(True)
-    enter_run(page, 1)
+    # The same phone holds another table's link (two referees share it): its own outbox.
+    page.evaluate(
+        """PaddockOutbox.add({scope: "/q/another-link/", url: "/q/another-link/s/1/d/9/",
+             fields: [["d9-throws", "12"]], headers: {}, label: "9 Autre"})"""
+    )
+    enter_run(page, 1)  # the bar counts this link's entries only
     expect(count(page)).to_have_text("1 saisie à envoyer")
     referee_link_regenerate(actor=Actor(user=organiser), table=qualifying)
     phone.set_offline(False)
@@ -270,7 +275,10 @@ def test_a_link_replaced_during_the_outage_deletes_its_outbox_saying_why(
     expect(report).to_contain_text("Ce lien a été remplacé", timeout=20_000)
     expect(report.locator("details li")).to_contain_text("1 Pilote1 Lefèvre")
     expect(count(page)).to_have_text(SENT)
-    assert page.evaluate("PaddockOutbox.all(null).then(e => e.length)") == 0
+    # This link's outbox is gone; the other link's is untouched.
+    assert page.evaluate("PaddockOutbox.all(null).then(e => e.map(x => x.scope))") == [
+        "/q/another-link/"
+    ]
     assert not Run.objects.exists()
 
 

@@ -20,6 +20,7 @@ real Celery worker (Redis as its broker) that sends them to an SMTP server on lo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import os
 import re
@@ -39,6 +40,8 @@ from bench.spike import _percentile, load_average
 
 CONFIRM = re.compile(r"/registrations/confirm/([A-Za-z0-9_-]+)/")
 #: The bench's Redis: database 6 (cache, sign-up tries, Celery's broker).
+#: Registrants sharing one HTTP client (a pool of as many connections).
+PER_CLIENT = 20
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
 
 
@@ -177,14 +180,25 @@ async def drive(
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> Rush:
     rush = Rush(people=[Registrant(n, f"pilote{n:05d}@bench.example.org") for n in range(people)])
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=100, keepalive_expiry=1.0)
-    async with httpx.AsyncClient(
-        base_url=base_url, timeout=30, limits=limits, transport=transport
-    ) as client:
+    # A client per ``PER_CLIENT`` registrants, each with a connection for every one of them:
+    # one pool for 2,000 waiting requests costs the client more CPU than the server its
+    # answers (httpcore walks its queue at every step), and people each have their own.
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(
+                    base_url=base_url,
+                    timeout=30,
+                    limits=httpx.Limits(max_connections=PER_CLIENT, keepalive_expiry=1.0),
+                    transport=transport,
+                )
+            )
+            for _ in range(-(-people // PER_CLIENT))
+        ]
         step = seconds / people if people else 0
         t0 = time.perf_counter()
         tasks = [
-            asyncio.create_task(_person(client, event, person, n * step, t0))
+            asyncio.create_task(_person(clients[n % len(clients)], event, person, n * step, t0))
             for n, person in enumerate(rush.people)
         ]
         _done, pending = await asyncio.wait(tasks, timeout=deadline)
@@ -244,9 +258,12 @@ def measure_rush(
         with httpx.Client(base_url=server.url, headers={"Connection": "close"}) as client:
             for _ in range(8):
                 client.get(f"/api/v1/events/{event.slug}/entrants")
+        client_cpu, server_cpu = time.process_time(), _children_cpu(server.process.pid)
         rush = asyncio.run(
             drive(server.url, event.slug, people=people, seconds=seconds, deadline=deadline)
         )
+        client_cpu = time.process_time() - client_cpu
+        server_cpu = _children_cpu(server.process.pid) - server_cpu
         workers, threads = server.workers, server.threads
     errors = [p for p in rush.people if p.error]
     confirms = [p.confirm * 1000 for p in rush.people if p.confirm]
@@ -265,8 +282,25 @@ def measure_rush(
         "signup_p50_ms": _percentile(signs, 0.5),
         "signup_p95_ms": _percentile(signs, 0.95),
         **verify(event, rush, capacity=capacity),
+        # Where the CPU went during the rush: the bench's client (this process) and the
+        # server's workers (PostgreSQL's is in neither).
+        "client_cpu_s": round(client_cpu, 1),
+        "server_cpu_s": round(server_cpu, 1),
         "load_average": load_average(),
     }, event
+
+
+def _children_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of ``pid``'s child processes (gunicorn's workers)."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        try:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
 
 
 class _Counting:

@@ -63,7 +63,7 @@ class Config:
     signup_people: int = 2000
     signup_capacity: int = 120
     signup_seconds: float = 30.0
-    signup_deadline: float = 120.0
+    signup_deadline: float = 240.0
     mails_deadline: float = 180.0
 
 

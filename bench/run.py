@@ -828,6 +828,14 @@ def measure_scenario(
     return {"event_return": measure_event_return(config, env=on_server)}
 
 
+#: How the targets of each scenario begin (``_merge_report`` replaces them all).
+SCENARIO_TARGETS = {
+    "registration": ("registration rush:", "registration mails:"),
+    "offline_return": ("offline return:",),
+    "event_return": ("a national day lands", "event return:"),
+}
+
+
 def _merge_report(results: dict[str, Any], output: Path, name: str) -> int:
     """``results`` of one scenario merged into ``output``: its measures replace those of the
     same name, its targets those of the same text; the machine and its load as this
@@ -835,9 +843,10 @@ def _merge_report(results: dict[str, Any], output: Path, name: str) -> int:
     print(table(results), flush=True)
     merged = json.loads(output.read_text()) if output.exists() else {"measures": {}, "targets": []}
     merged.setdefault("measures", {}).update(results["measures"])
-    names = {row["target"] for row in results["targets"]}
+    # A scenario's rows name their sizes ("2000 delivered"): replaced by their prefixes.
+    prefixes = SCENARIO_TARGETS[name]
     merged["targets"] = [
-        row for row in merged.get("targets", []) if row["target"] not in names
+        row for row in merged.get("targets", []) if not row["target"].startswith(prefixes)
     ] + results["targets"]
     merged.setdefault("machine", {}).setdefault("scenarios", {})[name] = results["machine"]
     output.write_text(json.dumps(merged, indent=2, ensure_ascii=False) + "\n")

@@ -12,11 +12,13 @@ laptop's are two rows of it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from django.test import override_settings
@@ -109,4 +111,140 @@ def measure_event_return(
         "rated_players": PlayerRating.objects.filter(
             player__drivers__championship=event.championship
         ).count(),
+    }
+
+
+# --- On the hosted server: the return through the API, race control's desk meanwhile -------
+
+DESK_EVERY = 0.5  # seconds between two desk requests of another event's race control
+
+
+def _desk_event() -> Any:
+    """Another championship's day under way: the desk race control keeps open meanwhile."""
+    built = build_championship(
+        slug="bench-away-desk",
+        size=Size(drivers=80, teams=16, events=1, table_size=8, sessions=1),
+    )
+    return built.events[0]
+
+
+async def _return_and_desk(
+    base_url: str, *, path: str, body: bytes, token: str, desk_path: str, session: str
+) -> tuple[dict[str, Any], list[tuple[float, int | None]]]:
+    import asyncio
+
+    import httpx
+
+    desk: list[tuple[float, int | None]] = []
+    finished = asyncio.Event()
+    async with httpx.AsyncClient(base_url=base_url, timeout=300) as client:
+
+        async def race_control() -> None:
+            cookie = {"Cookie": f"sessionid={session}"}
+            while not finished.is_set():
+                started = time.perf_counter()
+                try:
+                    answer = await client.get(desk_path, headers=cookie)
+                    status: int | None = answer.status_code
+                except httpx.HTTPError:
+                    status = None
+                desk.append(((time.perf_counter() - started) * 1000, status))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(finished.wait(), DESK_EVERY)
+
+        polling = asyncio.create_task(race_control())
+        await asyncio.sleep(DESK_EVERY)  # race control is at its desk as the day comes back
+        started = time.perf_counter()
+        try:
+            answer = await client.post(
+                path,
+                content=body,
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            )
+            returned = {"status": answer.status_code, "text": answer.text[:300]}
+            if answer.status_code == 200:
+                returned["json"] = answer.json()
+        except httpx.HTTPError as exc:
+            returned = {"status": None, "text": repr(exc)}
+        returned["seconds"] = time.perf_counter() - started
+        finished.set()
+        await polling
+    return returned, desk
+
+
+def measure_event_return_served(
+    env: dict[str, str],
+    *,
+    drivers: int = 300,
+    table_size: int = 8,
+    photos: int = 40,
+    photo_bytes: int = 2_000_000,
+) -> dict[str, Any]:
+    """``event_return`` on the hosted server: gunicorn (2 workers × 4 threads) on the bench's
+    PostgreSQL, tasks inline (the ratings' recompute the landing asks for is in the
+    answer's time); the laptop's export POSTed to ``/api/v1/events/{event}/return`` by an
+    organiser's token, while race control of another event opens its desk twice a second."""
+    import asyncio
+
+    from django.urls import reverse
+
+    from bench.load import Gunicorn
+    from bench.spike import _percentile, desk_session, load_average, race_control_token
+
+    media = tempfile.mkdtemp(prefix="paddock-bench-media-")
+    try:
+        with override_settings(MEDIA_ROOT=media):  # the photos' files: this run's own
+            event = _day(drivers, table_size, photos, photo_bytes)
+            text = _away_and_back(event)
+        other = _desk_event()
+        session = desk_session(other)
+        token = race_control_token()
+        desk_path = reverse("event-desk", args=[other.slug])
+        with Gunicorn({**env, "MEDIA_ROOT": media}) as server:
+            # Each worker's first desk (templates, catalogues), as a server since the morning.
+            import httpx
+
+            with httpx.Client(base_url=server.url, timeout=60) as client:
+                for _ in range(8):
+                    client.get(
+                        desk_path,
+                        headers={"Cookie": f"sessionid={session}", "Connection": "close"},
+                    )
+            returned, desk = asyncio.run(
+                _return_and_desk(
+                    server.url,
+                    path=f"/api/v1/events/{event.slug}/return",
+                    body=text.encode(),
+                    token=token,
+                    desk_path=desk_path,
+                    session=session,
+                )
+            )
+            workers, threads = server.workers, server.threads
+        photos_on_disk = sum(1 for path in Path(media).rglob("*") if path.is_file())
+    finally:
+        shutil.rmtree(media, ignore_errors=True)
+    times = [ms for ms, _status in desk]
+    answer = returned.get("json") or {}
+    return {
+        "server": f"gunicorn {workers} workers × {threads} threads (gthread), 127.0.0.1",
+        "status": returned["status"],
+        "error": "" if returned["status"] == 200 else returned["text"],
+        "seconds": round(returned["seconds"], 2),
+        "bytes": len(text),
+        "landed": answer.get("landed"),
+        "refused": answer.get("refused"),
+        "results": RaceResult.objects.filter(table__event=event).count(),
+        "history": RaceResult.history.filter(table__event=event).count(),
+        "photos": SheetPhoto.objects.filter(event=event).count(),
+        "media_files": photos_on_disk,
+        "rated_players": PlayerRating.objects.filter(
+            player__drivers__championship=event.championship
+        ).count(),
+        "desk_requests": len(desk),
+        "desk_errors": sum(1 for _ms, status in desk if status != 200),
+        "desk_p50_ms": _percentile(times, 0.5),
+        "desk_p95_ms": _percentile(times, 0.95),
+        "desk_max_ms": round(max(times), 1) if times else None,
+        "load_average": load_average(),
     }

@@ -8,6 +8,12 @@ The bench has its own database, recreated at each run, never the app's:
 PostgreSQL, the same server's database ``<name>_bench``; else ``paddock_bench`` on a
 PostgreSQL answering on 127.0.0.1:5432; else a SQLite file in the temporary directory,
 and then the load part (which needs PostgreSQL) is skipped with a printed line.
+
+The scenarios of sign-up, the event away and the offline tables (issues 29, 30, 31) run
+with the load part, or alone: ``--only-registration`` (``registration_rush`` and
+``registration_mails``: gunicorn, Redis database 6 or ``BENCH_REDIS_URL``, a Celery worker,
+aiosmtpd), ``--only-event-return``, ``--only-offline``; add ``--into-results`` to merge one's
+measures and targets into ``bench/results.json``.
 """
 
 from __future__ import annotations
@@ -53,6 +59,12 @@ class Config:
     ratings_seasons: int = 10
     ratings_runs: int = 3  # a full recompute takes seconds
     ratio_runs: int = 15  # a measure and its floor, in turns
+    # Sign-up before the day (issue 29): a rush of registrants for a final's seats.
+    signup_people: int = 2000
+    signup_capacity: int = 120
+    signup_seconds: float = 30.0
+    signup_deadline: float = 240.0
+    mails_deadline: float = 180.0
 
 
 QUICK = Config(
@@ -66,6 +78,9 @@ QUICK = Config(
     spike_seconds=2,
     spike_drivers=30,
     ratings_seasons=2,
+    signup_people=60,
+    signup_capacity=12,
+    signup_seconds=2,
 )
 
 
@@ -246,7 +261,8 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         f"{photo['median']} ms, QR reading {photo['qr_read_median']} ms"
     )
     out.update(measure_ratings(config))
-    out["event_return"] = measure_event_return(config)
+    if not load:  # in process; on the hosted server with the load part below
+        out["event_return"] = measure_event_return(config)
 
     if load and large.load_event is not None:
         from bench.load import measure_load
@@ -261,6 +277,9 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         say(f"load: p95 {out['load']['p95_ms']} ms, errors {out['load']['errors']}")
     if load:
         out.update(measure_spikes(config, env=env, spiked=spiked, little=little))
+        out.update(measure_registration(config, env=env))
+        out["event_return"] = measure_event_return(config, env=env)
+        out["offline_return"] = measure_offline(env)
     return out
 
 
@@ -281,15 +300,19 @@ def _spike_championship(config: Config) -> Any:
     )
 
 
-def measure_event_return(config: Config) -> dict[str, Any]:
-    """A national day back from the laptop (``bench.event_return``)."""
+def measure_event_return(config: Config, *, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """A national day back from the laptop (``bench.event_return``): with ``env``, on the
+    hosted server through the API, another event's desk measured meanwhile; else in process."""
     from bench.event_return import measure_event_return as measure
+    from bench.event_return import measure_event_return_served
 
     quick = config.drivers < Config().drivers
-    out = measure(**({"drivers": 30, "photos": 4, "photo_bytes": 200_000} if quick else {}))
+    size = {"drivers": 30, "photos": 4, "photo_bytes": 200_000} if quick else {}
+    out = measure_event_return_served(env, **size) if env is not None else measure(**size)
+    desk = f", desk p95 {out['desk_p95_ms']} ms" if "desk_p95_ms" in out else ""
     say(
         f"event_return: {out['landed']} in {out['seconds']} s ({out['bytes']} bytes), "
-        f"{out['rated_players']} players rated"
+        f"{out['rated_players']} players rated{desk}"
     )
     return out
 
@@ -298,7 +321,73 @@ def event_return_targets(measured: dict[str, Any]) -> list[tuple]:
     back = measured.get("event_return")
     if not back:
         return []
-    return [("a national day lands (ratings included) ≤ 30 s", back["seconds"], "s", 30)]
+    rows: list[tuple] = [
+        ("a national day lands (ratings included) ≤ 30 s", back["seconds"], "s", 30)
+    ]
+    if "desk_p95_ms" in back:
+        rows += [
+            ("event return: answered 200", back["status"], "", back["status"] == 200),
+            ("event return: another event's desk 0 errors", back["desk_errors"], "",
+             back["desk_errors"] == 0),
+            ("event return: another event's desk p95 ≤ 250 ms", back["desk_p95_ms"], "ms", 250),
+        ]  # fmt: skip
+    return rows
+
+
+def measure_registration(config: Config, *, env: dict[str, str]) -> dict[str, Any]:
+    """``registration_rush`` then ``registration_mails`` (``bench.registration``)."""
+    from bench.registration import measure_mails, measure_rush
+
+    out: dict[str, Any] = {}
+    rush, event = measure_rush(
+        env,
+        people=config.signup_people,
+        capacity=config.signup_capacity,
+        seconds=config.signup_seconds,
+        deadline=config.signup_deadline,
+    )
+    out["registration_rush"] = rush
+    say(
+        f"registration_rush: {rush['people']} over {rush['arrival_seconds']} s, "
+        f"{rush['accepted']} accepted, {rush['waiting']} waiting (in order: "
+        f"{rush['waiting_in_confirmation_order']}), errors {rush['errors']}, all confirmed in "
+        f"{rush['all_confirmed_s']} s, confirmation p95 {rush['confirm_p95_ms']} ms; "
+        f"load {rush['load_average']}"
+    )
+    mails = measure_mails(env, event, deadline=config.mails_deadline)
+    out["registration_mails"] = mails
+    say(
+        f"registration_mails: {mails['delivered']} of {mails['mails']} delivered in "
+        f"{mails['all_delivered_s']} s, duplicates {mails['duplicates']}; "
+        f"load {mails['load_average']}"
+    )
+    return out
+
+
+def measure_offline(env: dict[str, str]) -> dict[str, Any]:
+    """``offline_return`` (``bench.offline``)."""
+    from bench.offline import measure_offline_return
+
+    out = measure_offline_return(env)
+    say(
+        f"offline_return: {out['tables']} tables, exactly once {out['exactly_once']}, errors "
+        f"{out['errors']}, outboxes empty in {out['all_empty_s']} s (qualifying "
+        f"{out['qualifying']['all_empty_s']} s, race {out['race']['all_empty_s']} s), desk "
+        f"p95 {out['desk_p95_ms']} ms; load {out['load_average']}"
+    )
+    return out
+
+
+def offline_targets(measured: dict[str, Any]) -> list[tuple]:
+    from bench.offline import targets as of_offline
+
+    return of_offline(measured)
+
+
+def registration_targets(measured: dict[str, Any]) -> list[tuple]:
+    from bench.registration import targets as of_registration
+
+    return of_registration(measured)
 
 
 def measure_spikes(config: Config, *, env: dict[str, str], spiked: Any, little: Any) -> dict:
@@ -427,6 +516,7 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
             ("load: 0 lost updates", load["lost_updates"], "", load["lost_updates"] == 0),
             ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
         ]
+    rows += registration_targets(measured) + offline_targets(measured)
     return ratios, checks_of(rows + ratings_targets(measured) + event_return_targets(measured))
 
 
@@ -590,6 +680,22 @@ def main(argv: list[str] | None = None) -> int:
         help="a national day back from the laptop only (written only where --output says)",
     )
     parser.add_argument(
+        "--only-registration",
+        action="store_true",
+        help="the sign-up rush and its mails only (written only where --output says)",
+    )
+    parser.add_argument(
+        "--only-offline",
+        action="store_true",
+        help="the tables' outboxes sent at once only (written only where --output says)",
+    )
+    parser.add_argument(
+        "--into-results",
+        action="store_true",
+        help="with --only-registration, --only-offline or --only-event-return: merge its "
+        "measures and targets into bench/results.json (the others' kept)",
+    )
+    parser.add_argument(
         "--only-spike",
         action="store_true",
         help="the publication spike only, and the CPU time of a search and of the desk "
@@ -597,7 +703,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else Config()
-    only = args.only_ratings or args.only_spike or args.only_event_return
+    only = (
+        args.only_ratings
+        or args.only_spike
+        or args.only_event_return
+        or args.only_registration
+        or args.only_offline
+    )
     output = args.output or (None if args.quick or only else RESULTS)
 
     load_at_start = " ".join(f"{value:.2f}" for value in os.getloadavg())
@@ -633,14 +745,32 @@ def main(argv: list[str] | None = None) -> int:
             "targets": checks_of(ratings_targets(measured)),
         }
         return _report(results, output)
-    if args.only_event_return:
-        measured = {"event_return": measure_event_return(config)}
+    scenarios = [
+        (args.only_event_return, "event_return", event_return_targets),
+        (args.only_offline, "offline_return", offline_targets),
+        (args.only_registration, "registration", registration_targets),
+    ]
+    for chosen, name, targets_of in scenarios:
+        if not chosen:
+            continue
+        if connection.vendor != "postgresql" and name != "event_return":
+            sys.exit(f"--only-{name} needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
+        try:
+            measured = measure_scenario(name, config, env=env, served=connection.vendor)
+        finally:
+            shutil.rmtree(env["CACHE_DIR"], ignore_errors=True)
         results = {
-            "machine": machine(source),
+            "machine": {
+                **machine(source),
+                "load_average_start": load_at_start,
+                "load_average_end": " ".join(f"{value:.2f}" for value in os.getloadavg()),
+            },
             "config": asdict(config),
             "measures": measured,
-            "targets": checks_of(event_return_targets(measured)),
+            "targets": checks_of(targets_of(measured)),
         }
+        if args.into_results and not args.quick:
+            return _merge_report(results, RESULTS, name)
         return _report(results, output)
     if args.only_spike:
         if connection.vendor != "postgresql":
@@ -684,6 +814,44 @@ def main(argv: list[str] | None = None) -> int:
     if skipped:
         results["load_skipped"] = skipped
     return _report(results, output)
+
+
+def measure_scenario(
+    name: str, config: Config, *, env: dict[str, str], served: str
+) -> dict[str, Any]:
+    """One scenario of issues 29, 30 and 31 alone (``--only-…``)."""
+    if name == "registration":
+        return measure_registration(config, env=env)
+    if name == "offline_return":
+        return {"offline_return": measure_offline(env)}
+    on_server = env if served == "postgresql" else None
+    return {"event_return": measure_event_return(config, env=on_server)}
+
+
+#: How the targets of each scenario begin (``_merge_report`` replaces them all).
+SCENARIO_TARGETS = {
+    "registration": ("registration rush:", "registration mails:"),
+    "offline_return": ("offline return:",),
+    "event_return": ("a national day lands", "event return:"),
+}
+
+
+def _merge_report(results: dict[str, Any], output: Path, name: str) -> int:
+    """``results`` of one scenario merged into ``output``: its measures replace those of the
+    same name, its targets those of the same text; the machine and its load as this
+    scenario ran are kept under ``machine.scenarios``."""
+    print(table(results), flush=True)
+    merged = json.loads(output.read_text()) if output.exists() else {"measures": {}, "targets": []}
+    merged.setdefault("measures", {}).update(results["measures"])
+    # A scenario's rows name their sizes ("2000 delivered"): replaced by their prefixes.
+    prefixes = SCENARIO_TARGETS[name]
+    merged["targets"] = [
+        row for row in merged.get("targets", []) if not row["target"].startswith(prefixes)
+    ] + results["targets"]
+    merged.setdefault("machine", {}).setdefault("scenarios", {})[name] = results["machine"]
+    output.write_text(json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+    say(f"merged into {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    return 0
 
 
 def _report(results: dict[str, Any], output: Path | None) -> int:

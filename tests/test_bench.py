@@ -23,6 +23,7 @@ from bench import load, measures, spike
 from bench.builder import Size, build_championship
 from bench.run import RESULTS, Config, table, targets
 from races.models import RaceResult, ResultLine, ResultStatus
+from tests.integrity.conftest import needs_postgresql
 from tournament.models import Event
 from tournament.standings.selectors import standings_for
 from tournament.standings.tables import StandingsTable, driver_url_for
@@ -257,3 +258,70 @@ def test_a_percentile_is_the_nearest_rank() -> None:
     assert spike._percentile(times, 0.5) == 10.0
     assert spike._percentile([7.0], 0.95) == 7.0
     assert spike._percentile([], 0.95) is None
+
+
+@needs_postgresql  # confirmations at once: SQLite's one writer turns them away
+@pytest.mark.django_db(transaction=True)
+def test_the_registration_rush_runs_at_a_tiny_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty registrants for five seats, in process over ASGI: each confirmed with the token
+    of its mail in the outbox; five accepted, fifteen waiting in the order of confirmation,
+    each answer what the database holds."""
+    from bench import registration
+
+    event = registration.open_event(capacity=5, slug="tiny-signup")
+    monkeypatch.setitem(connections["default"].settings_dict, "CONN_MAX_AGE", 0)
+    transport = httpx.ASGITransport(app=get_asgi_application())
+
+    async def rush() -> registration.Rush:
+        return await registration.drive(
+            "http://testserver",
+            event.slug,
+            people=20,
+            seconds=0.5,
+            deadline=60,
+            transport=transport,
+        )
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        run = pool.submit(asyncio.run, rush()).result()
+    assert [p.error for p in run.people if p.error] == []
+    checked = registration.verify(event, run, capacity=5)
+    assert (checked["accepted"], checked["waiting"], checked["answers_not_as_stored"]) == (5, 15, 0)
+    assert checked["accepted_first_then_waiting"] and checked["waiting_in_confirmation_order"]
+    assert sorted(p.rank for p in run.people if p.status == "waiting") == list(range(1, 16))
+
+
+def test_the_targets_of_sign_up_and_offline_tables_judge_their_measures() -> None:
+    """A rush with one seat too many accepted, a mail delivered twice, a write landed twice
+    or a slow desk each fails its row; the others pass."""
+    from bench.offline import targets as offline_targets
+    from bench.registration import targets as registration_targets
+    from bench.run import checks_of
+
+    rush = {
+        "capacity": 120, "people": 2000, "accepted": 121, "waiting": 1879, "errors": 0,
+        "accepted_first_then_waiting": True, "waiting_in_confirmation_order": True,
+        "answers_not_as_stored": 0, "all_confirmed_s": 41.0, "confirm_p95_ms": 120.0,
+    }  # fmt: skip
+    mails = {"mails": 2000, "all_delivered_s": 50.0, "duplicates": 1}
+    offline = {"exactly_once": False, "errors": 0, "all_empty_s": 4.0, "desk_p95_ms": 300.0}
+    verdicts = {
+        row["target"]: row["pass"]
+        for row in checks_of(
+            registration_targets({"registration_rush": rush, "registration_mails": mails})
+            + offline_targets({"offline_return": offline})
+        )
+    }
+    assert verdicts == {
+        "registration rush: exactly 120 accepted": False,
+        "registration rush: 1880 waiting in confirmation order": False,
+        "registration rush: 0 errors": True,
+        "registration rush: all 2000 confirmed ≤ 60 s": True,
+        "registration rush: confirmation p95 ≤ 300 ms": True,
+        "registration mails: 2000 delivered ≤ 120 s": True,
+        "registration mails: 0 duplicates": False,
+        "offline return: every write lands exactly once": False,
+        "offline return: 0 errors": True,
+        "offline return: every outbox empty ≤ 10 s": True,
+        "offline return: race control's desk p95 ≤ 250 ms": False,
+    }

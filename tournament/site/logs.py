@@ -26,8 +26,12 @@ class ClientErrorsWithoutTraceback(logging.Filter):
         return True
 
 
-#: A referee link's secret in a path: ``/q/<secret>/`` (qualifying) or ``/r/<secret>/`` (race).
-LINK_IN_PATH = re.compile(r"(/[qr]/)([A-Za-z0-9_\-]{8,})(?=[/?#\s\"']|$)")
+#: A link's secret in a path: a referee's, ``/q/<secret>/`` (qualifying) or ``/r/<secret>/``
+#: (race); a registrant's own or its confirmation, ``/registrations/[confirm/]<secret>/``
+#: (their page and the API's, which show and change their registration).
+LINK_IN_PATH = re.compile(
+    r"(/[qr]/|/registrations/(?:confirm/)?)([A-Za-z0-9_\-]{8,})(?=[/?#\s\"']|$)"
+)
 
 
 def _redacted(text: str) -> str:

@@ -49,3 +49,19 @@ def test_a_link_pages_refusal_logs_the_secrets_digest_never_the_secret(
     assert f"/q/#{link_digest(qtable.token)[:12]}/s/9/d/999/" in log, log
     assert f"/r/#{link_digest(rtable.token)[:12]}/" in log, log
     assert qtable.token not in log and rtable.token not in log
+
+
+@pytest.mark.django_db
+def test_a_registrants_link_refused_is_logged_by_its_digest(console) -> None:
+    """A registrant's own link opens their page (name, status, cancel): an expired or wrong
+    one's 404 logs its path without the secret, on the page and in the API."""
+    secret = "Zk3_q-9aRr77xYwV"
+    client = Client()
+    assert client.get(f"/registrations/{secret}/").status_code == 404
+    assert client.post(f"/registrations/confirm/{secret}/").status_code >= 400
+    assert client.get(f"/api/v1/registrations/{secret}").status_code >= 400
+
+    log = console.getvalue()
+    assert f"/registrations/#{link_digest(secret)[:12]}/" in log, log
+    assert f"/api/v1/registrations/#{link_digest(secret)[:12]}" in log, log
+    assert secret not in log

@@ -27,6 +27,7 @@ from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import ArrivedRegistration, Checkout
 from tournament.models import Driver, Entry, Event
+from tournament.venue.championship_backup import LABELS as BACKUP_LABELS
 
 
 class ExportError(Exception):
@@ -41,42 +42,11 @@ class _Encoder(DjangoJSONEncoder):
         return super().default(o)
 
 
-#: The day's models, in loading order (their history rows right after them).
+#: The day's models, in loading order (their history rows right after them): those of a
+#: championship's backup from the qualifying sessions on, then the sheets' photos and the
+#: entries' history (check-in at the door).
 LABELS = [
-    "qualifying.QualifyingSession",
-    "qualifying.HistoricalQualifyingSession",
-    "qualifying.QualifyingTable",
-    "qualifying.HistoricalQualifyingTable",
-    "qualifying.QualifyingSeat",
-    "qualifying.HistoricalQualifyingSeat",
-    "qualifying.Run",
-    "qualifying.HistoricalRun",
-    "qualifying.DrawRoll",
-    "qualifying.HistoricalDrawRoll",
-    "races.RaceTable",
-    "races.HistoricalRaceTable",
-    "races.GridSlot",
-    "races.HistoricalGridSlot",
-    "races.CarConfiguration",
-    "races.HistoricalCarConfiguration",
-    "races.RaceWeather",
-    "races.HistoricalRaceWeather",
-    "races.RaceWeatherDraw",
-    "races.HistoricalRaceWeatherDraw",
-    "races.WeatherDraw",
-    "races.HistoricalWeatherDraw",
-    "races.AllocationRecord",
-    "races.ManualSwap",
-    "races.ReplacedLink",
-    "races.RaceResult",
-    "races.HistoricalRaceResult",
-    "races.ResultLine",
-    "races.Stage",
-    "races.HistoricalStage",
-    "races.StageTime",
-    "races.HistoricalStageTime",
-    "tournament.Sanction",
-    "tournament.HistoricalSanction",
+    *BACKUP_LABELS[BACKUP_LABELS.index("qualifying.QualifyingSession") :],
     "races.SheetPhoto",
     "races.HistoricalSheetPhoto",
     "tournament.HistoricalEntry",

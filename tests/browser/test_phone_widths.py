@@ -2,13 +2,15 @@
 
 - At 390×844 (a phone), no page is wider than the screen: every page of the permission
   matrix (tests/security/test_permission_matrix.py), opened as each of its callers, in the
-  site's default language (French: the longer words).
+  site's default language (French: the longer words). An error page (403, 404) is measured
+  once per caller, as is the page a redirect leads to: they are the same page.
 - The projector fits a 1366×768 and a 1920×1080 screen whole, its page counter in view.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -45,11 +47,18 @@ def browser_as(browser: Browser, world: Any, role: str, base_url: str, **options
     return context
 
 
-def overflow(page: Page, url: str) -> int | None:
-    """How many pixels ``url`` is wider than the screen (None: not an HTML page)."""
+def overflow(page: Page, url: str, seen: set[tuple[int, str]]) -> int | None:
+    """How many pixels ``url`` is wider than the screen (None: not an HTML page, or one
+    already measured: the same error page, or the page a redirect already led to)."""
     answer = page.request.get(url, max_redirects=5)
     if not answer.headers.get("content-type", "").startswith("text/html"):
         return None
+    # A 403 or 404 is the same page whatever was asked; a redirect lands on a page once.
+    redirected = urlsplit(answer.url).path != urlsplit(url).path
+    shown = (answer.status, urlsplit(answer.url).path if redirected else "")
+    if (answer.status >= 400 or redirected) and shown in seen:
+        return None
+    seen.add(shown)
     page.goto(url, wait_until="load")
     return int(
         page.evaluate(
@@ -86,13 +95,13 @@ def test_no_page_is_wider_than_a_phone(role: str, live_server: Any, browser: Bro
     world = published_world()
     context = browser_as(browser, world, role, live_server.url, viewport=PHONE)
     page = context.new_page()
-    checked, too_wide = 0, []
+    checked, too_wide, seen = 0, [], set()
     try:
         for name, (arguments, methods) in sorted(PAGES.items()):
             if codes(methods["GET"])[role] == 405:
                 continue
             url = live_server.url + reverse(name, kwargs=arguments(world, role))
-            extra = overflow(page, url)
+            extra = overflow(page, url, seen)
             if extra is None:
                 continue
             checked += 1

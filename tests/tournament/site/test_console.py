@@ -7,7 +7,6 @@ or ``make venue`` (DEBUG off) would, and reads what it writes to its standard er
 
 from __future__ import annotations
 
-import fcntl
 import os
 import secrets
 import shutil
@@ -16,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.faults.processes import static_manifest
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -55,36 +56,16 @@ def settings_env(debug: str, data_dir: Path, static_root: Path) -> dict[str, str
     }
 
 
-@pytest.fixture(scope="session")
-def static_root(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """The static files as ``make venue`` collects them (with DEBUG off, pages name the
-    hashed files of the manifest, compressed): collected once for the whole run, by the
-    first worker that needs them while the others wait (pytest-xdist)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base if worker_id == "master" else base.parent
-    root = shared / "static-as-venue"
-    with open(shared / "static-as-venue.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (root / "staticfiles.json").exists():
-            env = settings_env("false", root, root)
-            subprocess.run(
-                [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-                cwd=ROOT,
-                env=env,
-                check=True,
-            )
-    return root
-
-
 @pytest.fixture(scope="module", params=["true", "false"], ids=["make run", "make venue"])
-def console(
-    request, tmp_path_factory: pytest.TempPathFactory, static_root: Path, migrated_sqlite: Path
-) -> str:
+def console(request, tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> str:
     """What one process writes to its standard error: once per setup, read by each test.
-    Its database starts as the run's migrated copy (its own migrate has nothing left to do)."""
+    Its database starts as the run's migrated copy (its own migrate has nothing left to do).
+    With DEBUG off, pages name their static files through a manifest: one that names each
+    file as itself (what is written to the console does not depend on the files' names,
+    and collecting and compressing them cost this module 20 s)."""
     data = tmp_path_factory.mktemp("console")
     shutil.copyfile(migrated_sqlite, data / "db.sqlite3")
-    env = settings_env(request.param, data, static_root)
+    env = settings_env(request.param, data, static_manifest())
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True
     )

@@ -18,12 +18,23 @@ from tournament.standings.selectors import standings_for
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def demo(db):
-    call_command("load_demo", "--quiet")
-    first = (StageTime.objects.count(), ResultLine.objects.count(), Event.objects.count())
-    call_command("load_demo", "--quiet")
-    assert (StageTime.objects.count(), ResultLine.objects.count(), Event.objects.count()) == first
+@pytest.fixture(scope="module")
+def demo(django_db_setup, django_db_blocker):
+    """The demo loaded twice, committed once for the module and emptied after its last test
+    (each test's own writes are rolled back)."""
+    with django_db_blocker.unblock():
+        call_command("load_demo", "--quiet")
+        first = (StageTime.objects.count(), ResultLine.objects.count(), Event.objects.count())
+        call_command("load_demo", "--quiet")
+        try:
+            assert (
+                StageTime.objects.count(),
+                ResultLine.objects.count(),
+                Event.objects.count(),
+            ) == first
+            yield
+        finally:
+            call_command("flush", interactive=False, verbosity=0)
 
 
 def test_four_events_of_the_club_championship(demo):

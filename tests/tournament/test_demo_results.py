@@ -54,13 +54,22 @@ def snapshot() -> dict[str, object]:
     }
 
 
-@pytest.fixture
-def demo(db):
-    call_command("load_demo", "--quiet")
-    first = snapshot()
-    out = io.StringIO()
-    call_command("load_demo", stdout=out)
-    return {"first": first, "second": snapshot(), "output": out.getvalue()}
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def demo(django_db_setup, django_db_blocker):
+    """The demo loaded twice, committed once for the module and emptied after its last test
+    (each test's own writes are rolled back): two loads are seconds, not a test's setup."""
+    with django_db_blocker.unblock():
+        call_command("load_demo", "--quiet")
+        first = snapshot()
+        out = io.StringIO()
+        call_command("load_demo", stdout=out)
+        try:
+            yield {"first": first, "second": snapshot(), "output": out.getvalue()}
+        finally:
+            call_command("flush", interactive=False, verbosity=0)
 
 
 def test_loading_twice_changes_nothing(demo):

@@ -463,7 +463,7 @@ def mismatches(expected: dict[str, int], actual: dict[str, int]) -> list[str]:
     return [
         f"{role}: expected {expected[role]}, got {actual[role]}"
         for role in ROLES
-        if expected[role] != actual[role]
+        if role in actual and expected[role] != actual[role]
     ]
 
 

@@ -6,6 +6,11 @@ Now every page and API operation of the permission matrix answers each caller ex
 the matrix says, with the links sealed elsewhere: a referee's phone still opens its table
 (the address holds the secret), and the organiser's pages say that the link cannot be read
 here and that a new one must be given and printed.
+
+The callers asked are those a link concerns: the organiser (shown the links), the phones
+holding table 1's and table 2's links, and table 1's referee account. A logged-in outsider
+and an anonymous visitor hold no link and see none: what they are answered does not read
+one, and the permission matrix holds it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ from tests.security.conftest import World, logged_in
 from tests.security.test_permission_matrix import (
     API,
     PAGES,
-    ROLES,
     api_path,
     api_request,
     api_token,
@@ -38,6 +42,8 @@ from tournament.access import Actor
 #: The key of the laptop the backup came from: not this server's, nor among its fallbacks.
 OTHER_KEY = "the-other-laptops-key-" + "x7Qm2" * 10
 SAID = "sealed with another secret key"
+#: The matrix's callers a link concerns (see above).
+HOLDERS = ("organiser", "link", "account", "other")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +70,7 @@ def test_every_page_answers_as_in_the_matrix(sealed_elsewhere: World, name: str,
     arguments, expected_by_method = PAGES[name]
     clients = page_clients(world)
     requests = {}
-    for role in ROLES:
+    for role in HOLDERS:
         url = reverse(name, kwargs=arguments(world, role))
         send = clients[role].get if method == "GET" else clients[role].post
         requests[role] = lambda send=send, url=url: send(url)
@@ -83,7 +89,7 @@ def test_every_api_operation_answers_as_in_the_matrix(
     body = body(world) if callable(body) else body
     url = "/api/v1" + api_path(world, path)
     requests = {}
-    for role in ROLES:
+    for role in HOLDERS:
         token = api_token(world, role, path)
         client = Client(HTTP_AUTHORIZATION=f"Bearer {token}") if token else Client()
         requests[role] = lambda client=client: api_request(client, method, url, body)

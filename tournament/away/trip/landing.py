@@ -4,7 +4,9 @@
 Refused whole, with what and why: a file that is not a way back or whose signature fails
 (400); another check-out, a cancelled one, another event, a number taken here since the
 check-out (409, named). Sent twice, it lands once: the second answer is the first
-(``Checkout.return_digest``, ``return_answer``).
+(``Checkout.return_digest``, ``return_answer``). The photos' files are written once the
+rows are committed: a return killed before its commit leaves neither rows nor files, and
+the same file sent again writes those a crash after the commit lost.
 
 The day's rows are added, never replacing anything: each gets an id of this server (a block
 of ids reserved in each table's sequence, the laptop's id added to its start), and every
@@ -105,6 +107,8 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
         checkout = Checkout.objects.select_for_update().select_related("event").get(pk=checkout.pk)
         if checkout.returned_at is not None:
             if checkout.return_digest == digest and checkout.return_answer is not None:
+                # A return whose files a crash lost after the commit: sent again, they land.
+                _store_files(_files(data))
                 return checkout.return_answer  # type: ignore[no-any-return]
             raise _refused(Conflict, _("This check-out came back already, with another file."))
         if checkout.cancelled_at is not None:
@@ -123,6 +127,7 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
 
 
 def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
+    files = _files(data)  # checked before any row: a damaged one refuses the whole day
     event = Event.objects.select_related("championship").get(pk=checkout.event_id)
     championship = event.championship
     door = data.get("drivers") or []
@@ -207,7 +212,10 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
             _("The day's rows could not be added, nothing landed: %(error)s")
             % {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},
         ) from exc
-    _store_files(data.get("files") or {})
+    # Written once the rows are committed: a return that dies before its commit (a server
+    # killed, restarted) leaves no file behind, and one that dies after it writes them when
+    # it is sent again (``land``). Photos are named by their bytes: never a wrong file.
+    transaction.on_commit(lambda: _store_files(files))
     _renew_links(event)
     return {
         "landed": {
@@ -382,8 +390,13 @@ def _remapped(
     return out
 
 
-def _store_files(files: dict[str, Any]) -> None:
-    """The photos' files, each under the SHA-256 of its bytes (a changed one is refused)."""
+def _files(data: dict[str, Any]) -> dict[str, bytes]:
+    """The photos' files of the way back, each checked to be named by the SHA-256 of its
+    bytes (a changed one is refused): name → bytes."""
+    files = data.get("files") or {}
+    if not isinstance(files, dict):
+        raise _refused(InvalidInput, _("The photos' files are damaged."))
+    checked = {}
     for name, encoded in files.items():
         try:
             content = base64.b64decode(str(encoded), validate=True)
@@ -396,7 +409,14 @@ def _store_files(files: dict[str, Any]) -> None:
             raise _refused(InvalidInput, _("A photo's file is not the one named: %(name)s.") % {
                 "name": name
             })  # fmt: skip
-        storage.store(content, suffix="." + suffix)
+        checked[str(name)] = content
+    return checked
+
+
+def _store_files(files: dict[str, bytes]) -> None:
+    """Write the photos' files (``storage.store``: one already there is kept)."""
+    for name, content in files.items():
+        storage.store(content, suffix="." + name.partition(".")[2])
 
 
 def _renew_links(event: Event) -> None:

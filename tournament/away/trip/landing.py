@@ -182,7 +182,7 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
         if key not in EVENT_KEEPS and key in {f.name for f in Event._meta.concrete_fields}
     }
     Event.objects.filter(pk=event.pk).update(**fields)
-    entries = _entries(data.get("entries") or [], event, by_number)
+    entries = _entries(data, event, by_number, drivers)
     _registrations(data.get("registrations") or [], event, by_number)
     objects = _remapped(data, event, drivers, entries)
     counts: dict[str, int] = defaultdict(int)
@@ -231,10 +231,15 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
 
 
 def _entries(
-    listed: list[dict[str, Any]], event: Event, by_number: dict[int, int]
+    data: dict[str, Any], event: Event, by_number: dict[int, int], drivers: dict[int, int]
 ) -> dict[int, int]:
-    """The entries as the day left them (their history comes with the day's rows); answers
-    laptop entry id → entry id here."""
+    """The entries as the day left them: those the laptop holds, changed or added, and those
+    it deleted (a driver withdrawn at the door) deleted here too. Their history comes with
+    the day's rows, so no row of its own is written here. Answers laptop entry id → entry
+    id here, a deleted entry's included (the laptop's history names it)."""
+    listed = data.get("entries")
+    if listed is None:
+        raise _refused(InvalidInput, _("The file does not list the event's entries."))
     here = {entry.driver_id: entry for entry in Entry.objects.filter(event=event)}
     flags = ("checked_in", "absent", "fast", "paid")
     changed, made, laptop_ids = [], [], {}
@@ -251,7 +256,25 @@ def _entries(
         laptop_ids[int(row["id"])] = entry
     Entry.objects.bulk_update(changed, flags, batch_size=500)
     Entry.objects.bulk_create(made, batch_size=500)
-    return {laptop: entry.pk for laptop, entry in laptop_ids.items()}
+    ids = {laptop: entry.pk for laptop, entry in laptop_ids.items()}
+    kept = {entry.driver_id for entry in laptop_ids.values()}
+    gone = {driver: entry.pk for driver, entry in here.items() if driver not in kept}
+    for row in data.get("objects") or []:
+        if not isinstance(row, dict) or row.get("model") != "tournament.historicalentry":
+            continue
+        fields = row.get("fields") or {}
+        driver = drivers.get(fields.get("driver"))  # type: ignore[arg-type]
+        if fields.get("id") not in ids and driver in gone:
+            ids[int(fields["id"])] = gone[driver]
+    if gone:
+        # Without signals: the laptop's history of the deletion lands with the day's rows.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {Entry._meta.db_table} WHERE id IN "  # the model's own name
+                f"({', '.join(['%s'] * len(gone))})",
+                list(gone.values()),
+            )
+    return ids
 
 
 def _registrations(listed: list[dict[str, Any]], event: Event, by_number: dict[int, int]) -> None:
@@ -379,7 +402,7 @@ def _remapped(
             kind = {"race": "races.RaceTable", "qualifying": "qualifying.QualifyingTable"}
             fields["table_id"] = moved(kind.get(fields.get("kind"), ""), fields.get("table_id"))
         if label == "tournament.HistoricalEntry" and fields.get("id") is None:
-            continue  # the history of an entry deleted on the laptop: it has no row here
+            continue  # the history of an entry made and deleted on the laptop: none here
         out.append({"model": label, "pk": int(row["pk"]) + bases[label], "fields": fields})
     if problems:
         raise _refused(

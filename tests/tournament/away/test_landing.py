@@ -1,6 +1,7 @@
 """The way back landing on the hosted server, on files written here (the whole trip, with a
 laptop of its own, is test_round_trip's): an entry deleted on the laptop is deleted here,
-with the laptop's history of it."""
+with the laptop's history of it; a driver created at the door comes back as the player the
+laptop joined it to (by that player's id here), or as a new player proposed for matching."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away import checkout as trip
 from tournament.away.trip.landing import land
-from tournament.models import Driver, Entry
+from tournament.models import Championship, Driver, Entry
+from tournament.players.identity import new_player
+from tournament.players.matching import proposals
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +86,63 @@ def test_an_entry_withdrawn_at_the_door_is_withdrawn_here(make_event, organiser)
     gone = Entry.history.get(history_type="-")
     assert (gone.id, gone.history_actor) == (withdrawn.pk, "rc")
     assert gone.history_date == datetime.datetime(2026, 7, 14, 9, 30, tzinfo=datetime.UTC)
+
+
+def test_a_door_driver_comes_back_as_the_player_the_laptop_joined_or_proposed(
+    make_event, organiser, django_user_model
+):
+    event = make_event(2)
+    actor = Actor(user=organiser)
+    # Zoé drives in another championship of this organiser; Paul too, under the same name
+    # as a door driver; Ana in another club's.
+    mine = Championship.objects.create(slug="cc", name="Coupe", season="2026")
+    mine.organisers.add(organiser)
+    theirs = Championship.objects.create(slug="ailleurs", name="Ailleurs", season="2026")
+    theirs.organisers.add(django_user_model.objects.create_user("other"))
+    known = {}
+    for championship, number, first, last in (
+        (mine, 1, "Zoé", "Retardataire"),
+        (mine, 2, "Paul", "Martin"),
+        (theirs, 1, "Ana", "López"),
+    ):
+        known[first] = new_player(first, last)
+        Driver.objects.create(
+            championship=championship, number=number, first_name=first, last_name=last,
+            player=known[first],
+        )  # fmt: skip
+    out = trip.check_out(actor=actor, event=event)
+    first, second, third = out["reserved_numbers"][:3]
+
+    def door(number: int, first: str, last: str, hosted_id: int | None) -> dict:
+        player = {"id": hosted_id, "first_name": first, "last_name": last, "licence": None}
+        return {"number": number, "first_name": first, "last_name": last, "player": player}
+
+    landed = land(
+        way_back(
+            out,
+            event,
+            drivers=[
+                # Joined on the laptop to the player its bundle brought: that player here,
+                # whatever name the door typed.
+                door(first, "Zoe", "Retardatair", known["Zoé"].pk),
+                # A player of the door: a new one, proposed for matching by its name.
+                door(second, "Paul", "Martin", None),
+                # Another club's player, named by id: not joined, proposed at most.
+                door(third, "Ana", "López", known["Ana"].pk),
+            ],
+        ),
+        actor=actor,
+    )
+    assert landed["landed"]["drivers"] == 3
+    players = dict(
+        Driver.objects.filter(championship=event.championship, number__gt=2).values_list(
+            "number", "player"
+        )
+    )
+    assert players[first] == known["Zoé"].pk
+    assert players[second] != known["Paul"].pk and players[third] != known["Ana"].pk
+    proposed = {
+        frozenset((p.player.pk, p.other.pk))
+        for p in proposals(actor, championship=event.championship)
+    }
+    assert frozenset((players[second], known["Paul"].pk)) in proposed

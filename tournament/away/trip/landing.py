@@ -34,13 +34,14 @@ from django.utils.translation import gettext as _
 
 from races.photos import storage
 from tournament import sealing
+from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away.checkout import checkout_key
 from tournament.away.models import Checkout
 from tournament.away.trip.export import LABELS
 from tournament.errors import Conflict, InvalidInput, ServiceError
-from tournament.models import Driver, Entry, Event, Team
-from tournament.players.identity import player_for
+from tournament.models import Driver, Entry, Event, Player, Team
+from tournament.players.identity import active, may_claim, player_for
 from tournament.ratings.soon import recompute_ratings_soon
 from tournament.signup.models import Registration
 from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
@@ -92,8 +93,11 @@ def _uuid(text: str) -> Any:
         raise _refused(InvalidInput, _("The check-out id is not one.")) from exc
 
 
-def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
-    """Land the way back in ``text`` (module docstring); answers ``{landed, refused}``."""
+def land(
+    text: str | bytes, *, event: Event | None = None, actor: Actor | None = None
+) -> dict[str, Any]:
+    """Land the way back in ``text`` (module docstring) for ``actor`` (None: the server's
+    own command); answers ``{landed, refused}``."""
     data = _parse(text)
     checkout = _checkout_of(data, event)
     if not bundle.verify(data, checkout_key(checkout)):
@@ -117,7 +121,7 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
                 _("This check-out was cancelled (%(reason)s): its day cannot come back.")
                 % {"reason": checkout.cancel_reason},
             )
-        answer = _land(data, checkout)
+        answer = _land(data, checkout, actor)
         checkout.returned_at = timezone.now()
         checkout.return_digest = digest
         checkout.return_answer = answer
@@ -126,7 +130,7 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
     return answer
 
 
-def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
+def _land(data: dict[str, Any], checkout: Checkout, actor: Actor | None) -> dict[str, Any]:
     files = _files(data)  # checked before any row: a damaged one refuses the whole day
     event = Event.objects.select_related("championship").get(pk=checkout.event_id)
     championship = event.championship
@@ -161,12 +165,13 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
             team=team,
             email=row.get("email") or "",
         )
-        driver.player = player_for(
+        driver.player = _known_player(player.get("id"), championship, actor) or player_for(
             championship=championship,
             first_name=player.get("first_name") or driver.first_name,
             last_name=player.get("last_name") or driver.last_name,
             email=player.get("email") or "",
             licence=player.get("licence"),
+            actor=actor,
         )
         driver.full_clean(exclude=["player"])
         driver.save()
@@ -228,6 +233,29 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
         },
         "refused": [],
     }
+
+
+def _known_player(hosted_id: Any, championship: Any, actor: Actor | None) -> Player | None:
+    """The player a door driver's row names by its id here (the laptop joined them to a
+    player a bundle brought), when ``actor`` may join a driver to that player; None leaves
+    the player to ``player_for`` (a new one, proposed for matching by name)."""
+    if not isinstance(hosted_id, int):
+        return None
+    found = Player.objects.filter(pk=hosted_id).first()
+    if found is None:
+        return None
+    player = active(found)
+    if not may_claim(actor, player):
+        return None
+    other = Driver.objects.filter(championship=championship, player=player).first()
+    if other is not None:
+        raise Conflict(
+            _("A driver created at the door is %(name)s, who drives number %(number)s here "
+              "already: one person drives once per championship. Nothing landed.")
+            % {"name": player.name, "number": other.number},
+            {"drivers": [str(other.number)]},
+        )  # fmt: skip
+    return player
 
 
 def _entries(

@@ -12,6 +12,7 @@ from races.results.services import results_rescore
 from tournament.models import (
     Announcement,
     ApiToken,
+    ArrivedPlayer,
     ArrivedRegistration,
     Championship,
     Checkout,
@@ -271,6 +272,11 @@ class CheckoutAdmin(RecordAdmin):
 @admin.register(ArrivedRegistration)
 class ArrivedRegistrationAdmin(RecordAdmin):
     list_display = ("registration", "hosted_id")
+
+
+@admin.register(ArrivedPlayer)
+class ArrivedPlayerAdmin(RecordAdmin):
+    list_display = ("player", "hosted_id")
 
 
 @admin.register(IdempotencyKey)

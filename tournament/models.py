@@ -13,7 +13,7 @@ from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_st
 from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
-from tournament.away.models import ArrivedRegistration, Checkout  # noqa: F401
+from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout  # noqa: F401
 from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401
     NotSamePlayer,

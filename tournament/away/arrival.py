@@ -3,8 +3,10 @@
 
 An empty database, or one holding the championship from an earlier check-out: the
 championship and the circuit are found by slug, teams by name, drivers by number (their
-players kept), the event by slug. All of it or nothing, in one transaction. The venue's
-check-out (``Checkout``, side venue) keeps the key that signs the way back.
+players kept), players by their hosted id (``ArrivedPlayer``: the way back names a door
+driver's player by it when the laptop joined them), the event by slug. All of it or
+nothing, in one transaction. The venue's check-out (``Checkout``, side venue) keeps the key
+that signs the way back.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from django.utils.translation import gettext as _
 
 from tournament import sealing
 from tournament.away import bundle
-from tournament.away.models import ArrivedRegistration, Checkout
+from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout
 from tournament.errors import Conflict, ServiceError
-from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
+from tournament.models import Championship, Circuit, Driver, Entry, Event, Player, Team
 from tournament.players.identity import player_for
 from tournament.signup.models import Registration
 
@@ -95,9 +97,10 @@ def _load(data: dict[str, Any]) -> Arrived:
             )
     drivers = {d.number: d for d in Driver.objects.filter(championship=championship)}
     for row in data["drivers"]:
-        if row["number"] in drivers:
-            continue
         player = row.get("player") or {}
+        if row["number"] in drivers:
+            _remember(drivers[row["number"]].player, player.get("id"))
+            continue
         driver = Driver(
             championship=championship,
             number=row["number"],
@@ -106,14 +109,26 @@ def _load(data: dict[str, Any]) -> Arrived:
             team=teams.get(row.get("team") or ""),
             email=row.get("email") or "",
         )
-        driver.player = player_for(
-            championship=championship,
-            first_name=player.get("first_name") or driver.first_name,
-            last_name=player.get("last_name") or driver.last_name,
-            email=player.get("email") or "",
-            licence=player.get("licence"),
-        )
+        # The same person as a driver of another championship loaded here before: one
+        # player on this laptop too (by the hosted id, never by name).
+        known = ArrivedPlayer.objects.filter(hosted_id=player.get("id") or 0).first()
+        if (
+            known is not None
+            and not Driver.objects.filter(
+                championship=championship, player_id=known.player_id
+            ).exists()
+        ):
+            driver.player_id = known.player_id
+        else:
+            driver.player = player_for(
+                championship=championship,
+                first_name=player.get("first_name") or driver.first_name,
+                last_name=player.get("last_name") or driver.last_name,
+                email=player.get("email") or "",
+                licence=player.get("licence"),
+            )
         driver.save()
+        _remember(driver.player, player.get("id"))
         drivers[driver.number] = driver
     ev_data = data["event"]
     fields = _fields(Event, ev_data, "slug")
@@ -154,6 +169,13 @@ def _load(data: dict[str, Any]) -> Arrived:
         entries=len(data["entries"]),
         registrations=len(data["registrations"]),
     )
+
+
+def _remember(player: Player | None, hosted_id: Any) -> None:
+    """Record that ``player`` is the hosted server's player ``hosted_id``."""
+    if player is None or not isinstance(hosted_id, int) or hosted_id <= 0:
+        return
+    ArrivedPlayer.objects.update_or_create(player=player, defaults={"hosted_id": hosted_id})
 
 
 # --- The numbers of the drivers created at the door ---------------------------------------

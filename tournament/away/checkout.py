@@ -11,6 +11,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournament import sealing
 from tournament.access import Actor
@@ -155,21 +156,45 @@ def event_bundle(checkout: Checkout, key: str) -> dict[str, Any]:
 
 
 def _refuse_tables(event: Event) -> None:
-    # The day's tables are made on the laptop: an event with tables already cannot travel
-    # (they would come back twice).
-    from_tables = [
-        related
-        for related in Event._meta.related_objects
-        if related.related_model._meta.label in ("qualifying.QualifyingTable", "races.RaceTable")
-    ]
-    for related in from_tables:
-        if related.related_model._default_manager.filter(event=event).exists():
-            raise Conflict(
-                _(
-                    "This event already has tables: the day's tables are made on the laptop. "
-                    "Delete them before the check-out."
-                )
+    """Refuse an event whose tables are made already. The bundle does not carry tables: the
+    laptop's day is added whole on return and replaces nothing (DOMAIN.md "The event away"),
+    so tables made here and changed there would come back twice. The message says how many
+    and what to do."""
+    counts = {}
+    for related in Event._meta.related_objects:
+        label = related.related_model._meta.label
+        if label in ("qualifying.QualifyingTable", "races.RaceTable"):
+            counts[label] = related.related_model._default_manager.filter(event=event).count()
+    made = [
+        text % {"count": counts[label]}
+        for label, text in (
+            (
+                "qualifying.QualifyingTable",
+                ngettext("%(count)s qualifying table", "%(count)s qualifying tables",
+                         counts.get("qualifying.QualifyingTable", 0)),
+            ),
+            (
+                "races.RaceTable",
+                ngettext("%(count)s race table", "%(count)s race tables",
+                         counts.get("races.RaceTable", 0)),
+            ),
+        )
+        if counts.get(label)
+    ]  # fmt: skip
+    if made:
+        raise Conflict(
+            _(
+                "This event already has %(tables)s: a check-out does not carry tables, the "
+                "day's tables are made on the laptop. Check out before seating the "
+                "qualifying; to check out now, delete these tables in the administration "
+                "(none may hold a result), or run the day on this server."
             )
+            % {"tables": ", ".join(made)},
+            current={
+                "qualifying_tables": counts.get("qualifying.QualifyingTable", 0),
+                "race_tables": counts.get("races.RaceTable", 0),
+            },
+        )
 
 
 @transaction.atomic

@@ -78,3 +78,19 @@ class ArrivedRegistration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.registration_id} ← {self.hosted_id}"
+
+
+class ArrivedPlayer(models.Model):
+    """On the laptop: the hosted id of a player a bundle brought, so that the way back names
+    the player of a driver created at the door by that id when the laptop joined them (a
+    licence typed, a match confirmed), never by name."""
+
+    player = models.OneToOneField("tournament.Player", on_delete=models.CASCADE, related_name="+")
+    hosted_id = models.PositiveIntegerField(db_index=True)
+
+    class Meta:
+        verbose_name = _("player brought by a bundle")
+        verbose_name_plural = _("players brought by a bundle")
+
+    def __str__(self) -> str:
+        return f"{self.player_id} ← {self.hosted_id}"

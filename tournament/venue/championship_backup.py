@@ -176,6 +176,7 @@ NOT_EXPORTED = {
     # This server's own: its check-outs and the answers of writes sent twice.
     "tournament.Checkout",
     "tournament.ArrivedRegistration",
+    "tournament.ArrivedPlayer",
     "tournament.IdempotencyKey",
 }
 

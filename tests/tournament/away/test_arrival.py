@@ -1,6 +1,7 @@
 """On the laptop: a bundle loaded where the championship already is (an earlier check-out:
 the same drivers and players, nothing twice), a bundle changed on its way refused, and the
-numbers of the drivers created at the door taken from those the check-out reserved."""
+numbers of the drivers created at the door taken from those the check-out reserved; each
+player known by its hosted id, which the way back gives for a door driver joined to one."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 from tournament.access import Actor
 from tournament.away import checkout as trip
 from tournament.away.arrival import ArrivalError, import_event, next_door_number
-from tournament.away.models import Checkout
+from tournament.away.models import ArrivedPlayer, Checkout
+from tournament.away.trip.export import export_event
 from tournament.errors import Conflict
-from tournament.models import Driver, Entry, Player
+from tournament.models import Championship, Driver, Entry, Event, Player
+from tournament.players.identity import new_player
 from tournament.registration.services import driver_create
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +76,44 @@ def test_on_the_hosted_server_numbers_stay_as_typed(make_event, organiser):
         first_name="Libre", last_name="Numéro",
     )  # fmt: skip
     assert driver.number == 40
+
+
+def test_the_laptop_knows_each_player_by_its_hosted_id(make_event, organiser, circuit):
+    actor = Actor(user=organiser)
+    event = make_event(2)
+    for driver in Driver.objects.filter(championship=event.championship):
+        driver.player = new_player(driver.first_name, driver.last_name)
+        driver.save()
+    # Zoé drives in another championship of the club, whose day this laptop ran before.
+    other = Championship.objects.create(slug="cc", name="Coupe", season="2026")
+    other.organisers.add(organiser)
+    zoe = new_player("Zoé", "Retardataire", licence="L-42")
+    Driver.objects.create(
+        championship=other, number=5, first_name="Zoé", last_name="Retardataire", player=zoe
+    )
+    before = Event.objects.create(
+        championship=other, slug="cc-gp", name="GP", date=event.date, circuit=circuit
+    )
+    import_event(json.dumps(trip.check_out(actor=actor, event=before)))
+    import_event(json.dumps(trip.check_out(actor=actor, event=event)))
+    # The same database plays both sides: here a player's id is its hosted id.
+    players = Player.objects.filter(drivers__isnull=False).values_list("pk", flat=True)
+    assert dict(ArrivedPlayer.objects.values_list("player", "hosted_id")) == {
+        pk: pk for pk in players
+    }
+    ArrivedPlayer.objects.filter(player=zoe).update(hosted_id=zoe.pk + 1000)  # told apart
+
+    # At the door: Zoé, her licence typed (her player here), and a newcomer.
+    def at_the_door(first: str, last: str, licence: str | None = None) -> Driver:
+        return driver_create(
+            actor=actor, championship=event.championship, number=None,
+            first_name=first, last_name=last, licence=licence,
+        )  # fmt: skip
+
+    assert at_the_door("Zoe", "Retardataire", "L-42").player == zoe
+    at_the_door("Léa", "Nouvelle")
+    back = export_event(event.slug)
+    assert [(d["first_name"], d["player"]["id"]) for d in back["drivers"]] == [
+        ("Zoe", zoe.pk + 1000),
+        ("Léa", None),
+    ]

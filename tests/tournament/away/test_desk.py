@@ -1,6 +1,6 @@
 """The hosted desk's page of the event away: the check-out downloads the bundle, the return
 is an upload (a file changed on its way is refused, saying so), a trip is cancelled with a
-reason."""
+reason; an event whose tables are made already stays, the page saying what to do."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from qualifying.models import QualifyingTable
 from tournament.away import bundle
 from tournament.away.models import Checkout
 
@@ -68,3 +69,15 @@ def test_a_trip_is_cancelled_with_a_reason(make_event, organiser, client):
     checkout = Checkout.objects.get()
     assert checkout.cancelled_at is not None and checkout.cancel_reason == "Panne de l’ordinateur"
     assert client.post(f"/e/{event.slug}/desk/register/", {"numbers": "1"}).status_code == 302
+
+
+def test_an_event_with_tables_stays_and_the_desk_says_what_to_do(make_event, organiser, client):
+    event = make_event(3)
+    for number in (1, 2):
+        QualifyingTable.objects.create(event=event, number=number)
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    page = client.post(f"/e/{event.slug}/away/checkout/", follow=True).content.decode()
+    assert "already has 2 qualifying tables: a check-out does not carry tables" in page
+    assert "delete these tables in the administration" in page
+    assert not Checkout.objects.exists()

@@ -4,7 +4,9 @@ is a SQLite database of its own driven by ``manage.py`` in processes of their ow
 ``make venue``'s settings. Check-out over HTTP, import, the day on the laptop, export, and
 the return over HTTP; then the hosted standings and ratings equal those of the same day
 typed directly into the hosted server. Refused on the way: a tampered file, a number taken
-meanwhile, a cancelled check-out; sent twice, the day lands once."""
+meanwhile, a cancelled check-out; a return whose server is killed mid-transaction leaves
+nothing (rows or photo files), and sent again after the restart it lands; sent twice, the
+day lands once."""
 
 from __future__ import annotations
 
@@ -12,16 +14,24 @@ import datetime
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
+import psycopg
 import pytest
+from django.conf import settings
+from django.db import connection
 
-from races.models import RaceResult, SheetPhoto
+from qualifying.models import Run
+from races.models import RaceResult, RaceTable, ReplacedLink, SheetPhoto
 from races.photos import storage
+from tests.faults.processes import start, stop, wait_until
 from tournament.away import bundle
+from tournament.away.checkout import under_way
 from tournament.models import (
     ApiToken,
     Championship,
@@ -91,6 +101,59 @@ def laptop(data: Path):
         return done.stdout
 
     return run
+
+
+def killed_return(event: Event, back: Path, tmp_path: Path) -> None:
+    """``manage.py return_event`` on the hosted database (a server's process of its own),
+    killed (SIGKILL) while its transaction is open: it has added the day's rows and waits
+    on a lock this test holds on the referee links it renews last of all."""
+    url = (
+        urlsplit(os.environ["DATABASE_URL"])
+        ._replace(path="/" + connection.settings_dict["NAME"])
+        .geturl()
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tournament.settings",
+        "DATABASE_URL": url,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "PYTHONPATH": str(ROOT),
+    }
+    log = tmp_path / "return.log"
+    # pg_stat_activity is read once a transaction: asked in autocommit, of another connection.
+    with psycopg.connect(url) as lock, psycopg.connect(url, autocommit=True) as look:
+        lock.execute(f"LOCK TABLE {ReplacedLink._meta.db_table} IN SHARE MODE")
+        server = start([sys.executable, "manage.py", "return_event", str(back)], env=env, log=log)
+        try:
+            waiting = """SELECT pid FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))
+                AND backend_xid IS NOT NULL"""  # its transaction has written
+            held = wait_until(
+                lambda: (
+                    (look.execute(waiting, [lock.info.backend_pid]).fetchone() or [None])[0]
+                    or (server.poll() is not None and f"ended: {log.read_text()}")
+                ),
+                timeout=120,
+                what="the return waiting inside its transaction",
+            )
+            assert isinstance(held, int), held
+            os.killpg(server.pid, signal.SIGKILL)
+            assert server.wait(timeout=10) == -signal.SIGKILL
+        finally:
+            stop(server)
+        lock.rollback()
+        # Its connection's end is seen once the lock is free: the transaction rolls back.
+        gone = "SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = %s)"
+        wait_until(
+            lambda: look.execute(gone, [held]).fetchone()[0], timeout=60, what="its backend gone"
+        )
+    assert under_way(event) is not None  # still away
+    day = (Run, RaceTable, RaceResult, RaceResult.history.model, SheetPhoto, Sanction)
+    assert [m.objects.count() for m in day] == [0] * len(day)
+    assert not Driver.objects.filter(championship=event.championship, number=9).exists()
+    assert not Entry.objects.filter(event=event, checked_in=True).exists()
+    assert not Registration.objects.filter(event=event, present=True).exists()
+    files = json.loads(back.read_text())["files"]
+    assert files and [storage.path_of(name) for name in files] == [None] * len(files)
 
 
 def standings_rows(championship: Championship) -> list[tuple]:
@@ -174,8 +237,14 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     assert not RaceResult.objects.filter(table__event=event).exists()
     taken.delete()
 
-    # Pushed from the laptop, the day lands whole; the file sent again (the same export),
-    # the same answer, landed once.
+    # The hosted server killed while the return's transaction is open: nothing landed, no
+    # photo file, the event still away.
+    if connection.vendor == "postgresql":
+        (tmp_path / "back.json").write_text(back_text)
+        killed_return(event, tmp_path / "back.json", tmp_path)
+
+    # Restarted, the day pushed from the laptop lands whole; the file sent again (the same
+    # export), the same answer, landed once.
     pushed = manage("push_event", "cf-gp", "--to", live_server.url, "--token", token)
     landed = json.loads(pushed)["landed"]
     assert landed["photos"] == 1 and landed["sanctions"] == 1 and landed["drivers"] == 1
@@ -184,6 +253,10 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     assert again.status_code == 200 and again.json() == json.loads(pushed)
     assert RaceResult.objects.filter(table__event=event).count() == 2
     photo = SheetPhoto.objects.get(event=event)
+    assert storage.path_of(photo.image) is not None
+    # A file lost after the commit (a crash before it was written): sent again, it lands.
+    storage.path_of(photo.image).unlink()
+    assert api.post(f"/events/{event.slug}/return", content=back_text).json() == again.json()
     assert storage.path_of(photo.image) is not None
     assert Sanction.objects.filter(event=event).count() == 1
     assert Registration.objects.get(event=event).present  # came to the door

@@ -79,4 +79,4 @@ def event_return(request: HttpRequest, event: str) -> dict[str, Any]:
     body = request.read(settings.PHOTO_REQUEST_MAX_BYTES + 1)
     if not body:
         raise InvalidInput(_("The body must be the laptop's export of the event."))
-    return land(body, event=found)
+    return land(body, event=found, actor=actor)

@@ -4,7 +4,8 @@ It carries what the day made of the event: sessions, qualifying tables, seats, r
 draws, race tables, grids, stands, configurations, weather, results and their lines,
 sanctions, photos (their rows, and their files in base64 under their SHA-256 names), the
 history rows of all of these (who, when, before and after), the entries as they ended, and
-the drivers created at the door with their players. Rows keep this laptop's ids; the
+the drivers created at the door with their players (by their hosted id when the laptop
+joined one to a player a bundle brought). Rows keep this laptop's ids; the
 hosted server gives them its own on landing (``landing``). People are named by username.
 """
 
@@ -19,13 +20,13 @@ from django.apps import apps
 from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, Q, When
 from django.utils.translation import gettext as _
 
 from races.photos import storage
 from tournament import sealing
 from tournament.away import bundle
-from tournament.away.models import ArrivedRegistration, Checkout
+from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout
 from tournament.models import Driver, Entry, Event
 from tournament.venue.championship_backup import LABELS as BACKUP_LABELS
 
@@ -93,6 +94,19 @@ def _rows(event: Event, since: datetime.datetime) -> list[tuple[str, models.Quer
     return chosen
 
 
+def hosted_player_id(player_id: int | None) -> int | None:
+    """The hosted id of a player a bundle brought (or of one merged into it here), else
+    None: a player of the door, proposed for matching on return."""
+    if player_id is None:
+        return None
+    arrived = (
+        ArrivedPlayer.objects.filter(Q(player_id=player_id) | Q(player__merged_into=player_id))
+        .order_by(Case(When(player_id=player_id, then=0), default=1), "pk")
+        .first()
+    )
+    return arrived.hosted_id if arrived else None
+
+
 def _door_drivers(event: Event, reserved: list[int]) -> list[dict[str, Any]]:
     drivers = Driver.objects.filter(
         championship=event.championship, number__in=reserved
@@ -105,6 +119,7 @@ def _door_drivers(event: Event, reserved: list[int]) -> list[dict[str, Any]]:
             "team": d.team.name if d.team else None,
             "email": d.email,
             "player": {
+                "id": hosted_player_id(d.player_id),
                 "first_name": d.player.first_name if d.player else d.first_name,
                 "last_name": d.player.last_name if d.player else d.last_name,
                 "licence": d.player.licence if d.player else None,

@@ -4,7 +4,9 @@
 Refused whole, with what and why: a file that is not a way back or whose signature fails
 (400); another check-out, a cancelled one, another event, a number taken here since the
 check-out (409, named). Sent twice, it lands once: the second answer is the first
-(``Checkout.return_digest``, ``return_answer``).
+(``Checkout.return_digest``, ``return_answer``). The photos' files are written once the
+rows are committed: a return killed before its commit leaves neither rows nor files, and
+the same file sent again writes those a crash after the commit lost.
 
 The day's rows are added, never replacing anything: each gets an id of this server (a block
 of ids reserved in each table's sequence, the laptop's id added to its start), and every
@@ -32,13 +34,14 @@ from django.utils.translation import gettext as _
 
 from races.photos import storage
 from tournament import sealing
+from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away.checkout import checkout_key
 from tournament.away.models import Checkout
 from tournament.away.trip.export import LABELS
 from tournament.errors import Conflict, InvalidInput, ServiceError
-from tournament.models import Driver, Entry, Event, Team
-from tournament.players.identity import player_for
+from tournament.models import Driver, Entry, Event, Player, Team
+from tournament.players.identity import active, may_claim, player_for
 from tournament.ratings.soon import recompute_ratings_soon
 from tournament.signup.models import Registration
 from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
@@ -90,8 +93,11 @@ def _uuid(text: str) -> Any:
         raise _refused(InvalidInput, _("The check-out id is not one.")) from exc
 
 
-def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
-    """Land the way back in ``text`` (module docstring); answers ``{landed, refused}``."""
+def land(
+    text: str | bytes, *, event: Event | None = None, actor: Actor | None = None
+) -> dict[str, Any]:
+    """Land the way back in ``text`` (module docstring) for ``actor`` (None: the server's
+    own command); answers ``{landed, refused}``."""
     data = _parse(text)
     checkout = _checkout_of(data, event)
     if not bundle.verify(data, checkout_key(checkout)):
@@ -105,6 +111,8 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
         checkout = Checkout.objects.select_for_update().select_related("event").get(pk=checkout.pk)
         if checkout.returned_at is not None:
             if checkout.return_digest == digest and checkout.return_answer is not None:
+                # A return whose files a crash lost after the commit: sent again, they land.
+                _store_files(_files(data))
                 return checkout.return_answer  # type: ignore[no-any-return]
             raise _refused(Conflict, _("This check-out came back already, with another file."))
         if checkout.cancelled_at is not None:
@@ -113,7 +121,7 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
                 _("This check-out was cancelled (%(reason)s): its day cannot come back.")
                 % {"reason": checkout.cancel_reason},
             )
-        answer = _land(data, checkout)
+        answer = _land(data, checkout, actor)
         checkout.returned_at = timezone.now()
         checkout.return_digest = digest
         checkout.return_answer = answer
@@ -122,7 +130,8 @@ def land(text: str | bytes, *, event: Event | None = None) -> dict[str, Any]:
     return answer
 
 
-def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
+def _land(data: dict[str, Any], checkout: Checkout, actor: Actor | None) -> dict[str, Any]:
+    files = _files(data)  # checked before any row: a damaged one refuses the whole day
     event = Event.objects.select_related("championship").get(pk=checkout.event_id)
     championship = event.championship
     door = data.get("drivers") or []
@@ -156,12 +165,13 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
             team=team,
             email=row.get("email") or "",
         )
-        driver.player = player_for(
+        driver.player = _known_player(player.get("id"), championship, actor) or player_for(
             championship=championship,
             first_name=player.get("first_name") or driver.first_name,
             last_name=player.get("last_name") or driver.last_name,
             email=player.get("email") or "",
             licence=player.get("licence"),
+            actor=actor,
         )
         driver.full_clean(exclude=["player"])
         driver.save()
@@ -177,7 +187,7 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
         if key not in EVENT_KEEPS and key in {f.name for f in Event._meta.concrete_fields}
     }
     Event.objects.filter(pk=event.pk).update(**fields)
-    entries = _entries(data.get("entries") or [], event, by_number)
+    entries = _entries(data, event, by_number, drivers)
     _registrations(data.get("registrations") or [], event, by_number)
     objects = _remapped(data, event, drivers, entries)
     counts: dict[str, int] = defaultdict(int)
@@ -207,7 +217,10 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
             _("The day's rows could not be added, nothing landed: %(error)s")
             % {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},
         ) from exc
-    _store_files(data.get("files") or {})
+    # Written once the rows are committed: a return that dies before its commit (a server
+    # killed, restarted) leaves no file behind, and one that dies after it writes them when
+    # it is sent again (``land``). Photos are named by their bytes: never a wrong file.
+    transaction.on_commit(lambda: _store_files(files))
     _renew_links(event)
     return {
         "landed": {
@@ -222,11 +235,39 @@ def _land(data: dict[str, Any], checkout: Checkout) -> dict[str, Any]:
     }
 
 
+def _known_player(hosted_id: Any, championship: Any, actor: Actor | None) -> Player | None:
+    """The player a door driver's row names by its id here (the laptop joined them to a
+    player a bundle brought), when ``actor`` may join a driver to that player; None leaves
+    the player to ``player_for`` (a new one, proposed for matching by name)."""
+    if not isinstance(hosted_id, int):
+        return None
+    found = Player.objects.filter(pk=hosted_id).first()
+    if found is None:
+        return None
+    player = active(found)
+    if not may_claim(actor, player):
+        return None
+    other = Driver.objects.filter(championship=championship, player=player).first()
+    if other is not None:
+        raise Conflict(
+            _("A driver created at the door is %(name)s, who drives number %(number)s here "
+              "already: one person drives once per championship. Nothing landed.")
+            % {"name": player.name, "number": other.number},
+            {"drivers": [str(other.number)]},
+        )  # fmt: skip
+    return player
+
+
 def _entries(
-    listed: list[dict[str, Any]], event: Event, by_number: dict[int, int]
+    data: dict[str, Any], event: Event, by_number: dict[int, int], drivers: dict[int, int]
 ) -> dict[int, int]:
-    """The entries as the day left them (their history comes with the day's rows); answers
-    laptop entry id → entry id here."""
+    """The entries as the day left them: those the laptop holds, changed or added, and those
+    it deleted (a driver withdrawn at the door) deleted here too. Their history comes with
+    the day's rows, so no row of its own is written here. Answers laptop entry id → entry
+    id here, a deleted entry's included (the laptop's history names it)."""
+    listed = data.get("entries")
+    if listed is None:
+        raise _refused(InvalidInput, _("The file does not list the event's entries."))
     here = {entry.driver_id: entry for entry in Entry.objects.filter(event=event)}
     flags = ("checked_in", "absent", "fast", "paid")
     changed, made, laptop_ids = [], [], {}
@@ -243,7 +284,25 @@ def _entries(
         laptop_ids[int(row["id"])] = entry
     Entry.objects.bulk_update(changed, flags, batch_size=500)
     Entry.objects.bulk_create(made, batch_size=500)
-    return {laptop: entry.pk for laptop, entry in laptop_ids.items()}
+    ids = {laptop: entry.pk for laptop, entry in laptop_ids.items()}
+    kept = {entry.driver_id for entry in laptop_ids.values()}
+    gone = {driver: entry.pk for driver, entry in here.items() if driver not in kept}
+    for row in data.get("objects") or []:
+        if not isinstance(row, dict) or row.get("model") != "tournament.historicalentry":
+            continue
+        fields = row.get("fields") or {}
+        driver = drivers.get(fields.get("driver"))  # type: ignore[arg-type]
+        if fields.get("id") not in ids and driver in gone:
+            ids[int(fields["id"])] = gone[driver]
+    if gone:
+        # Without signals: the laptop's history of the deletion lands with the day's rows.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {Entry._meta.db_table} WHERE id IN "  # the model's own name
+                f"({', '.join(['%s'] * len(gone))})",
+                list(gone.values()),
+            )
+    return ids
 
 
 def _registrations(listed: list[dict[str, Any]], event: Event, by_number: dict[int, int]) -> None:
@@ -371,7 +430,7 @@ def _remapped(
             kind = {"race": "races.RaceTable", "qualifying": "qualifying.QualifyingTable"}
             fields["table_id"] = moved(kind.get(fields.get("kind"), ""), fields.get("table_id"))
         if label == "tournament.HistoricalEntry" and fields.get("id") is None:
-            continue  # the history of an entry deleted on the laptop: it has no row here
+            continue  # the history of an entry made and deleted on the laptop: none here
         out.append({"model": label, "pk": int(row["pk"]) + bases[label], "fields": fields})
     if problems:
         raise _refused(
@@ -382,8 +441,13 @@ def _remapped(
     return out
 
 
-def _store_files(files: dict[str, Any]) -> None:
-    """The photos' files, each under the SHA-256 of its bytes (a changed one is refused)."""
+def _files(data: dict[str, Any]) -> dict[str, bytes]:
+    """The photos' files of the way back, each checked to be named by the SHA-256 of its
+    bytes (a changed one is refused): name → bytes."""
+    files = data.get("files") or {}
+    if not isinstance(files, dict):
+        raise _refused(InvalidInput, _("The photos' files are damaged."))
+    checked = {}
     for name, encoded in files.items():
         try:
             content = base64.b64decode(str(encoded), validate=True)
@@ -396,7 +460,14 @@ def _store_files(files: dict[str, Any]) -> None:
             raise _refused(InvalidInput, _("A photo's file is not the one named: %(name)s.") % {
                 "name": name
             })  # fmt: skip
-        storage.store(content, suffix="." + suffix)
+        checked[str(name)] = content
+    return checked
+
+
+def _store_files(files: dict[str, bytes]) -> None:
+    """Write the photos' files (``storage.store``: one already there is kept)."""
+    for name, content in files.items():
+        storage.store(content, suffix="." + name.partition(".")[2])
 
 
 def _renew_links(event: Event) -> None:

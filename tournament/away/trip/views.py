@@ -70,7 +70,7 @@ def away_return(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, _("Choose the file the laptop wrote (export_event)."))
         return redirect("away", slug=slug)
     try:
-        answer = land(upload.read(), event=event)
+        answer = land(upload.read(), event=event, actor=actor_for(request))
     except ServiceError as exc:
         for line in [exc.message, *(m for ms in exc.errors.values() for m in ms)][:1]:
             messages.error(request, line)

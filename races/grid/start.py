@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from races.games.quick import rules as quick_rules
 from races.grid import configuration as configuration_rules
 from races.grid import stands as stand_rules
-from races.grid.state import checked_reason, require_not_started
+from races.grid.state import checked_reason, locked_for_start, require_not_started
 from races.models import CarConfiguration, GridSlot, RaceTable, RaceWeather
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
@@ -79,7 +79,12 @@ def stands_set(
         # still wait for each other, but a row that only points at it (a photo, a result's
         # line) commits without waiting. FOR UPDATE blocked those rows' foreign-key checks
         # at commit: a photo sent while the table was written deadlocked (issue 20's replay).
-        locked = RaceTable.objects.select_for_update(no_key=True).select_related("event")
+        # The table's row only (``of``): its event is read, not locked. Locked, it made every
+        # table's stands and configurations wait for each other's (issue 31's return, when
+        # twelve tables send theirs in the same second). A stand or a configuration reads
+        # nothing of its event that a table's start guards (the race weather, ``table_start``).
+        locked = RaceTable.objects.select_for_update(no_key=True, of=("self",))
+        locked = locked.select_related("event")
         table = locked.get(pk=table.pk)
         require_not_started(
             table,
@@ -150,8 +155,9 @@ def configurations_set(
             parsed[number] = rules.parse_configuration(values)
     saved = []
     with transaction.atomic():
-        locked = RaceTable.objects.select_for_update(no_key=True).select_related("event")
-        table = locked.get(pk=table.pk)
+        # The table's row only, as ``stands_set`` says.
+        locked = RaceTable.objects.select_for_update(no_key=True, of=("self",))
+        table = locked.select_related("event").get(pk=table.pk)
         require_not_started(
             table,
             confirmed=_(
@@ -218,8 +224,7 @@ def table_start(*, actor: Actor, table: RaceTable) -> RaceTable:
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may start its race."))
     with transaction.atomic():
-        locked = RaceTable.objects.select_for_update(no_key=True).select_related("event")
-        table = locked.get(pk=table.pk)
+        table = locked_for_start(table)
         if table.started:
             return table
         if (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -62,6 +63,26 @@ def require_not_started(table: RaceTable, *, confirmed: str, started: str) -> No
         raise Conflict(confirmed)
     if table.started:
         raise Conflict(started)
+
+
+def locked_for_start(table: RaceTable) -> RaceTable:
+    """Inside the caller's transaction: ``table`` again, its row locked (FOR NO KEY UPDATE)
+    and its event read, for a write that may start it (its start, its result).
+
+    Such a write checks the race weather, whose draw checks that no table started
+    (DOMAIN.md, "The race's order"): the event's row is held FOR SHARE first, so that the
+    draw (which locks it for its writers) and the start wait for each other, while the
+    tables starting or saving their results at the same moment do not. The event first,
+    then the table, as the draw takes them (no deadlock). The table's other writes lock
+    its row only (``races.grid.start.stands_set``)."""
+    if connection.features.has_select_for_update:
+        event_id = RaceTable.objects.values_list("event_id", flat=True).get(pk=table.pk)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'SELECT 1 FROM "{Event._meta.db_table}" WHERE "id" = %s FOR SHARE', [event_id]
+            )
+    locked = RaceTable.objects.select_for_update(no_key=True, of=("self",))
+    return locked.select_related("event").get(pk=table.pk)
 
 
 def mark_started(actor: Actor, table: RaceTable) -> None:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from races import variants
-from races.grid.state import checked_reason, mark_started
+from races.grid.state import checked_reason, locked_for_start, mark_started
 from races.models import (
     GridSlot,
     RaceResult,
@@ -166,9 +166,7 @@ def result_locked_for_save(
     first save starts the table, and a started table would forbid the draw for every table
     of the event (DOMAIN.md, "The race's order").
     """
-    table = (
-        RaceTable.objects.select_for_update(no_key=True).select_related("event").get(pk=table.pk)
-    )
+    table = locked_for_start(table)
     result = RaceResult.objects.filter(table=table).first()
     stored_version = result.version if result else 0
     if table.result_status == ResultStatus.CONFIRMED:

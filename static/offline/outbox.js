@@ -536,25 +536,66 @@
     if (!mustQueue()) return;
     event.preventDefault();
     var data = new FormData(form, submitter);
-    // The start's confirmation page needs the server: offline, the phone asks it.
-    if (form.dataset.offlineConfirmed) {
-      if (!window.confirm(form.dataset.offlineConfirmed)) return;
-      data.set("confirmed", "1");
+    function keep() {
+      return enqueue({
+        scope: scope,
+        url: action.pathname + action.search,
+        fields: fieldsOf(data),
+        headers: {},
+        htmx: false,
+        label: titleOf(form, submitter),
+        typed: readable(form),
+      }).then(function () {
+        var line = bar.querySelector(".offline-since");
+        line.hidden = false;
+        line.textContent = words.kept;
+      });
     }
-    enqueue({
-      scope: scope,
-      url: action.pathname + action.search,
-      fields: fieldsOf(data),
-      headers: {},
-      htmx: false,
-      label: titleOf(form, submitter),
-      typed: readable(form),
-    }).then(function () {
-      var line = bar.querySelector(".offline-since");
-      line.hidden = false;
-      line.textContent = words.kept;
-    });
+    // The start's confirmation page needs the server: offline, the page asks it.
+    if (form.dataset.offlineConfirmed) {
+      askFirst(form, submitter, function () {
+        data.set("confirmed", "1");
+        keep();
+      });
+      return;
+    }
+    keep();
   });
+
+  // A write that asks first (the start), asked in the page under its form: the browser's
+  // confirm() stops the page until answered, and a test or a kept page cannot answer it
+  // predictably. Nothing goes into the outbox until the referee says yes.
+  function askFirst(form, submitter, yes) {
+    var open = form.nextElementSibling;
+    if (open && open.classList.contains("outbox-ask")) {
+      open.querySelector("button").focus();
+      return;
+    }
+    var box = el("div", "outbox-ask");
+    box.setAttribute("role", "alertdialog");
+    var question = el("p", "", form.dataset.offlineConfirmed);
+    question.id = "outbox-ask-" + Date.now();
+    box.setAttribute("aria-labelledby", question.id);
+    var actions = el("div", "outbox-actions");
+    var button = submitter || form.querySelector("button");
+    var go = el("button", "", button ? button.textContent.trim() : "OK");
+    var cancel = el("button", "secondary outline", words.cancel);
+    go.type = cancel.type = "button";
+    go.addEventListener("click", function () {
+      box.remove();
+      yes();
+    });
+    cancel.addEventListener("click", function () {
+      box.remove();
+      if (button) button.focus();
+    });
+    actions.appendChild(go);
+    actions.appendChild(cancel);
+    box.appendChild(question);
+    box.appendChild(actions);
+    form.insertAdjacentElement("afterend", box);
+    go.focus();
+  }
 
   window.addEventListener("pageshow", function () { render(); });
   showReport(loadReport());

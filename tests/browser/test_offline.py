@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from qualifying.models import QualifyingSeat, QualifyingSession, QualifyingTable, Run
 from qualifying.services import draw_record
 from races.grid.services import allocation_run, referee_link_regenerate
+from races.grid.start import stands_set
 from races.models import RaceResult, RaceTable, RaceWeather, WeatherDraw
 from races.results.services import result_confirm, result_save
 from tournament.access import Actor
@@ -215,16 +215,35 @@ def test_a_race_table_opened_once_opens_offline_and_its_result_meets_the_desk_s(
     expect(count(page)).to_have_text(SENT)
 
 
-def test_a_weather_draw_and_a_whole_result_entered_offline_on_plain_http_land_once(
-    phone, live_server, race, venue_hosts
+def test_a_start_a_weather_draw_and_a_whole_result_entered_offline_on_plain_http_land_once(
+    phone, live_server, race, organiser, venue_hosts
 ):
-    """A variable race, started: offline "Roll for me" is disabled and says to roll the
-    black die; the die typed goes into the outbox and lands; then the whole result too."""
+    """A variable race: the start entered offline asks in the page (no browser dialog), then
+    lands; offline "Roll for me" is disabled and says to roll the black die; the die typed
+    goes into the outbox and lands; then the whole result too."""
     RaceWeather.objects.create(event=race.event, roll=7, source="physical", weather="variable")
-    RaceTable.objects.filter(pk=race.pk).update(started_at=timezone.now(), started_by="Marc")
+    stands_set(actor=Actor(user=organiser), table=race, stands={1: 1, 2: 2, 3: 3, 4: 4})
     page = phone.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: dialogs.append(dialog.message))
     base = origin(live_server, False)
     page.goto(f"{base}{reverse('rtable', args=[race.token])}")
+    phone.set_offline(True)
+    page.evaluate("window.dispatchEvent(new Event('offline'))")
+    page.locator("#start-race").click()
+    ask = page.get_by_role("alertdialog")
+    expect(ask).to_contain_text("Lancer la course maintenant ?")
+    ask.get_by_role("button", name="Annuler").click()
+    expect(ask).to_have_count(0)
+    expect(count(page)).to_have_text(SENT)
+    page.locator("#start-race").click()
+    ask.get_by_role("button", name="Donner le départ").click()
+    expect(count(page)).to_have_text("1 saisie à envoyer")
+    assert dialogs == [] and RaceTable.objects.get(pk=race.pk).started_at is None
+    phone.set_offline(False)
+    expect(count(page)).to_have_text(SENT, timeout=20_000)
+    assert RaceTable.objects.get(pk=race.pk).started_at is not None
+    page.reload()
     phone.set_offline(True)
     page.evaluate("window.dispatchEvent(new Event('offline'))")
     expect(page.locator("#weather-system")).to_be_disabled()

@@ -1098,6 +1098,67 @@ def test_a_photo_of_a_table_does_not_wait_for_its_stands_being_written(allocated
     assert SheetPhoto.objects.filter(table=t1).count() == 1
 
 
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_tables_stands_and_configurations_do_not_wait_for_another_tables(allocated, actor):
+    """Twelve phones sending their outboxes in the same second (issue 31): table 2's stands
+    and configurations commit while table 1's are being written. The event's row was locked
+    with each table's, and every table of the event waited for the others in turn."""
+    (first, *_rest), (second, *_others) = grids(allocated)
+
+    def other_table():
+        t2 = table(allocated, 2)
+        stands_set(actor=actor, table=t2, stands={second: 1})
+        return configurations_set(actor=actor, table=t2, configurations={second: VALID})
+
+    stands, configurations, waited = meet(
+        lambda: stands_set(actor=actor, table=table(allocated, 1), stands={first: 1}),
+        other_table,
+    )
+    assert not isinstance(stands, Exception), stands
+    assert not isinstance(configurations, Exception), configurations
+    assert not waited
+    assert GridSlot.objects.get(event=allocated, driver__number=second).stand == 1
+
+
+def _ready(actor, event, number: int) -> RaceTable:
+    """Stands and configurations of a table, its race not started."""
+    t = table(event, number)
+    grid = t.slots.order_by("position").values_list("driver__number", flat=True)
+    stands_set(actor=actor, table=t, stands={n: stand for stand, n in enumerate(grid, 1)})
+    configurations_set(actor=actor, table=t, configurations=dict.fromkeys(grid, VALID))
+    return t
+
+
+@needs_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_tables_start_at_once_and_a_new_race_weather_waits_for_them(allocated, actor):
+    """Two starts at once do not wait for each other (each holds its event FOR SHARE); the
+    race weather drawn again meanwhile waits for a start, then sees the race under way
+    (§2-0-1): it is refused, and the started table keeps the weather it started with."""
+    race_weather_draw(actor=actor, event=allocated, roll=SUN)
+    one, two = _ready(actor, allocated, 1), _ready(actor, allocated, 2)
+
+    started, other, waited = meet(
+        lambda: table_start(actor=actor, table=one), lambda: table_start(actor=actor, table=two)
+    )
+    assert isinstance(started, RaceTable) and isinstance(other, RaceTable), (started, other)
+    assert not waited
+
+    RaceTable.objects.filter(event=allocated).update(started_at=None, started_by="")
+    started, redraw, waited = meet(
+        lambda: table_start(actor=actor, table=one),
+        lambda: race_weather_draw(actor=actor, event=allocated, roll=RAIN, reason="wrong die"),
+    )
+    assert isinstance(started, RaceTable), started
+    assert waited
+    assert isinstance(redraw, Conflict) and "commencé" in str(redraw), redraw
+    assert (RaceWeather.objects.get(event=allocated).weather, table(allocated, 1).weather) == (
+        "sun",
+        "sun",
+    )
+
+
 def test_referee_link_of_a_qualifying_table(allocated, actor):
     qualifying = qualifying_table_set(actor=actor, event=allocated, number=1, drivers=[1, 2])
     old = qualifying.token

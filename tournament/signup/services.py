@@ -16,6 +16,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -45,7 +46,8 @@ def _stamp(registration: Registration, actor: Actor | None, reason: str) -> None
 
 def _locked_announcement(event: Event) -> Announcement:
     """The event's announcement, locked until the end of the transaction: whoever changes
-    seats holds it, so counting and taking a seat are one step."""
+    seats holds it, so counting and taking a seat are one step. Hold it short: whoever
+    confirms next waits for it."""
     Announcement.objects.get_or_create(event=event)
     return Announcement.objects.select_for_update().get(event=event)
 
@@ -64,11 +66,10 @@ def rank_of(registration: Registration) -> int | None:
     """Place on the waiting list (1 = next in), None when not waiting."""
     if registration.status != Status.WAITING or registration.confirmed_at is None:
         return None
-    ahead = waiting_list(registration.event).filter(confirmed_at__lt=registration.confirmed_at)
-    same = waiting_list(registration.event).filter(
+    ahead = Q(confirmed_at__lt=registration.confirmed_at) | Q(
         confirmed_at=registration.confirmed_at, pk__lt=registration.pk
     )
-    return ahead.count() + same.count() + 1
+    return waiting_list(registration.event).filter(ahead).count() + 1
 
 
 def _new_confirm(registration: Registration) -> str:
@@ -216,54 +217,84 @@ def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.dat
     return mails.queue(registration, Mail.Kind.CONFIRM, link=mails.confirm_url(secret))
 
 
+def _confirmable(registration: Registration, now: datetime.datetime) -> None:
+    if registration.status != Status.UNCONFIRMED:
+        raise Conflict(
+            _(
+                "This address is already confirmed: open your registration with the "
+                "link of the mail."
+            )
+        )
+    if not rules.confirmable(now, registration.created_at):
+        raise Conflict(_("This link expired after 24 hours: sign up again for a new one."))
+
+
+def _confirm_mail(registration: Registration, status: str, link: str) -> Mail:
+    """The mail a confirmation sends, rendered (a waiting rank as ``mails.RANK``)."""
+    if status == Status.ACCEPTED:
+        return mails.render(registration, Mail.Kind.ACCEPTED, link=link)
+    if status == Status.WAITING:
+        return mails.render(registration, Mail.Kind.WAITING, link=link, rank=mails.RANK)
+    return mails.render(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
+
+
 def registration_confirm(
     *, token: str, now: datetime.datetime | None = None
 ) -> tuple[Registration, str]:
     """Confirm an address (the confirmation mail's token): the registration takes a seat,
-    waits, or awaits race control. Answers it and the registrant's own link."""
+    waits, or awaits race control. Answers it and the registrant's own link.
+
+    The seats' lock is held for a few statements only (a rush confirms hundreds a minute,
+    one after the other): the own link and the mail of the likely outcome are made before
+    it, from an unlocked count; under it, the seats are counted again, the registration
+    saved, and the mail written with its rank (rendered again only when the count changed
+    the outcome, at the last seat)."""
     now = now or timezone.now()
-    found = Registration.objects.filter(confirm_digest=link_digest(token)).first()
-    if found is None or len(token) > 100:
+    found = (
+        Registration.objects.select_related("event__championship")
+        .filter(confirm_digest=link_digest(token))
+        .first()
+        if len(token) <= 100
+        else None
+    )
+    if found is None:
         raise NotFound(
             _(
                 "This confirmation link is unknown or was replaced by a newer one: "
                 "use the last mail."
             )
         )
+    _confirmable(found, now)
+    event = found.event
+    announcement = Announcement.objects.filter(event=event).first()
+    if announcement is None:  # an event never announced (a registration made in the shell)
+        announcement, _created = Announcement.objects.get_or_create(event=event)
+    likely = rules.on_confirm(announcement.approval, announcement.capacity, accepted_count(event))
+    secret = new_link_secret()
+    digest, sealed, link = link_digest(secret), seal(secret), mails.own_url(secret)
+    mail = _confirm_mail(found, likely, link)
     with transaction.atomic():
-        announcement = _locked_announcement(found.event)
-        registration = (
-            Registration.objects.select_for_update()
-            .select_related("event__championship")
-            .get(pk=found.pk)
-        )
-        if registration.status != Status.UNCONFIRMED:
-            raise Conflict(
-                _(
-                    "This address is already confirmed: open your registration with the "
-                    "link of the mail."
-                )
-            )
-        if not rules.confirmable(now, registration.created_at):
-            raise Conflict(_("This link expired after 24 hours: sign up again for a new one."))
-        status = rules.on_confirm(
-            announcement.approval, announcement.capacity, accepted_count(registration.event)
-        )
-        registration.status = status
+        announcement = Announcement.objects.select_for_update().get(pk=announcement.pk)
+        registration = Registration.objects.select_for_update().get(pk=found.pk)
+        registration.event = event
+        _confirmable(registration, now)
         # Read under the lock: the waiting list's order is the order the lock served.
         registration.confirmed_at = timezone.now()
-        secret = _new_link(registration)
+        counts = Registration.objects.filter(event=event).aggregate(
+            accepted=Count("pk", filter=Q(status=Status.ACCEPTED)),
+            ahead=Count(
+                "pk",
+                filter=Q(status=Status.WAITING, confirmed_at__lte=registration.confirmed_at),
+            ),
+        )
+        status = rules.on_confirm(announcement.approval, announcement.capacity, counts["accepted"])
+        registration.status = status
+        registration.link_digest, registration.link_sealed = digest, sealed
         _stamp(registration, None, f"address confirmed: {status}")
         registration.save()
-        link = mails.own_url(secret)
-        if status == Status.ACCEPTED:
-            mail = mails.queue(registration, Mail.Kind.ACCEPTED, link=link)
-        elif status == Status.WAITING:
-            mail = mails.queue(
-                registration, Mail.Kind.WAITING, link=link, rank=rank_of(registration)
-            )
-        else:
-            mail = mails.queue(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
+        if status != likely:
+            mail = _confirm_mail(registration, status, link)
+        mails.save(mail, rank=counts["ahead"] + 1 if status == Status.WAITING else None)
         tasks.send_soon([mail.pk])
     return registration, link
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
@@ -246,11 +246,13 @@ def registration_confirm(
     """Confirm an address (the confirmation mail's token): the registration takes a seat,
     waits, or awaits race control. Answers it and the registrant's own link.
 
-    The seats' lock is held for a few statements only (a rush confirms hundreds a minute,
-    one after the other): the own link and the mail of the likely outcome are made before
-    it, from an unlocked count; under it, the seats are counted again, the registration
-    saved, and the mail written with its rank (rendered again only when the count changed
-    the outcome, at the last seat)."""
+    A rush confirms hundreds a minute, each after the other under the seats' lock, so the
+    lock is taken last and held for one statement: everything else is written before it,
+    in the same transaction, for the likely outcome (from an unlocked count): the
+    registration, its history, its mail (rendered, a waiting rank as ``mails.RANK``). Under
+    the lock, one statement counts the seats and the waiting ahead and sets the time of
+    confirmation (the waiting list's order: the order the lock served) and the rank; only
+    when the count changed the outcome (at the last seat) is more done under it."""
     now = now or timezone.now()
     found = (
         Registration.objects.select_related("event__championship")
@@ -273,32 +275,112 @@ def registration_confirm(
         announcement, _created = Announcement.objects.get_or_create(event=event)
     likely = rules.on_confirm(announcement.approval, announcement.capacity, accepted_count(event))
     secret = new_link_secret()
-    digest, sealed, link = link_digest(secret), seal(secret), mails.own_url(secret)
-    mail = _confirm_mail(found, likely, link)
+    link = mails.own_url(secret)
     with transaction.atomic():
-        announcement = Announcement.objects.select_for_update().get(pk=announcement.pk)
         registration = Registration.objects.select_for_update().get(pk=found.pk)
         registration.event = event
         _confirmable(registration, now)
-        # Read under the lock: the waiting list's order is the order the lock served.
-        registration.confirmed_at = timezone.now()
-        counts = Registration.objects.filter(event=event).aggregate(
-            accepted=Count("pk", filter=Q(status=Status.ACCEPTED)),
-            ahead=Count(
-                "pk",
-                filter=Q(status=Status.WAITING, confirmed_at__lte=registration.confirmed_at),
-            ),
-        )
-        status = rules.on_confirm(announcement.approval, announcement.capacity, counts["accepted"])
-        registration.status = status
-        registration.link_digest, registration.link_sealed = digest, sealed
-        _stamp(registration, None, f"address confirmed: {status}")
+        registration.status = likely
+        registration.confirmed_at = timezone.now()  # set again under the lock
+        registration.link_digest, registration.link_sealed = link_digest(secret), seal(secret)
+        _stamp(registration, None, f"address confirmed: {likely}")
         registration.save()
-        if status != likely:
-            mail = _confirm_mail(registration, status, link)
-        mails.save(mail, rank=counts["ahead"] + 1 if status == Status.WAITING else None)
+        mail = mails.save(_confirm_mail(registration, likely, link))
+        status, rank, registration.confirmed_at = _seat(registration, announcement, mail)
+        if status != likely:  # the last seat went meanwhile (or came free): said as it is
+            registration.status = status
+            Registration.objects.filter(pk=registration.pk).update(status=status)
+            Registration.history.filter(history_id=_last_history(registration.pk)).update(
+                status=status, history_change_reason=f"address confirmed: {status}"
+            )
+            Mail.objects.filter(pk=mail.pk).delete()
+            mail = mails.save(_confirm_mail(registration, status, link), rank=rank)
         tasks.send_soon([mail.pk])
     return registration, link
+
+
+#: The confirmation under the seats' lock, in one statement (PostgreSQL): the lock is taken
+#: by the statement before it, whose snapshot predates it; this one's snapshot follows it,
+#: so it counts every seat taken by whoever held the lock before.
+_SEAT_SQL = """
+WITH t AS (SELECT clock_timestamp() AS at),
+counted AS (
+    SELECT count(*) FILTER (WHERE status = 'accepted') AS accepted,
+           count(*) FILTER (WHERE status = 'waiting' AND confirmed_at <= (SELECT at FROM t))
+               AS ahead
+    FROM tournament_registration WHERE event_id = %(event)s AND id <> %(registration)s
+),
+decided AS (
+    SELECT CASE WHEN a.approval = 'organiser' THEN 'pending'
+                WHEN a.capacity IS NULL OR c.accepted < a.capacity THEN 'accepted'
+                ELSE 'waiting' END AS status,
+           c.ahead + 1 AS rank, t.at
+    FROM tournament_announcement a, counted c, t WHERE a.id = %(announcement)s
+),
+registration AS (
+    UPDATE tournament_registration SET confirmed_at = decided.at FROM decided
+    WHERE id = %(registration)s RETURNING 1
+),
+history AS (
+    UPDATE tournament_historicalregistration SET confirmed_at = decided.at FROM decided
+    WHERE history_id = (SELECT max(history_id) FROM tournament_historicalregistration
+                        WHERE id = %(registration)s) RETURNING 1
+),
+mail AS (
+    UPDATE tournament_mail SET subject = replace(subject, %(mark)s, decided.rank::text),
+        body_text = replace(body_text, %(mark)s, decided.rank::text),
+        body_html = replace(body_html, %(mark)s, decided.rank::text)
+    FROM decided WHERE tournament_mail.id = %(mail)s RETURNING 1
+)
+SELECT status, rank, at FROM decided
+"""
+
+
+def _last_history(pk: int) -> int | None:
+    """The history row the last save of registration ``pk`` wrote."""
+    rows = Registration.history.filter(id=pk).order_by("-history_id")
+    return rows.values_list("history_id", flat=True).first()
+
+
+def _seat(
+    registration: Registration, announcement: Announcement, mail: Mail
+) -> tuple[str, int, datetime.datetime]:
+    """Under the seats' lock (held until the caller's commit): what the confirmation of
+    ``registration`` (saved for the likely outcome) becomes, its rank were it waiting, and
+    its time of confirmation, written with the rank into its history and ``mail``."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT 1 FROM tournament_announcement WHERE id = %s FOR UPDATE", [announcement.pk]
+            )
+            cursor.execute(
+                _SEAT_SQL,
+                {
+                    "event": registration.event_id,
+                    "registration": registration.pk,
+                    "announcement": announcement.pk,
+                    "mail": mail.pk,
+                    "mark": mails.RANK,
+                },
+            )
+            status, rank, at = cursor.fetchone()
+        return status, rank, at
+    # Elsewhere (SQLite: one writer at a time), the same with the ORM.
+    announcement = Announcement.objects.select_for_update().get(pk=announcement.pk)
+    at = timezone.now()
+    others = Registration.objects.filter(event_id=registration.event_id).exclude(pk=registration.pk)
+    counts = others.aggregate(
+        accepted=Count("pk", filter=Q(status=Status.ACCEPTED)),
+        ahead=Count("pk", filter=Q(status=Status.WAITING, confirmed_at__lte=at)),
+    )
+    status = rules.on_confirm(announcement.approval, announcement.capacity, counts["accepted"])
+    rank = counts["ahead"] + 1
+    Registration.objects.filter(pk=registration.pk).update(confirmed_at=at)
+    Registration.history.filter(history_id=_last_history(registration.pk)).update(confirmed_at=at)
+    for name in ("subject", "body_text", "body_html"):
+        setattr(mail, name, getattr(mail, name).replace(mails.RANK, str(rank)))
+    mail.save(update_fields=["subject", "body_text", "body_html"])
+    return status, rank, at
 
 
 def registration_for_link(token: str) -> Registration:

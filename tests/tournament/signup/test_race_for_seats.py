@@ -74,3 +74,8 @@ def test_exactly_capacity_accepted_when_all_confirm_at_once(open_event):
         assert kind == "waiting" and f"n° {rank} sur la liste" in body
     assert all(told[r.pk][0] == "accepted" for r in Registration.objects.filter(status="accepted"))
     assert not any(mails.RANK in body for _kind, body in told.values())
+    # Each one's history says the same (written before the lock, for the likely outcome).
+    for registration in Registration.objects.filter(event=event):
+        last = registration.history.order_by("-history_id").first()
+        assert (last.status, last.confirmed_at) == (registration.status, registration.confirmed_at)
+        assert last.history_change_reason == f"address confirmed: {registration.status}"

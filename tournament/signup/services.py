@@ -5,7 +5,10 @@ Every change of who holds a seat runs under a row lock on the event's announceme
 (``select_for_update``), taken before the seats are counted: two confirmations of the last
 seat, in two processes, are served one after the other, and never more are accepted than
 the capacity. Each change writes its mail in the same transaction (``mails.queue``) and
-sends it after the commit (``tasks.send_soon``); its history row says who and why.
+sends it after the commit (``tasks.send_soon``); its history row says who and why. The lock
+is held until the commit, and whoever changes seats next waits for it: a confirmation (a
+rush makes hundreds a minute) takes it last and holds it for one statement
+(``registration_confirm``).
 """
 
 from __future__ import annotations

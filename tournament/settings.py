@@ -17,6 +17,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 from whitenoise.compress import Compressor
@@ -281,6 +282,16 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # not in an app's top-level tasks.py where autodiscovery would look.
 CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
 CELERY_IMPORTS += ("tournament.signup.tasks",)  # sign-up's outbox (issue 29)
+# Celery beat (``celery -A tournament beat``, beside the worker: README) sends the tasks that
+# run on a clock. Sign-up's daily work at 6 in the morning, in TIME_ZONE: the reminders two
+# days before, the unconfirmed registrations older than 7 days deleted. Without Redis (make
+# venue, eager tasks) nothing sends them: ``manage.py signup_daily`` does the same by hand.
+CELERY_BEAT_SCHEDULE = {
+    "signup-daily": {
+        "task": "tournament.signup_daily",
+        "schedule": crontab(hour=6, minute=0),
+    },
+}
 # Progress and outcome live in the database (SheetBatch): no task result is ever read, and
 # not storing one means sending a task never waits on the result backend.
 CELERY_TASK_IGNORE_RESULT = True
@@ -358,6 +369,7 @@ LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", _("French")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")
+CELERY_TIMEZONE = TIME_ZONE  # Celery beat's clock (CELERY_BEAT_SCHEDULE)
 USE_I18N = True
 # English dates as day month year, 24 h (tournament/formats/en), not the US form.
 FORMAT_MODULE_PATH = ["tournament.formats"]

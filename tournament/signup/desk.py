@@ -172,6 +172,11 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
         messages.error(request, _("Choose a decision and say why."))
         return redirect(request.get_full_path())
     data = form.cleaned_data
+    if data["status"] == Registration.Status.REFUSED and not form.cleaned_data["confirm"]:
+        # A refusal mails the person its reason: race control reads it once more, and
+        # confirms (a second form, no script: the CSP has none).
+        return {"refusal": {"registration": registration, "reason": data["reason"]}}
+    data.pop("confirm")
     if data["status"] == Registration.Status.CANCELLED:
         services.registration_cancel(registration=registration, actor=actor, reason=data["reason"])
     else:

@@ -117,6 +117,8 @@ class DecisionForm(forms.Form):
         ],
     )
     reason = forms.CharField(label=_("Reason"), max_length=500)
+    #: A refusal is saved only once confirmed (the desk asks: the person is mailed).
+    confirm = forms.BooleanField(required=False)
 
 
 class MessageForm(forms.Form):

@@ -111,7 +111,13 @@ def _texts(registration: Registration, kind: str, facts: dict[str, Any]) -> tupl
     ]
 
 
-def queue(
+#: Stands for the waiting list's rank in a mail rendered before the rank is known: the
+#: confirmation renders its mail before it takes the seats' lock, and ``save`` puts the rank
+#: in under it (a character of Unicode's private use area: no text or escaping makes it).
+RANK = "\ue000rank\ue000"
+
+
+def render(
     registration: Registration,
     kind: str,
     *,
@@ -120,8 +126,8 @@ def queue(
     message: Message | None = None,
     **facts: Any,
 ) -> Mail:
-    """Write one mail of ``kind`` to ``registration`` in the outbox (the caller's
-    transaction), rendered in the registrant's language. ``link``: the URL it carries."""
+    """One mail of ``kind`` to ``registration``, rendered in the registrant's language and
+    given its key, not saved (``save``). ``link``: the URL it carries."""
     with translation.override(registration.language or settings.LANGUAGE_CODE):
         subject, paragraphs = _texts(registration, kind, facts)
         context = {
@@ -135,7 +141,7 @@ def queue(
         }
         text = render_to_string("signup/mail.txt", context)
         html = render_to_string("signup/mail.html", context)
-    return Mail.objects.create(
+    return Mail(
         registration=registration,
         message=message,
         kind=kind,
@@ -147,3 +153,27 @@ def queue(
         body_html=html,
         message_id_header=make_msgid(domain="paddock.invalid"),
     )
+
+
+def save(mail: Mail, *, rank: int | None = None) -> Mail:
+    """Write a rendered mail in the outbox (the caller's transaction), ``rank`` in place of
+    ``RANK``."""
+    if rank is not None:
+        for name in ("subject", "body_text", "body_html"):
+            setattr(mail, name, getattr(mail, name).replace(RANK, str(rank)))
+    mail.save(force_insert=True)
+    return mail
+
+
+def queue(
+    registration: Registration,
+    kind: str,
+    *,
+    link: str,
+    key: str | None = None,
+    message: Message | None = None,
+    **facts: Any,
+) -> Mail:
+    """Write one mail of ``kind`` to ``registration`` in the outbox (the caller's
+    transaction), rendered in the registrant's language. ``link``: the URL it carries."""
+    return save(render(registration, kind, link=link, key=key, message=message, **facts))

@@ -5,7 +5,10 @@ Every change of who holds a seat runs under a row lock on the event's announceme
 (``select_for_update``), taken before the seats are counted: two confirmations of the last
 seat, in two processes, are served one after the other, and never more are accepted than
 the capacity. Each change writes its mail in the same transaction (``mails.queue``) and
-sends it after the commit (``tasks.send_soon``); its history row says who and why.
+sends it after the commit (``tasks.send_soon``); its history row says who and why. The lock
+is held until the commit, and whoever changes seats next waits for it: a confirmation (a
+rush makes hundreds a minute) takes it last and holds it for one statement
+(``registration_confirm``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -45,7 +49,8 @@ def _stamp(registration: Registration, actor: Actor | None, reason: str) -> None
 
 def _locked_announcement(event: Event) -> Announcement:
     """The event's announcement, locked until the end of the transaction: whoever changes
-    seats holds it, so counting and taking a seat are one step."""
+    seats holds it, so counting and taking a seat are one step. Hold it short: whoever
+    confirms next waits for it."""
     Announcement.objects.get_or_create(event=event)
     return Announcement.objects.select_for_update().get(event=event)
 
@@ -64,11 +69,10 @@ def rank_of(registration: Registration) -> int | None:
     """Place on the waiting list (1 = next in), None when not waiting."""
     if registration.status != Status.WAITING or registration.confirmed_at is None:
         return None
-    ahead = waiting_list(registration.event).filter(confirmed_at__lt=registration.confirmed_at)
-    same = waiting_list(registration.event).filter(
+    ahead = Q(confirmed_at__lt=registration.confirmed_at) | Q(
         confirmed_at=registration.confirmed_at, pk__lt=registration.pk
     )
-    return ahead.count() + same.count() + 1
+    return waiting_list(registration.event).filter(ahead).count() + 1
 
 
 def _new_confirm(registration: Registration) -> str:
@@ -165,6 +169,8 @@ def registrations_clean(*, now: datetime.datetime | None = None) -> int:
     old = Registration.objects.filter(
         status=Status.UNCONFIRMED, created_at__lte=now - rules.DELETE_AFTER
     )
+    if not old.exists():  # each sign-up asks: one query, not a transaction, when none
+        return 0
     return old.delete()[1].get("tournament.Registration", 0)
 
 
@@ -216,56 +222,168 @@ def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.dat
     return mails.queue(registration, Mail.Kind.CONFIRM, link=mails.confirm_url(secret))
 
 
+def _confirmable(registration: Registration, now: datetime.datetime) -> None:
+    if registration.status != Status.UNCONFIRMED:
+        raise Conflict(
+            _(
+                "This address is already confirmed: open your registration with the "
+                "link of the mail."
+            )
+        )
+    if not rules.confirmable(now, registration.created_at):
+        raise Conflict(_("This link expired after 24 hours: sign up again for a new one."))
+
+
+def _confirm_mail(registration: Registration, status: str, link: str) -> Mail:
+    """The mail a confirmation sends, rendered (a waiting rank as ``mails.RANK``)."""
+    if status == Status.ACCEPTED:
+        return mails.render(registration, Mail.Kind.ACCEPTED, link=link)
+    if status == Status.WAITING:
+        return mails.render(registration, Mail.Kind.WAITING, link=link, rank=mails.RANK)
+    return mails.render(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
+
+
 def registration_confirm(
     *, token: str, now: datetime.datetime | None = None
 ) -> tuple[Registration, str]:
     """Confirm an address (the confirmation mail's token): the registration takes a seat,
-    waits, or awaits race control. Answers it and the registrant's own link."""
+    waits, or awaits race control. Answers it and the registrant's own link.
+
+    A rush confirms hundreds a minute, each after the other under the seats' lock, so the
+    lock is taken last and held for one statement: everything else is written before it,
+    in the same transaction, for the likely outcome (from an unlocked count): the
+    registration, its history, its mail (rendered, a waiting rank as ``mails.RANK``). Under
+    the lock, one statement counts the seats and the waiting ahead and sets the time of
+    confirmation (the waiting list's order: the order the lock served) and the rank; only
+    when the count changed the outcome (at the last seat) is more done under it."""
     now = now or timezone.now()
-    found = Registration.objects.filter(confirm_digest=link_digest(token)).first()
-    if found is None or len(token) > 100:
+    found = (
+        Registration.objects.select_related("event__championship")
+        .filter(confirm_digest=link_digest(token))
+        .first()
+        if len(token) <= 100
+        else None
+    )
+    if found is None:
         raise NotFound(
             _(
                 "This confirmation link is unknown or was replaced by a newer one: "
                 "use the last mail."
             )
         )
+    _confirmable(found, now)
+    event = found.event
+    announcement = Announcement.objects.filter(event=event).first()
+    if announcement is None:  # an event never announced (a registration made in the shell)
+        announcement, _created = Announcement.objects.get_or_create(event=event)
+    likely = rules.on_confirm(announcement.approval, announcement.capacity, accepted_count(event))
+    secret = new_link_secret()
+    link = mails.own_url(secret)
     with transaction.atomic():
-        announcement = _locked_announcement(found.event)
-        registration = (
-            Registration.objects.select_for_update()
-            .select_related("event__championship")
-            .get(pk=found.pk)
-        )
-        if registration.status != Status.UNCONFIRMED:
-            raise Conflict(
-                _(
-                    "This address is already confirmed: open your registration with the "
-                    "link of the mail."
-                )
-            )
-        if not rules.confirmable(now, registration.created_at):
-            raise Conflict(_("This link expired after 24 hours: sign up again for a new one."))
-        status = rules.on_confirm(
-            announcement.approval, announcement.capacity, accepted_count(registration.event)
-        )
-        registration.status = status
-        # Read under the lock: the waiting list's order is the order the lock served.
-        registration.confirmed_at = timezone.now()
-        secret = _new_link(registration)
-        _stamp(registration, None, f"address confirmed: {status}")
+        registration = Registration.objects.select_for_update().get(pk=found.pk)
+        registration.event = event
+        _confirmable(registration, now)
+        registration.status = likely
+        registration.confirmed_at = timezone.now()  # set again under the lock
+        registration.link_digest, registration.link_sealed = link_digest(secret), seal(secret)
+        _stamp(registration, None, f"address confirmed: {likely}")
         registration.save()
-        link = mails.own_url(secret)
-        if status == Status.ACCEPTED:
-            mail = mails.queue(registration, Mail.Kind.ACCEPTED, link=link)
-        elif status == Status.WAITING:
-            mail = mails.queue(
-                registration, Mail.Kind.WAITING, link=link, rank=rank_of(registration)
+        mail = mails.save(_confirm_mail(registration, likely, link))
+        status, rank, registration.confirmed_at = _seat(registration, announcement, mail)
+        if status != likely:  # the last seat went meanwhile (or came free): said as it is
+            registration.status = status
+            Registration.objects.filter(pk=registration.pk).update(status=status)
+            Registration.history.filter(history_id=_last_history(registration.pk)).update(
+                status=status, history_change_reason=f"address confirmed: {status}"
             )
-        else:
-            mail = mails.queue(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
+            Mail.objects.filter(pk=mail.pk).delete()
+            mail = mails.save(_confirm_mail(registration, status, link), rank=rank)
         tasks.send_soon([mail.pk])
     return registration, link
+
+
+#: The confirmation under the seats' lock, in one statement (PostgreSQL): the lock is taken
+#: by the statement before it, whose snapshot predates it; this one's snapshot follows it,
+#: so it counts every seat taken by whoever held the lock before.
+_SEAT_SQL = """
+WITH t AS (SELECT clock_timestamp() AS at),
+counted AS (
+    SELECT count(*) FILTER (WHERE status = 'accepted') AS accepted,
+           count(*) FILTER (WHERE status = 'waiting' AND confirmed_at <= (SELECT at FROM t))
+               AS ahead
+    FROM tournament_registration WHERE event_id = %(event)s AND id <> %(registration)s
+),
+decided AS (
+    SELECT CASE WHEN a.approval = 'organiser' THEN 'pending'
+                WHEN a.capacity IS NULL OR c.accepted < a.capacity THEN 'accepted'
+                ELSE 'waiting' END AS status,
+           c.ahead + 1 AS rank, t.at
+    FROM tournament_announcement a, counted c, t WHERE a.id = %(announcement)s
+),
+registration AS (
+    UPDATE tournament_registration SET confirmed_at = decided.at FROM decided
+    WHERE id = %(registration)s RETURNING 1
+),
+history AS (
+    UPDATE tournament_historicalregistration SET confirmed_at = decided.at FROM decided
+    WHERE history_id = (SELECT max(history_id) FROM tournament_historicalregistration
+                        WHERE id = %(registration)s) RETURNING 1
+),
+mail AS (
+    UPDATE tournament_mail SET subject = replace(subject, %(mark)s, decided.rank::text),
+        body_text = replace(body_text, %(mark)s, decided.rank::text),
+        body_html = replace(body_html, %(mark)s, decided.rank::text)
+    FROM decided WHERE tournament_mail.id = %(mail)s RETURNING 1
+)
+SELECT status, rank, at FROM decided
+"""
+
+
+def _last_history(pk: int) -> int | None:
+    """The history row the last save of registration ``pk`` wrote."""
+    rows = Registration.history.filter(id=pk).order_by("-history_id")
+    return rows.values_list("history_id", flat=True).first()
+
+
+def _seat(
+    registration: Registration, announcement: Announcement, mail: Mail
+) -> tuple[str, int, datetime.datetime]:
+    """Under the seats' lock (held until the caller's commit): what the confirmation of
+    ``registration`` (saved for the likely outcome) becomes, its rank were it waiting, and
+    its time of confirmation, written with the rank into its history and ``mail``."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT 1 FROM tournament_announcement WHERE id = %s FOR UPDATE", [announcement.pk]
+            )
+            cursor.execute(
+                _SEAT_SQL,
+                {
+                    "event": registration.event_id,
+                    "registration": registration.pk,
+                    "announcement": announcement.pk,
+                    "mail": mail.pk,
+                    "mark": mails.RANK,
+                },
+            )
+            status, rank, at = cursor.fetchone()
+        return status, rank, at
+    # Elsewhere (SQLite: one writer at a time), the same with the ORM.
+    announcement = Announcement.objects.select_for_update().get(pk=announcement.pk)
+    at = timezone.now()
+    others = Registration.objects.filter(event_id=registration.event_id).exclude(pk=registration.pk)
+    counts = others.aggregate(
+        accepted=Count("pk", filter=Q(status=Status.ACCEPTED)),
+        ahead=Count("pk", filter=Q(status=Status.WAITING, confirmed_at__lte=at)),
+    )
+    status = rules.on_confirm(announcement.approval, announcement.capacity, counts["accepted"])
+    rank = counts["ahead"] + 1
+    Registration.objects.filter(pk=registration.pk).update(confirmed_at=at)
+    Registration.history.filter(history_id=_last_history(registration.pk)).update(confirmed_at=at)
+    for name in ("subject", "body_text", "body_html"):
+        setattr(mail, name, getattr(mail, name).replace(mails.RANK, str(rank)))
+    mail.save(update_fields=["subject", "body_text", "body_html"])
+    return status, rank, at
 
 
 def registration_for_link(token: str) -> Registration:

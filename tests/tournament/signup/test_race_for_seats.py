@@ -1,6 +1,8 @@
 """The race for seats on real PostgreSQL: 30 registrants confirm in the same instant, each
 through the API in its own thread and database connection (released together by a
-barrier), for 5 seats. Exactly 5 are accepted, the other 25 wait in confirmation order."""
+barrier), for 5 seats. Exactly 5 are accepted, the other 25 wait in confirmation order, and
+each one's mail says so (rendered before the seats' lock, most of them for a seat that was
+gone once they held it)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from django.test import Client
 
 from tests.integrity.conftest import needs_postgresql
 from tests.tournament.signup.conftest import last_token
-from tournament.signup import services
-from tournament.signup.models import Registration
+from tournament.signup import mails, services
+from tournament.signup.models import Mail, Registration
 
 pytestmark = [needs_postgresql, pytest.mark.django_db(transaction=True)]
 
@@ -61,3 +63,19 @@ def test_exactly_capacity_accepted_when_all_confirm_at_once(open_event):
         "confirmed_at"
     )
     assert all(r.confirmed_at >= accepted_last.confirmed_at for r in waiting)
+    # One mail each, as the registration ended: "in", or "waiting" with its rank.
+    told = {
+        m.registration_id: (m.kind, m.body_text)
+        for m in Mail.objects.filter(registration__event=event).exclude(kind="confirm")
+    }
+    assert len(told) == RACERS
+    for rank, registration in enumerate(waiting, 1):
+        kind, body = told[registration.pk]
+        assert kind == "waiting" and f"n° {rank} sur la liste" in body
+    assert all(told[r.pk][0] == "accepted" for r in Registration.objects.filter(status="accepted"))
+    assert not any(mails.RANK in body for _kind, body in told.values())
+    # Each one's history says the same (written before the lock, for the likely outcome).
+    for registration in Registration.objects.filter(event=event):
+        last = registration.history.order_by("-history_id").first()
+        assert (last.status, last.confirmed_at) == (registration.status, registration.confirmed_at)
+        assert last.history_change_reason == f"address confirmed: {registration.status}"

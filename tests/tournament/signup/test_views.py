@@ -96,8 +96,17 @@ def test_desk_list_for_organisers_only_with_export(
     csv = client.get(path + "?_export=csv")
     assert b"'=HYPERLINK(1)" in csv.content
     waiting = Registration.objects.get(email="b@example.org")
-    client.post(path, {"action": "decide", "id": waiting.pk, "status": "refused", "reason": "No"})
+    refusal = {"action": "decide", "id": waiting.pk, "status": "refused", "reason": "<b>Full</b>"}
+    asked = client.post(path, {**refusal, "reason": " "})
+    assert asked.status_code == 302  # no reason, no refusal
+    asked = client.post(path, refusal)  # a refusal mails the person: asked again first
+    assert asked.status_code == 200 and b'name="confirm"' in asked.content
+    assert b"&lt;b&gt;Full&lt;/b&gt;" in asked.content
+    assert Registration.objects.get(pk=waiting.pk).status == "waiting"
+    assert not Mail.objects.filter(kind="refused").exists()
+    client.post(path, {**refusal, "confirm": "1"})
     assert Registration.objects.get(pk=waiting.pk).status == "refused"
+    assert Mail.objects.filter(kind="refused").count() == 1
     accepted = Registration.objects.get(email="a@example.org")
     client.post(path, {"action": "checkin", "id": accepted.pk, "paid": "1"})
     assert Registration.objects.get(pk=accepted.pk).driver.entries.get(event=event).paid

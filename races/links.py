@@ -9,7 +9,7 @@ from typing import Any
 from races.models import RaceTable, ReplacedLink
 from tournament.access import register_links
 from tournament.models import Driver, Event
-from tournament.signup.services import register_table_lookup
+from tournament.signup.selectors import register_table_lookup
 
 
 def table_for_link(digest: str) -> RaceTable | None:

@@ -281,7 +281,8 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # The task modules a worker loads at start-up: they live in the package of their concern,
 # not in an app's top-level tasks.py where autodiscovery would look.
 CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
-CELERY_IMPORTS += ("tournament.signup.tasks",)  # sign-up's outbox (issue 29)
+# Sign-up (issue 29): the outbox, and the daily work beat sends (reminders are messages).
+CELERY_IMPORTS += ("tournament.signup.tasks", "tournament.signup.broadcast")
 # Celery beat (``celery -A tournament beat``, beside the worker: README) sends the tasks that
 # run on a clock. Sign-up's daily work at 6 in the morning, in TIME_ZONE: the reminders two
 # days before, the unconfirmed registrations older than 7 days deleted. Without Redis (make

@@ -100,7 +100,7 @@ def own_out(registration: Registration) -> dict[str, Any]:
         "last_name": registration.last_name,
         "team": registration.team,
         "public_name": registration.public_name,
-        "table": services.table_of(registration),
+        "table": selectors.table_of(registration),
     }
 
 

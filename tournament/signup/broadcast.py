@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from celery import shared_task
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -15,7 +16,7 @@ from django.utils.translation import gettext as _
 from tournament.access import Actor
 from tournament.errors import InvalidInput
 from tournament.models import Event
-from tournament.signup import mails, services, tasks
+from tournament.signup import mails, selectors, services, tasks
 from tournament.signup.models import Announcement, Mail, Message, Registration
 
 Status = Registration.Status
@@ -113,7 +114,7 @@ def publication_mails(*, event: Event, allocation: bool, results: bool) -> int:
     )
     for registration in accepted:
         if allocation and announcement.mail_tables and _once(registration, "table"):
-            table = services.table_of(registration)
+            table = selectors.table_of(registration)
             if table is not None:
                 link = services.own_link(registration)
                 sent.append(mails.queue(registration, Mail.Kind.TABLE, link=link, table=table).pk)
@@ -141,3 +142,12 @@ def reminders_queue(*, now: datetime.datetime | None = None) -> int:
                 sent.append(mails.queue(registration, Mail.Kind.REMINDER, link=link).pk)
         tasks.send_soon(sent)
     return len(sent)
+
+
+@shared_task(name="tournament.signup_daily", ignore_result=True)
+def signup_daily() -> dict[str, int]:
+    """Sign-up's daily work, sent by Celery beat (``CELERY_BEAT_SCHEDULE`` in settings) or run
+    by ``manage.py signup_daily``: the reminders two days before each event, and the deletion
+    of unconfirmed registrations older than 7 days. An unconfirmed registration expires after
+    24 hours without any task: its link is refused from then on (``rules.confirmable``)."""
+    return {"reminders": reminders_queue(), "deleted": services.registrations_clean()}

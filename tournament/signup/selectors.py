@@ -146,3 +146,28 @@ def upcoming() -> list[dict[str, Any]]:
             }
         )
     return shown
+
+
+# --- what lives above: "your table" ------------------------------------------------------
+
+#: ``(event, driver) -> table number | None``, registered at start-up by the race floor
+#: (races/links.py), which the ground may not import.
+TABLE_LOOKUPS: list[Any] = []
+
+
+def register_table_lookup(lookup: Any) -> None:
+    if lookup not in TABLE_LOOKUPS:
+        TABLE_LOOKUPS.append(lookup)
+
+
+def table_of(registration: Registration) -> int | None:
+    """The registrant's race table, once the allocation is published and they are its
+    driver; None otherwise."""
+    event = registration.event
+    if registration.driver_id is None or not event.published_allocation:
+        return None
+    for lookup in TABLE_LOOKUPS:
+        number = lookup(event, registration.driver)
+        if number is not None:
+            return int(number)
+    return None

@@ -39,7 +39,7 @@ REGISTRANT = "registrant (own link)"
 # --- helpers ---------------------------------------------------------------------------
 
 
-def _stamp(registration: Registration, actor: Actor | None, reason: str) -> None:
+def stamp(registration: Registration, actor: Actor | None, reason: str) -> None:
     if actor is not None:
         actor.stamp(registration)
     else:
@@ -98,7 +98,7 @@ def own_link_renew(*, registration: Registration, actor: Actor) -> str:
     """A new own link (the old one stops working): race control hands it over."""
     require_organiser(actor, registration.event)
     secret = _new_link(registration)
-    _stamp(registration, actor, "link renewed")
+    stamp(registration, actor, "link renewed")
     registration.save()
     return mails.own_url(secret)
 
@@ -214,7 +214,7 @@ def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.dat
     registration.confirmed_at = None
     registration.reason = ""
     secret = _new_confirm(registration)
-    _stamp(registration, None, "signed up")
+    stamp(registration, None, "signed up")
     registration.save()
     if existing is not None:  # a new 24 hours for the new link
         Registration.objects.filter(pk=registration.pk).update(created_at=now)
@@ -286,7 +286,7 @@ def registration_confirm(
         registration.status = likely
         registration.confirmed_at = timezone.now()  # set again under the lock
         registration.link_digest, registration.link_sealed = link_digest(secret), seal(secret)
-        _stamp(registration, None, f"address confirmed: {likely}")
+        stamp(registration, None, f"address confirmed: {likely}")
         registration.save()
         mail = mails.save(_confirm_mail(registration, likely, link))
         status, rank, registration.confirmed_at = _seat(registration, announcement, mail)
@@ -427,7 +427,7 @@ def registration_edit(
     )
     for name in ("first_name", "last_name", "team", "public_name"):
         setattr(registration, name, fields[name])
-    _stamp(registration, None, "changed by the registrant")
+    stamp(registration, None, "changed by the registrant")
     registration.save()
     return registration
 
@@ -443,7 +443,7 @@ def _fill(event: Event, announcement: Announcement, why: str) -> list[int]:
     sent = []
     for registration in waiting[:n]:
         registration.status = Status.ACCEPTED
-        _stamp(registration, None, why)
+        stamp(registration, None, why)
         registration._history_actor = "waiting list"  # type: ignore[attr-defined]
         registration.save()
         sent.append(mails.queue(registration, Mail.Kind.MOVED_IN, link=own_link(registration)).pk)
@@ -484,7 +484,7 @@ def registration_cancel(
         had_seat = registration.status == Status.ACCEPTED
         registration.status = Status.CANCELLED
         registration.reason = reason.strip()
-        _stamp(registration, actor, reason.strip() or "cancelled by the registrant")
+        stamp(registration, actor, reason.strip() or "cancelled by the registrant")
         registration.save()
         sent = [
             mails.queue(
@@ -541,7 +541,7 @@ def registration_decide(
         registration.reason = reason.strip() if status == Status.REFUSED else ""
         if registration.confirmed_at is None:
             registration.confirmed_at = now
-        _stamp(registration, actor, reason.strip())
+        stamp(registration, actor, reason.strip())
         registration.save()
         link = own_link(registration)
         if status == Status.ACCEPTED:
@@ -555,31 +555,6 @@ def registration_decide(
             )
         tasks.send_soon([mail.pk])
     return registration
-
-
-# --- what lives above: "your table" ------------------------------------------------------
-
-#: ``(event, driver) -> table number | None``, registered at start-up by the race floor
-#: (races/links.py), which the ground may not import.
-TABLE_LOOKUPS: list[Any] = []
-
-
-def register_table_lookup(lookup: Any) -> None:
-    if lookup not in TABLE_LOOKUPS:
-        TABLE_LOOKUPS.append(lookup)
-
-
-def table_of(registration: Registration) -> int | None:
-    """The registrant's race table, once the allocation is published and they are its
-    driver; None otherwise."""
-    event = registration.event
-    if registration.driver_id is None or not event.published_allocation:
-        return None
-    for lookup in TABLE_LOOKUPS:
-        number = lookup(event, registration.driver)
-        if number is not None:
-            return int(number)
-    return None
 
 
 # --- privacy: erasure on request ------------------------------------------------------------
@@ -605,7 +580,7 @@ def registration_erase(*, registration: Registration, actor: Actor, reason: str)
         registration.erased_at = timezone.now()
         registration.link_digest = registration.confirm_digest = None
         registration.link_sealed = ""
-        _stamp(registration, actor, f"erased on request: {reason.strip()}")
+        stamp(registration, actor, f"erased on request: {reason.strip()}")
         registration.save()
         driver = registration.driver
         if driver is not None:

@@ -88,18 +88,6 @@ def send_mail(self, mail_id: int) -> str:  # type: ignore[no-untyped-def]
     return state
 
 
-@shared_task(name="tournament.signup_daily", ignore_result=True)
-def signup_daily() -> dict[str, int]:
-    """Sign-up's daily work, run by Celery beat (``CELERY_BEAT_SCHEDULE`` in settings) or by
-    ``manage.py signup_daily``: the reminders two days before each event, and the deletion of
-    unconfirmed registrations older than 7 days. An unconfirmed registration expires after
-    24 hours without any task: its link is refused from then on (``rules.confirmable``)."""
-    from tournament.signup.broadcast import reminders_queue
-    from tournament.signup.services import registrations_clean
-
-    return {"reminders": reminders_queue(), "deleted": registrations_clean()}
-
-
 def send_queued(*, event_id: int | None = None) -> int:
     """Send (again) every queued mail, of one event or all: the desk's button, once a
     venue has a mail server again. Answers how many were sent to the tasks."""

@@ -129,7 +129,7 @@ def own_page(request: HttpRequest, token: str) -> HttpResponse:
         "event": event,
         "announcement": announcement,
         "rank": services.rank_of(registration),
-        "table": services.table_of(registration),
+        "table": selectors.table_of(registration),
         "editable": editable,
         "form": form,
         "public_name": rules.public_name(

@@ -12,7 +12,7 @@ from django.utils import timezone
 from tests.tournament.signup.conftest import OWN, last_token
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotFound
-from tournament.signup import broadcast, services, tasks
+from tournament.signup import broadcast, services
 from tournament.signup.models import Announcement, Mail, Registration
 
 pytestmark = pytest.mark.django_db
@@ -192,7 +192,7 @@ def test_reminder_two_days_before_once_and_results_mail_once(
     Announcement.objects.filter(event=event).update(place="Gymnase Jean-Moulin")
     registration, _ = sign_up_confirmed(event, "a@ex.org")
     Event.objects.filter(pk=event.pk).update(date=timezone.localdate() + datetime.timedelta(2))
-    assert tasks.signup_daily.apply().get() == {"reminders": 1, "deleted": 0}  # beat's task
+    assert broadcast.signup_daily.apply().get() == {"reminders": 1, "deleted": 0}  # beat's task
     assert broadcast.reminders_queue() == 0  # once
     reminder = Mail.objects.get(registration=registration, kind="reminder")
     assert "Gymnase Jean-Moulin" in reminder.body_text
@@ -209,7 +209,7 @@ def test_celery_beat_sends_the_daily_task_every_morning(settings):
     from tournament.celery import app
 
     entry = settings.CELERY_BEAT_SCHEDULE["signup-daily"]
-    assert entry["task"] == tasks.signup_daily.name  # a task the worker loads:
-    assert tasks.__name__ in settings.CELERY_IMPORTS
+    assert entry["task"] == broadcast.signup_daily.name  # a task the worker loads:
+    assert broadcast.__name__ in settings.CELERY_IMPORTS
     assert entry["schedule"] == crontab(hour=6, minute=0)
     assert str(app.conf.timezone) == settings.TIME_ZONE

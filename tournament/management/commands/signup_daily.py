@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from tournament.signup.tasks import signup_daily
+from tournament.signup.broadcast import signup_daily
 
 
 class Command(BaseCommand):

@@ -182,6 +182,7 @@ def test_a_worker_started_afresh_knows_every_task():
     assert shown.stdout.split() == [
         "races.build_sheet_batch",
         "tournament.recompute_ratings",
+        "tournament.signup_daily",
         "tournament.signup_send_mail",
         "tournament.warm_event_pages",
     ]

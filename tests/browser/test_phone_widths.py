@@ -3,7 +3,9 @@
 - At 390×844 (a phone), no page is wider than the screen: every page of the permission
   matrix (tests/security/test_permission_matrix.py), opened as each of its callers, in the
   site's default language (French: the longer words). An error page (403, 404) is measured
-  once per caller, as is the page a redirect leads to: they are the same page.
+  once per caller, as is the page a redirect leads to: they are the same page. The holder
+  of a table's link is a visitor without an account: on an address that does not carry
+  the link, the anonymous visitor's measure is theirs.
 - The projector fits a 1366×768 and a 1920×1080 screen whole, its page counter in view.
 """
 
@@ -100,7 +102,10 @@ def test_no_page_is_wider_than_a_phone(role: str, live_server: Any, browser: Bro
         for name, (arguments, methods) in sorted(PAGES.items()):
             if codes(methods["GET"])[role] == 405:
                 continue
-            url = live_server.url + reverse(name, kwargs=arguments(world, role))
+            path = reverse(name, kwargs=arguments(world, role))
+            if role == "link" and path == reverse(name, kwargs=arguments(world, "anonymous")):
+                continue  # the same request as the anonymous visitor's, measured there
+            url = live_server.url + path
             extra = overflow(page, url, seen)
             if extra is None:
                 continue
@@ -109,7 +114,7 @@ def test_no_page_is_wider_than_a_phone(role: str, live_server: Any, browser: Bro
                 too_wide.append(f"{name} ({url}): {extra} px too wide")
     finally:
         context.close()
-    assert checked > 10
+    assert checked > (3 if role == "link" else 10)
     assert not too_wide, "\n".join(too_wide)
 
 

@@ -20,9 +20,6 @@ could not fail.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import django_tables2 as tables
@@ -34,6 +31,7 @@ from django.urls import reverse
 
 from tests.security.conftest import World, english, logged_in
 from tests.security.hostile import hostile_world
+from tests.security.query_reads import ALL, parameters_read
 from tests.security.test_permission_matrix import PAGES
 
 pytestmark = pytest.mark.django_db
@@ -94,57 +92,6 @@ QUERIES: list[dict[str, str]] = [
 WHATEVER_IS_READ = [{"page": "9" * 5000}, {"table": "9" * 5000}, {"q": "\x00"}]
 #: Every parameter at once, with a value a page takes: the branches it opens read theirs.
 EVERY_PARAMETER = {key: "1" for query in QUERIES for key in query} | {"part": "status"}
-#: Read through these, a ``QueryDict`` is read whole.
-WHOLE = ("__iter__", "items", "keys", "values", "lists", "dict", "urlencode", "copy", "__copy__")
-#: Read through these, one key (the first argument).
-ONE_KEY = ("__getitem__", "get", "getlist", "__contains__", "pop", "setdefault")
-ALL = "*"
-#: Where a walk of the query copies its values as text (links, the cache's key): no read.
-COPIED_AS_TEXT = (
-    "/django_tables2/templatetags/",
-    "/django/template/",
-    "/tournament/public/cache.py",
-)
-#: QueryDict's own code, between a caller and the method it called.
-QUERYDICT_CODE = ("/django/http/request.py", "/django/utils/datastructures.py")
-
-
-def copied_as_text() -> bool:
-    """True when the walk under way was asked by code that only copies values as text."""
-    frame = sys._getframe(2)  # the caller of the recording method
-    while frame is not None and frame.f_code.co_filename.endswith(QUERYDICT_CODE):
-        frame = frame.f_back
-    caller = frame.f_code.co_filename if frame is not None else ""
-    return any(part in caller for part in COPIED_AS_TEXT)
-
-
-@contextmanager
-def parameters_read() -> Iterator[set[str]]:
-    """The names of the query parameters read while inside (``ALL`` for the whole query)."""
-    read: set[str] = set()
-
-    def recording(name: str, whole: bool) -> Any:
-        original = getattr(QueryDict, name)
-
-        def method(self: QueryDict, *args: Any, **kwargs: Any) -> Any:
-            # Not a query being built or a copy, nor a read that copies values as text.
-            if not self._mutable and not copied_as_text():
-                read.add(ALL if whole or not args else str(args[0]))
-            return original(self, *args, **kwargs)
-
-        return method
-
-    patched = {name: QueryDict.__dict__.get(name) for name in WHOLE + ONE_KEY}
-    for name in WHOLE + ONE_KEY:
-        setattr(QueryDict, name, recording(name, name in WHOLE))
-    try:
-        yield read
-    finally:
-        for name, original in patched.items():
-            if original is None:
-                delattr(QueryDict, name)
-            else:
-                setattr(QueryDict, name, original)
 
 
 def queries_for(client: Client, url: str) -> list[dict[str, str]]:

@@ -853,9 +853,10 @@ ODD_NAMES = {name for query in ODD_QUERIES for name, _value in parse_qsl(query)}
 
 
 def answers(client: Client, path: str) -> Iterator[tuple[str, Any]]:
-    """Each address sent and its answer: ``path`` itself, then ``path`` with each odd query
-    string when the plain request read one of their parameters (tests/security/query_reads.py): a page that reads none of them answers them
-    as it answers the plain one (tests/security/test_query_strings.py sends every page the
+    """Each address sent and its answer: ``path`` itself, then ``path`` with each odd
+    query string when the plain request read one of their parameters
+    (tests/security/query_reads.py). A page that reads none of them answers them as it
+    answers the plain address (tests/security/test_query_strings.py sends every page the
     queries that break a query string whatever it reads)."""
     with parameters_read() as read:
         plain = get_as(client, path)

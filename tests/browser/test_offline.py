@@ -320,6 +320,9 @@ def test_a_new_service_worker_takes_over_without_losing_a_full_outbox(
     monkeypatch.setattr(idempotency, "claim", busy)
     for number in (1, 2, 3):
         enter_run(page, number)
+        # Each save kept before the next row is typed (a state, not a clock): under load,
+        # the next row's radio was clicked while the page still moved, and did not stick.
+        expect(count(page)).to_have_attribute("data-pending", str(number))
     expect(count(page)).to_have_text("3 saisies à envoyer")
 
     monkeypatch.setattr(views, "PRECACHE", (*views.PRECACHE, "js/event_form.js"))

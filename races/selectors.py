@@ -41,8 +41,9 @@ def tables_with_grids(*, event: Event, only: RaceTable | None = None) -> list[Ra
     )
 
 
-def allocation_warnings(*, event: Event) -> list[dict]:
-    """Team-mates sitting at the same table now (after allocation and any manual swap).
+def allocation_warnings(*, event: Event, only: RaceTable | None = None) -> list[dict]:
+    """Team-mates sitting at the same table now (after allocation and any manual swap), at
+    every table of the event or at ``only`` that one.
 
     Computed from the grids rather than stored, so a swap never leaves a stale warning.
     Empty when the event does not keep team-mates apart (§1-3-3 allows, not imposes).
@@ -55,6 +56,8 @@ def allocation_warnings(*, event: Event) -> list[dict]:
         .select_related("driver", "table")
         .order_by("table__number", "position")
     )
+    if only is not None:
+        slots = slots.filter(table=only)
     for slot in slots:
         together[(slot.table.number, slot.driver.team_id)].append(slot.driver)
     return [

@@ -17,18 +17,18 @@ from urllib.parse import urlsplit
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Browser, Page
+from pytest_django.live_server_helper import LiveServer
 
 from races.results.services import result_confirm
-from tests.security.conftest import build_world
+from tests.security.conftest import SESSIONS, build_world, open_sessions
 from tests.security.test_permission_matrix import PAGES, ROLES, codes
 from tournament.access import Actor
 from tournament.models import Driver
 from tournament.registration.services import event_publish
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 PHONE = {"width": 390, "height": 844}
 
@@ -92,20 +92,50 @@ def published_world() -> Any:
     return world
 
 
+@pytest.fixture(scope="module")
+def phone_world(django_db_setup: None, django_db_blocker: Any) -> Any:
+    """The published event, committed once for the module's callers and served by a live
+    server of the module's own (the suite's ``live_server`` empties the database after each
+    test); emptied afterwards."""
+    with django_db_blocker.unblock():
+        world = published_world()
+        open_sessions(world)
+        server = LiveServer("localhost")
+        try:
+            yield world, server.url
+        finally:
+            server.stop()
+            SESSIONS.clear()
+            call_command("flush", interactive=False, verbosity=0)
+
+
 @pytest.mark.parametrize("role", ROLES)
-def test_no_page_is_wider_than_a_phone(role: str, live_server: Any, browser: Browser) -> None:
-    world = published_world()
-    context = browser_as(browser, world, role, live_server.url, viewport=PHONE)
+def test_no_page_is_wider_than_a_phone(
+    role: str, browser: Browser, phone_world: Any, django_db_blocker: Any
+) -> None:
+    world, base_url = phone_world
+    context = browser.new_context(viewport=PHONE)
+    user = ACCOUNTS.get(role)
+    if user is not None:
+        session = SESSIONS[world.users[user].pk]
+        context.add_cookies(
+            [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": base_url}]
+        )
+    with django_db_blocker.unblock():  # the pages' arguments (read only)
+        paths = [
+            (name, reverse(name, kwargs=arguments(world, role)), arguments)
+            for name, (arguments, methods) in sorted(PAGES.items())
+            if codes(methods["GET"])[role] != 405
+        ]
+        anonymous = {name: reverse(name, kwargs=arguments(world, "anonymous"))
+                     for name, _path, arguments in paths} if role == "link" else {}  # fmt: skip
     page = context.new_page()
     checked, too_wide, seen = 0, [], set()
     try:
-        for name, (arguments, methods) in sorted(PAGES.items()):
-            if codes(methods["GET"])[role] == 405:
-                continue
-            path = reverse(name, kwargs=arguments(world, role))
-            if role == "link" and path == reverse(name, kwargs=arguments(world, "anonymous")):
+        for name, path, _arguments in paths:
+            if role == "link" and path == anonymous[name]:
                 continue  # the same request as the anonymous visitor's, measured there
-            url = live_server.url + path
+            url = base_url + path
             extra = overflow(page, url, seen)
             if extra is None:
                 continue
@@ -119,27 +149,28 @@ def test_no_page_is_wider_than_a_phone(role: str, live_server: Any, browser: Bro
 
 
 @pytest.fixture
-def season() -> Any:
-    """The security world's event, its submitted race table confirmed, results published."""
-    world = published_world()
+def season(phone_world: Any, django_db_blocker: Any) -> Any:
+    """The module's event, its submitted race table confirmed (results are published)."""
+    world, base_url = phone_world
     organiser = Actor(user=world.users["organiser"])
-    for table in world.rtables:
-        table.refresh_from_db()
-        if table.result_status == "submitted":
-            result_confirm(actor=organiser, table=table)
-    return world
+    with django_db_blocker.unblock():
+        for table in world.rtables:
+            table.refresh_from_db()
+            if table.result_status == "submitted":
+                result_confirm(actor=organiser, table=table)
+    return world, base_url
 
 
 @pytest.mark.parametrize("screen", [(1366, 768), (1920, 1080)], ids=["768p", "1080p"])
 def test_the_projector_shows_its_whole_page(
-    screen: tuple[int, int], live_server: Any, browser: Browser, season: Any
+    screen: tuple[int, int], browser: Browser, season: Any
 ) -> None:
-    width, height = screen
+    (world, base_url), (width, height) = season, screen
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     try:
-        url = reverse("standings-projector", args=[season.championship.slug])
-        page.goto(live_server.url + url)
+        url = reverse("standings-projector", args=[world.championship.slug])
+        page.goto(base_url + url)
         size = page.evaluate(
             "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
         )

@@ -152,6 +152,12 @@ def test_allocation_warnings_name_the_team_mates_left_together(make_event, organ
     assert all(isinstance(d, Driver) for d in drivers)
     assert [d.number for d in drivers] == record.conflicts[0]["drivers"]
     assert {d.team_id for d in drivers} == {team.pk}
+    # One table's answer (a stand written there) reads that table's warning only.
+    tables = {t.number: t for t in RaceTable.objects.filter(event=event)}
+    together = tables[warnings[0]["table"]]
+    assert allocation_warnings(event=event, only=together) == warnings
+    apart = next(t for number, t in tables.items() if number != together.number)
+    assert allocation_warnings(event=event, only=apart) == []
 
 
 def test_allocation_warnings_empty_when_every_team_mate_is_apart(event):

@@ -14,9 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 # pytest-playwright's sync API runs an event loop in the test thread.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# A page's state awaited in the browser: 10 s, not Playwright's 5, for a poll's or a save's
+# answer from a live server that shares two cores with three test workers and their servers
+# (a state, never a clock: a passing wait ends as soon as the state is there).
+expect.set_options(timeout=10_000)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 IN_CI = bool(os.environ.get("CI"))

@@ -106,7 +106,7 @@ def phone_world(django_db_setup: None, django_db_blocker: Any) -> Any:
         finally:
             server.stop()
             SESSIONS.clear()
-            call_command("flush", interactive=False, verbosity=0)
+            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
 
 
 @pytest.mark.parametrize("role", ROLES)

@@ -34,7 +34,7 @@ def demo(django_db_setup, django_db_blocker):
             ) == first
             yield
         finally:
-            call_command("flush", interactive=False, verbosity=0)
+            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
 
 
 def test_four_events_of_the_club_championship(demo):

@@ -140,7 +140,7 @@ def test_export_flush_import_export_gives_the_same_file(tmp_path: Path) -> None:
     file = tmp_path / "cf.json"
     file.write_text(first, encoding="utf-8")
 
-    call_command("flush", interactive=False, verbosity=0)
+    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
     assert not Championship.objects.exists() and not get_user_model().objects.exists()
     out = io.StringIO()
     call_command("import_championship", str(file), stdout=out)
@@ -205,7 +205,7 @@ def test_import_refuses_a_missing_file(tmp_path: Path) -> None:
 def test_a_file_breaking_a_rule_imports_nothing(tmp_path: Path) -> None:
     slug = build_championship()
     data: dict[str, Any] = json.loads(export(slug))
-    call_command("flush", interactive=False, verbosity=0)
+    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
     for row in data["objects"]:
         if row["model"] == "qualifying.run":
             row["fields"]["tyres"] = "slick"  # the database refuses it (run_tyres)
@@ -249,7 +249,7 @@ def _results(slug: str) -> list[tuple[Any, ...]]:
 def _import_into_an_empty_database(tmp_path: Path, text: str) -> str:
     file = tmp_path / "cf.json"
     file.write_text(text, encoding="utf-8")
-    call_command("flush", interactive=False, verbosity=0)
+    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
     out = io.StringIO()
     call_command("import_championship", str(file), stdout=out)
     return out.getvalue()

@@ -163,7 +163,7 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Any:
             yield built
         finally:
             SESSIONS.clear()
-            call_command("flush", interactive=False, verbosity=0)
+            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
 
 
 #: A session of each of the world's people, committed with the module's world: a client

@@ -71,7 +71,7 @@ def hostile_world(django_db_blocker: Any) -> Iterator[World]:
             yield world
         finally:
             SESSIONS.clear()
-            call_command("flush", interactive=False, verbosity=0)
+            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
 
 
 # --- Markup and formulas as names, on the permission matrix's unpublished event -------------

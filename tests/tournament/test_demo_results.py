@@ -69,7 +69,7 @@ def demo(django_db_setup, django_db_blocker):
         try:
             yield {"first": first, "second": snapshot(), "output": out.getvalue()}
         finally:
-            call_command("flush", interactive=False, verbosity=0)
+            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
 
 
 def test_loading_twice_changes_nothing(demo):

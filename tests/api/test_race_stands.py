@@ -14,7 +14,7 @@ from tests.api.test_race_tables import (
     set_result_status,
     table_api,
 )
-from tournament.models import Event
+from tournament.models import Event, Team
 
 pytestmark = pytest.mark.django_db
 
@@ -77,6 +77,26 @@ def test_referee_records_stands_and_gets_the_table(referee1):
     assert stands_of(table) == [(5, 3), (1, 1), (7, 2), (3, None)]
     table = put(referee1, STANDS, {"stands": {"5": 1, "1": 3, "7": None}}).json()
     assert stands_of(table) == [(5, 1), (1, 3), (7, None), (3, None)]
+
+
+def test_a_stands_answer_warns_of_its_own_tables_team_mates_only(
+    championship, circuit, drivers, organiser
+):
+    """The answer reads the table written (not the event's twelve grids): its warning when
+    team-mates sit there together, none for the other table's."""
+    event = build_race_event(championship, circuit, drivers)
+    # A third Ferrari at table 2: no swap can part 1 and 2, left together at table 1.
+    drivers[3].team = Team.objects.get(name="Ferrari")
+    drivers[3].save()
+    allocate(organiser)
+    first = put(table_api(event, 1), STANDS, {"stands": {"5": 1}})
+    assert first.status_code == 200, first.content
+    assert first.json()["warnings"] == [
+        "Team-mates at the same table: 1 Alice Martin, 2 Bruno Petit."
+    ]
+    second = put(table_api(event, 2), f"{TABLES}/2/stands", {"stands": {"3": 1}})
+    assert second.status_code == 200, second.content
+    assert second.json()["number"] == 2 and second.json()["warnings"] == []
 
 
 def test_organiser_records_stands_with_the_secrets(organiser, allocated):

@@ -1,4 +1,5 @@
-"""Each pytest-xdist worker's PostgreSQL test database, copied from one migrated database.
+"""Each pytest-xdist worker's PostgreSQL test database, copied from one migrated database;
+and how a module empties the test database after its committed world (``empty_database``).
 
 Migrating a test database takes seconds of CPU; with one worker per core and one more, every
 worker migrated its own at the same moment. Here the first worker to get the lock migrates
@@ -15,6 +16,8 @@ from __future__ import annotations
 import fcntl
 from pathlib import Path
 from typing import Any
+
+from django.core.management import call_command
 
 
 def template_name(test_name: str) -> str:
@@ -70,3 +73,11 @@ def drop_test_database(connection: Any, original_name: str) -> None:
         )
     connection.settings_dict["NAME"] = original_name
     settings.DATABASES[connection.alias]["NAME"] = original_name
+
+
+def empty_database() -> None:
+    """Every table emptied after a module's committed world, as after a transactional test:
+    by ``DELETE`` on PostgreSQL (``tests/postgresql``), sequences kept. ``flush`` resets them
+    by default, with a ``TRUNCATE`` of every table: 0.4 to 1.3 s each time, some thirty
+    times a run."""
+    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)

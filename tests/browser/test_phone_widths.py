@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Browser, Page
@@ -26,6 +25,7 @@ from pytest_django.live_server_helper import LiveServer
 from races.results.services import result_confirm
 from tests.security.conftest import SESSIONS, build_world, open_sessions
 from tests.security.test_permission_matrix import PAGES, ROLES, codes
+from tests.template_db import empty_database
 from tournament.access import Actor
 from tournament.models import Driver
 from tournament.registration.services import event_publish
@@ -106,7 +106,7 @@ def phone_world(django_db_setup: None, django_db_blocker: Any) -> Any:
         finally:
             server.stop()
             SESSIONS.clear()
-            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+            empty_database()
 
 
 @pytest.mark.parametrize("role", ROLES)

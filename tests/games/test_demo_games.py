@@ -12,6 +12,7 @@ from django.core.management import call_command
 from races.models import RaceResult, ResultLine, Stage, StageTime
 from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_sheets
+from tests.template_db import empty_database
 from tournament.models import Event
 from tournament.standings.selectors import standings_for
 
@@ -34,7 +35,7 @@ def demo(django_db_setup, django_db_blocker):
             ) == first
             yield
         finally:
-            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+            empty_database()
 
 
 def test_four_events_of_the_club_championship(demo):

@@ -41,6 +41,7 @@ from races.models import (
 from races.results.services import result_confirm
 from races.sanctions.services import sanction_record, sanction_withdraw
 from tests.security.conftest import World, build_world
+from tests.template_db import empty_database
 from tournament.access import Actor, table_for_link
 from tournament.models import Championship, Driver, Entry
 from tournament.players.identity import new_player
@@ -140,7 +141,7 @@ def test_export_flush_import_export_gives_the_same_file(tmp_path: Path) -> None:
     file = tmp_path / "cf.json"
     file.write_text(first, encoding="utf-8")
 
-    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+    empty_database()
     assert not Championship.objects.exists() and not get_user_model().objects.exists()
     out = io.StringIO()
     call_command("import_championship", str(file), stdout=out)
@@ -205,7 +206,7 @@ def test_import_refuses_a_missing_file(tmp_path: Path) -> None:
 def test_a_file_breaking_a_rule_imports_nothing(tmp_path: Path) -> None:
     slug = build_championship()
     data: dict[str, Any] = json.loads(export(slug))
-    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+    empty_database()
     for row in data["objects"]:
         if row["model"] == "qualifying.run":
             row["fields"]["tyres"] = "slick"  # the database refuses it (run_tyres)
@@ -249,7 +250,7 @@ def _results(slug: str) -> list[tuple[Any, ...]]:
 def _import_into_an_empty_database(tmp_path: Path, text: str) -> str:
     file = tmp_path / "cf.json"
     file.write_text(text, encoding="utf-8")
-    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+    empty_database()
     out = io.StringIO()
     call_command("import_championship", str(file), stdout=out)
     return out.getvalue()

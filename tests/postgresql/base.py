@@ -8,8 +8,8 @@ it. The tables hold a few rows by then: ``DELETE FROM`` each of them takes milli
 foreign keys Django creates are ``DEFERRABLE INITIALLY DEFERRED`` and the flush runs in one
 transaction, so the order of the tables does not matter. Sequences are not reset, as with
 Django's own flush unless a test asks for it (``reset_sequences``: then Django's own). The
-modules that commit a world of their own empty it the same way (``call_command("flush",
-reset_sequences=False)``: ``flush`` resets them by default, with a ``TRUNCATE`` of its own).
+modules that commit a world of their own empty it the same way
+(``tests.template_db.empty_database``; ``flush`` alone resets them, with a ``TRUNCATE``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import translation
 
@@ -29,6 +28,7 @@ from races.grid.start import stands_set
 from races.models import RaceTable, SheetBatch
 from races.results.services import result_save
 from races.weather.services import race_weather_draw
+from tests.template_db import empty_database
 from tournament.access import Actor
 from tournament.models import ApiToken, Championship, Circuit, Driver, Entry, Event, Team
 
@@ -163,7 +163,7 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Any:
             yield built
         finally:
             SESSIONS.clear()
-            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+            empty_database()
 
 
 #: A session of each of the world's people, committed with the module's world: a client

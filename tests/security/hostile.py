@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import override_settings
 from django.utils import translation
 
@@ -20,6 +19,7 @@ from qualifying.models import QualifyingTable
 from races.models import RaceTable
 from races.results.services import result_confirm
 from tests.security.conftest import SESSIONS, World, build_world, open_sessions
+from tests.template_db import empty_database
 from tournament.access import Actor
 from tournament.models import Championship, Circuit, Driver, Event, Team
 
@@ -71,7 +71,7 @@ def hostile_world(django_db_blocker: Any) -> Iterator[World]:
             yield world
         finally:
             SESSIONS.clear()
-            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+            empty_database()
 
 
 # --- Markup and formulas as names, on the permission matrix's unpublished event -------------

@@ -25,6 +25,7 @@ from races.models import (
     RetirementCause,
 )
 from races.sheets.selectors import race_sheets
+from tests.template_db import empty_database
 from tournament.models import Championship, Entry, Event, Sanction
 from tournament.standings.selectors import standings_for, team_standings_for
 
@@ -69,7 +70,7 @@ def demo(django_db_setup, django_db_blocker):
         try:
             yield {"first": first, "second": snapshot(), "output": out.getvalue()}
         finally:
-            call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+            empty_database()
 
 
 def test_loading_twice_changes_nothing(demo):

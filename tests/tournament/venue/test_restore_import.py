@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from tests.integrity.test_backup import _refusal, build_championship, export
+from tests.template_db import empty_database
 from tournament.models import Championship, Event
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,7 +32,7 @@ def rows_of(data: dict[str, Any], model: str) -> list[dict[str, Any]]:
 def test_a_file_with_bad_fields_is_refused_whole_with_every_problem(tmp_path: Path) -> None:
     slug = build_championship()
     data: dict[str, Any] = json.loads(export(slug))
-    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+    empty_database()
     users_before = get_user_model().objects.count()
 
     bad = "Coupe de France <b>!"
@@ -67,7 +68,7 @@ def test_a_good_file_still_imports(tmp_path: Path) -> None:
     """The validators accept what Paddock exports (every model, history rows included)."""
     slug = build_championship()
     text = export(slug)
-    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+    empty_database()
     file = tmp_path / "good.json"
     file.write_text(text, encoding="utf-8")
     call_command("import_championship", str(file))
@@ -91,7 +92,7 @@ def test_an_unknown_field_is_refused_by_name_not_a_traceback(
     (issue 32): now the file is refused, each unknown field by its row, nothing imported."""
     slug = build_championship()
     data: dict[str, Any] = json.loads(export(slug))
-    call_command("flush", interactive=False, verbosity=0, reset_sequences=False)
+    empty_database()
     driver = rows_of(data, "tournament.driver")[0]
     driver["fields"]["colour"] = "red"
 

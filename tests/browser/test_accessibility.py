@@ -147,6 +147,10 @@ def test_the_qualifying_table_page(browser: Browser, live_server, qualifying, sc
     try:
         page = context.new_page()
         page.goto(f"{live_server.url}/q/{qualifying.token}/?session=1")
+        # Row 3 saved again: its team's name, muted, on the saved row's tint.
+        page.locator("#run-3 button.save").click()
+        expect(page.locator("#run-3.saved .driver .muted")).to_be_visible()
+        assert axe_violations(page) == []
         rows_in_every_state(page, context)
         assert axe_violations(page) == []
         check_keyboard_and_rings(page)

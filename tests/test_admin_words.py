@@ -62,7 +62,7 @@ def test_the_points_scale_is_a_list_of_numbers_in_the_admin(client, django_user_
     }
     refused = client.post(url, {**form, "points_scale": "25 dix"})
     assert refused.status_code == 200
-    assert "dix\u00a0» n&#x27;est pas un nombre de points" in refused.content.decode()
+    assert "dix\u00a0» n’est pas un nombre de points" in refused.content.decode()
     assert client.post(url, form).status_code == 302
     championship.refresh_from_db()
     assert championship.points_scale == [25, 18, 15, 12]

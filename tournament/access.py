@@ -153,19 +153,27 @@ def label_in_language(stored: str, tables: Iterable[Any]) -> str:
     return stored
 
 
+def _straight(text: str) -> str:
+    """Apostrophes made straight: a label stored before the French translation took the
+    typographic one ("Table d'essais 1") still reads as the same table's."""
+    return text.replace("\u2019", "'")
+
+
 def _match_label(stored: str, tables: list[Any]) -> tuple[Any, str] | None:
-    """The table (and name) whose link label, in the active language, is ``stored``."""
+    """The table (and name) whose link label, in the active language, is ``stored``,
+    apostrophes aside (the name as stored)."""
+    straight = _straight(stored)  # as long as ``stored``: the name's span is the same
     for table in tables:
-        if stored == _("referee link of %(table)s") % {"table": table}:
+        if straight == _straight(_("referee link of %(table)s") % {"table": table}):
             return table, ""
         named = re.fullmatch(
-            re.escape(_("%(name)s (referee link of %(table)s)"))
+            re.escape(_straight(_("%(name)s (referee link of %(table)s)")))
             .replace(re.escape("%(name)s"), "(?P<name>.+)")
-            .replace(re.escape("%(table)s"), re.escape(str(table))),
-            stored,
+            .replace(re.escape("%(table)s"), re.escape(_straight(str(table)))),
+            straight,
         )
         if named:
-            return table, named["name"]
+            return table, stored[named.start("name") : named.end("name")]
     return None
 
 

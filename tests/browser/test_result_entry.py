@@ -347,7 +347,7 @@ def test_an_unsaved_result_says_so_survives_a_reload_and_is_forgotten_once_saved
     expect(note).to_be_hidden()
     outcome(page, 1).select_option("2")
     outcome(page, 3).select_option("dns")
-    expect(note).to_have_text("Non enregistré : cette saisie n'est que sur cet appareil.")
+    expect(note).to_have_text("Non enregistré : cette saisie n’est que sur cet appareil.")
     assert page.locator("#result-sheet").evaluate("f => f.classList.contains('unsaved')")
     # Leaving asks first.
     asked = []

@@ -87,7 +87,7 @@ def test_referee_enters_a_run_with_the_keyboard_and_sees_the_absolute_time(
     record = run.history.get()
     # Recorded as the table's referee link (no account), in the page's language.
     assert record.history_user is None
-    assert record.history_actor == "lien commissaire (Table d'essais 1)"
+    assert record.history_actor == "lien commissaire (Table d’essais 1)"
 
 
 def test_after_a_save_the_keyboard_skips_drivers_who_already_ran(page: Page, live_server, table):

@@ -87,7 +87,7 @@ def test_backups_disk_full_the_server_serves_and_the_desk_says_so(
         assert page.status_code == 200
         warning = re.search(r'<article[^>]*id="backup-failure".*?</article>', page.text, re.S)
         assert warning, page.text[:2000]
-        assert WARNING in warning[0] and "Aucune sauvegarde n'a encore réussi" in warning[0]
+        assert WARNING in warning[0] and "Aucune sauvegarde n’a encore réussi" in warning[0]
         assert "could not be written into" in warning[0] and "disk I/O error" in warning[0]
         assert re.search(r"échoué, à \d\d:\d\d", warning[0])
 

@@ -296,12 +296,25 @@ def test_a_name_is_limited_and_hostile_text_stays_text(link, table, session):
 def test_the_link_s_label_follows_the_page_s_language(table, session):
     french = Client()  # French by default: the label is stored in French
     save(french, table, 1, row(1))
-    assert Run.objects.get().history.get().history_actor == ("lien commissaire (Table d'essais 1)")
+    assert Run.objects.get().history.get().history_actor == "lien commissaire (Table d’essais 1)"
     english = Client()
     english.cookies["django_language"] = "en"
     history = text(english.get(reverse("run-history", args=[table.token, 1, 1])))
     assert "referee link of Qualifying table 1 recorded the run" in history
     assert "lien commissaire" not in history
+
+
+def test_a_label_stored_with_a_straight_apostrophe_still_follows_the_language(table, session):
+    """Before the French translation took the typographic apostrophe, a label was stored as
+    "Table d'essais 1": it still reads as table 1's, and the typed name keeps its own."""
+    save(Client(), table, 1, row(1))
+    Run.objects.get().history.update(
+        history_actor="Seán O’Neil (lien commissaire, Table d'essais 1)"
+    )
+    english = Client()
+    english.cookies["django_language"] = "en"
+    history = text(english.get(reverse("run-history", args=[table.token, 1, 1])))
+    assert "Seán O’Neil (referee link of Qualifying table 1) recorded the run" in history
 
 
 def test_a_correction_reads_in_words(link, as_organiser, table, session):

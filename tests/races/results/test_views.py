@@ -373,14 +373,14 @@ def test_french_agrees_the_first_place_and_the_plural(event):
     sentence with how many places are empty (issue 12, French typography)."""
     url = reverse("result-summary", args=[table(event).token])
     one = Client().post(url, sheet_data({1: {"outcome": "2"}})).content.decode()
-    assert "Personne à la 1re place pour l'instant" in one
+    assert "Personne à la 1re place pour l’instant" in one
     assert "<strong>2e</strong> 1 Pilote1 Lefèvre" in one
     retired = {"outcome": "retired", "cause": "engine", "lap": "2"}
     colon = Client().post(url, sheet_data({2: retired, 3: {"outcome": "dns"}})).content.decode()
     assert "Abandon\u00a0: 2 Pilote2 Lefèvre" in colon  # no colon without its space
     assert "Non partant\u00a0: 3 Pilote3 Lefèvre" in colon
     two = Client().post(url, sheet_data({1: {"outcome": "3"}})).content.decode()
-    assert "Personne aux 1re, 2e places pour l'instant\u00a0: les suivants" in two
+    assert "Personne aux 1re, 2e places pour l’instant\u00a0: les suivants" in two
 
 
 # --- Refusals: every value typed stays, the message names the driver ----------------------------

@@ -54,8 +54,8 @@ def _size(char: dict) -> float:
 
 EXPECTED = {
     "fr": ["Pos.", "N°", "Pilote / écurie", "Stand", "Pneus", "Freins", "Consommation",
-           "Carrosserie", "Moteur", "Tenue de route", "Points au stand", "Cause d'abandon",
-           "Abandon au tour", "Ordre d'arrivée"],
+           "Carrosserie", "Moteur", "Tenue de route", "Points au stand", "Cause d’abandon",
+           "Abandon au tour", "Ordre d’arrivée"],
     "en": ["Pos.", "No.", "Driver / team", "Stand", "Tyres", "Brakes", "Gearbox", "Body",
            "Engine", "Road holding", "Stand points", "Retirement cause", "Retired on lap",
            "Finishing order"],

@@ -268,7 +268,7 @@ def test_upload_page_bad_file_lists_every_line_and_imports_nothing(client, organ
 
     assert response.status_code == 200
     # The organiser's page speaks French by default.
-    assert "Rien n'a été importé\u00a0: 3 lignes à corriger." in unescape(response.content.decode())
+    assert "Rien n’a été importé\u00a0: 3 lignes à corriger." in unescape(response.content.decode())
     client.cookies["django_language"] = "en"
     response = client.post(
         reverse("drivers-import", args=[championship.slug]),

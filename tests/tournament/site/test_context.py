@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"REMOTE_ADDR": "192.168.1.37"}
 LOGIN_LINK = 'href="/accounts/login/'
 NOTE = "Race control logs in on the laptop"
-FRENCH_NOTE = "La direction de course se connecte sur l'ordinateur du tournoi"
+FRENCH_NOTE = "La direction de course se connecte sur l’ordinateur du tournoi"
 
 
 @pytest.fixture

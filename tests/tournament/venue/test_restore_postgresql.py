@@ -103,7 +103,7 @@ def test_a_crafted_archive_is_refused_by_name_and_nothing_is_restored(
         assert name in said, (name, said)
     # Paddock's own function is never taken from a file: left out, not refused.
     assert "paddock_change_bump" not in said
-    assert "rien n'a été restauré" in said  # in the user's language (French by default)
+    assert "rien n’a été restauré" in said  # in the user's language (French by default)
     assert public_tables(postgresql.url(target)) == []
 
 
@@ -225,7 +225,7 @@ PLANTED_RULES = {
         "la contrainte session_roll_d20 de la table qualifying_qualifyingsession diffère de "
         "ce que crée Paddock",
     "CREATE INDEX shadow ON tournament_event ((abs(id) + 1))":
-        "l'index shadow, que Paddock ne crée jamais",
+        "l’index shadow, que Paddock ne crée jamais",
     "ALTER TABLE tournament_entry "
     "DROP CONSTRAINT tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id":
         "la contrainte tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id de la table "

@@ -170,7 +170,7 @@ def test_a_planted_trigger_is_refused_and_the_live_database_is_unchanged(
 
     assert refused.returncode != 0
     # Said in the user's language (French on the venue's laptop), each thing by name.
-    assert "rien n'a été restauré" in refused.stderr, refused.stderr
+    assert "rien n’a été restauré" in refused.stderr, refused.stderr
     assert "- le déclencheur leak, que Paddock ne crée jamais" in refused.stderr
     assert "- la vue v, que Paddock ne crée jamais" in refused.stderr
     assert digest(live) == before

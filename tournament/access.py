@@ -140,7 +140,7 @@ def label_in_language(stored: str, tables: Iterable[Any]) -> str:
     """A history's "who" in the page's language.
 
     A referee link's label is stored in the language of the page that wrote it ("lien
-    commissaire (Table d'essais 1)"); read back for one of ``tables``, in any language of
+    commissaire (Table d’essais 1)"); read back for one of ``tables``, in any language of
     the site, it is said again in the active one. Anything else is shown as stored.
     """
     tables = list(tables)

@@ -383,3 +383,45 @@ def test_an_unsaved_result_says_so_survives_a_reload_and_is_forgotten_once_saved
         )
         == []
     )
+
+
+def test_the_desk_keeps_the_keyboard_when_a_refresh_was_already_on_its_way(
+    page: Page, live_server, event
+):
+    """The results desk refreshes itself every 5 s and waits while the keyboard is inside it
+    (paddock.js). A refresh sent just before race control tabbed in must not take the focus
+    either: its answer is dropped, and the first refresh after the focus has left swaps."""
+    page.clock.install()  # the desk's polls, moved on by the test instead of awaited
+    desk = reverse("results-desk", args=[event.slug])
+    log_in(page, live_server, desk)
+    held = []  # the first refresh, kept on its way until the link has the focus
+
+    def hold_the_first(route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(lambda url: "part=status" in url, hold_the_first)
+    status = page.locator("#desk-status")
+    status.evaluate("block => { block.dataset.mark = 'before'; }")
+    page.evaluate(
+        "() => document.addEventListener('htmx:beforeSwap', () => { window.answered = true; })"
+    )
+    page.clock.fast_forward(5_000)  # a refresh is sent …
+    for _ in range(400):  # a state, bounded: Playwright hands the route over while it waits
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the desk sent no refresh"
+    link = page.locator("#table-1 a[href*='/history/']")
+    link.focus()  # … and race control tabs into the desk before its answer comes
+    held[0].continue_()
+    page.wait_for_function("() => window.answered === true")
+    expect(link).to_be_focused()
+    expect(page.locator("#desk-status[data-mark='before']")).to_have_count(1)
+
+    link.blur()
+    page.clock.fast_forward(5_000)
+    expect(page.locator("#desk-status[data-mark='before']")).to_have_count(0)
+    expect(page.locator("#table-1")).to_have_attribute("data-status", "empty")

@@ -56,18 +56,20 @@ document.addEventListener("click", function (event) {
 // it: the swap would take the focus from the button or link being used. An htmx trigger
 // filter ("[...]") would say this too, but htmx evaluates those as code, which the policy
 // forbids (allowEval is off in the htmx-config meta tag).
-function holdsTheFocus(block) {
-  return Boolean(block && block.hasAttribute && block.hasAttribute("data-hold-while-focused") &&
-                 block.contains(document.activeElement));
-}
-document.addEventListener("htmx:confirm", function (event) {
-  if (holdsTheFocus(event.target)) event.preventDefault();
-});
-// A refresh already sent when the keyboard came in: its answer is dropped, not swapped (the
-// next refresh after the keyboard has left brings the block up to date).
-document.addEventListener("htmx:beforeSwap", function (event) {
-  if (holdsTheFocus(event.detail.target)) event.detail.shouldSwap = false;
-});
+(function () {
+  function holdsTheFocus(block) {
+    return Boolean(block && block.hasAttribute && block.hasAttribute("data-hold-while-focused") &&
+                   block.contains(document.activeElement));
+  }
+  document.addEventListener("htmx:confirm", function (event) {
+    if (holdsTheFocus(event.target)) event.preventDefault();
+  });
+  // A refresh already sent when the keyboard came in: its answer is dropped, not swapped (the
+  // next refresh after the keyboard has left brings the block up to date).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (holdsTheFocus(event.detail.target)) event.detail.shouldSwap = false;
+  });
+})();
 
 // A running total (the car configuration's 22): an <output data-sum-of="selector"
 // data-expected="22" data-label="Total"> adds the numbers of the boxes the selector names

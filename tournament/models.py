@@ -24,6 +24,7 @@ from tournament.players.models import (  # noqa: F401
 )
 from tournament.players.names import driver_name
 from tournament.signup.models import Announcement, Mail, Message, Registration  # noqa: F401
+from tournament.signup.rules import public_name as chosen_name
 from tournament.site.accounts.tokens import ApiToken  # noqa: F401
 from tournament.site.actor import HistoryActor
 
@@ -266,6 +267,15 @@ class Driver(models.Model):
         verbose_name=_("team"),
     )
     email = models.EmailField(_("email"), blank=True, default="")
+    #: The name the public reads (DOMAIN.md "Corrections to 'Before the day'"): the full
+    #: name, or the first name and initial a registrant chose; race control's pages and the
+    #: tables' sheets keep the full name (``name``).
+    public_name_choice = models.CharField(
+        _("name in public"),
+        max_length=5,
+        choices=[("full", _("Full name")), ("short", _("First name and initial"))],
+        default="full",
+    )
     # The same person across championships and games (tournament.players); null only for a
     # driver written by code that predates players.
     player = models.ForeignKey(
@@ -290,8 +300,13 @@ class Driver(models.Model):
 
     @property
     def name(self) -> str:
-        """First and last name as players write them."""
+        """First and last name as players write them (race control's pages and sheets)."""
         return driver_name(self.first_name, self.last_name)
+
+    @property
+    def public_name(self) -> str:
+        """The name every public page, export and answer shows: the driver's choice."""
+        return chosen_name(self.first_name, self.last_name, self.public_name_choice)
 
 
 class Event(models.Model):

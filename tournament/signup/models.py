@@ -3,12 +3,15 @@ sent (one row per registration and kind: sent once) and race control's messages.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
-from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from tournament.players.names import name_key
+from tournament.signup import rules
 from tournament.site.actor import HistoryActor
 
 
@@ -70,6 +73,8 @@ class Registration(models.Model):
         PENDING = "pending", _("pending")
         REFUSED = "refused", _("refused")
         CANCELLED = "cancelled", _("cancelled")
+        #: Accepted, not there when race control closed check-in: no longer counted.
+        ABSENT = "absent", _("absent")
 
     class PublicName(models.TextChoices):
         FULL = "full", _("Full name")
@@ -85,6 +90,11 @@ class Registration(models.Model):
     last_name = models.CharField(_("last name"), max_length=100)
     #: Race control's only: never on a public page, answer or log. Empty once erased.
     email = models.EmailField(_("email"), blank=True, default="")
+    #: The address as the mail server delivers it (``rules.address_key``: quotes and escapes
+    #: of the local part undone, lower case) and the folded name: one registration per
+    #: (event, address, name); a parent may sign up two children. Empty once erased.
+    email_key = models.CharField(max_length=254, blank=True, default="", editable=False)
+    name_key = models.CharField(max_length=210, blank=True, default="", editable=False)
     licence = models.CharField(_("licence number"), max_length=30, blank=True, default="")
     team = models.CharField(_("team"), max_length=100, blank=True, default="")
     public_name = models.CharField(
@@ -125,16 +135,27 @@ class Registration(models.Model):
         verbose_name_plural = _("registrations")
         constraints = [
             models.UniqueConstraint(
-                Lower("email"),
-                "event",
-                condition=~models.Q(email=""),
-                name="registration_one_per_address",
+                fields=["event", "email_key", "name_key"],
+                condition=~models.Q(email_key=""),
+                name="registration_one_per_address_and_name",
             ),
         ]
-        indexes = [models.Index(fields=["event", "status", "confirmed_at"])]
+        indexes = [
+            models.Index(fields=["event", "status", "confirmed_at"]),
+            models.Index(fields=["event", "email_key"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The keys follow the address and the name, whoever writes them (sign-up, the desk,
+        # a bundle, an erasure); an erased registration has neither.
+        self.email_key = rules.address_key(self.email) if self.email else ""
+        self.name_key = name_key(self.first_name, self.last_name) if self.email else ""
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "email_key", "name_key"}
+        super().save(*args, **kwargs)
 
 
 class Message(models.Model):
@@ -198,6 +219,9 @@ class Mail(models.Model):
     subject = models.CharField(max_length=250)
     body_text = models.TextField()
     body_html = models.TextField(blank=True, default="")
+    #: The link the mail carries, sealed (tournament.sealing): the bodies hold a placeholder
+    #: and the link is written in when the mail is sent, so that no row holds it as it is.
+    link_sealed = models.CharField(max_length=300, blank=True, default="", editable=False)
     #: The Message-ID header, fixed before the first try (a retry sends the same).
     message_id_header = models.CharField(max_length=250, blank=True, default="")
     state = models.CharField(max_length=8, choices=State, default=State.QUEUED, db_index=True)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email.errors import HeaderParseError
+from email.headerregistry import Address
 from typing import Literal
 
 #: How long a confirmation link works, and when an unconfirmed registration is deleted.
@@ -75,6 +77,19 @@ def confirmable(now: datetime.datetime, created_at: datetime.datetime) -> bool:
 def to_delete(now: datetime.datetime, created_at: datetime.datetime) -> bool:
     """An unconfirmed registration is deleted 7 days after its sign-up."""
     return now - created_at >= DELETE_AFTER
+
+
+def address_key(address: str) -> str:
+    """An address as the mail server delivers it: the local part's quotes and escapes undone
+    (``"vi\\ctim"@CORP.EXAMPLE`` is ``victim@corp.example``), then lower case, as every
+    address of this site has been compared. An address that does not parse: stripped and
+    lower case."""
+    text = address.strip()
+    try:
+        parsed = Address(addr_spec=text)
+    except (HeaderParseError, ValueError, IndexError, TypeError):
+        return text.casefold()
+    return f"{parsed.username}@{parsed.domain}".casefold()
 
 
 def public_name(first_name: str, last_name: str, choice: str) -> str:

@@ -14,6 +14,7 @@ from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout  # noqa: F401
+from tournament.clubs.models import Club, Invitation, Membership  # noqa: F401
 from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401
     NotSamePlayer,
@@ -23,6 +24,12 @@ from tournament.players.models import (  # noqa: F401
     RatingPoint,
 )
 from tournament.players.names import driver_name
+from tournament.scales import (  # noqa: F401  (migrations and callers read them here)
+    DEFAULT_POINTS_SCALE,
+    WEATHER_NAMES,
+    validate_points_scale,
+    weather_scale_errors,
+)
 from tournament.signup.models import Announcement, Mail, Message, Registration  # noqa: F401
 from tournament.signup.rules import public_name as chosen_name
 from tournament.site.accounts.tokens import ApiToken  # noqa: F401
@@ -95,19 +102,6 @@ slug_validator = RegexValidator(
     r"^[a-z0-9-]+$", _("Use only lowercase letters, digits and hyphens (a-z, 0-9, -).")
 )
 
-DEFAULT_POINTS_SCALE = [25, 18, 15, 12, 10, 8, 6, 4, 2, 1]
-
-
-def validate_points_scale(value: object) -> None:
-    if not isinstance(value, list) or not value:
-        raise ValidationError(_("The points scale is a non-empty list of whole numbers."))
-    for points in value:
-        if not isinstance(points, int) or isinstance(points, bool) or points < 0:
-            raise ValidationError(
-                _("The points scale is a list of whole numbers, 0 or more: %(value)s is not."),
-                params={"value": points},
-            )
-
 
 class Championship(models.Model):
     class PointsMode(models.TextChoices):
@@ -130,6 +124,16 @@ class Championship(models.Model):
         validators=[MinValueValidator(1)],
         help_text=_("Leave empty to count every result."),
     )
+    #: The club that owns it (null: a championship made before clubs, the operator's).
+    club = models.ForeignKey(
+        Club,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="championships",
+        verbose_name=_("club"),
+    )
+    #: Guest organisers: rights over this championship alone (a neighbouring club's referee).
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
@@ -170,6 +174,15 @@ class Circuit(models.Model):
     variable_to = models.PositiveSmallIntegerField(_("variable to"))
     sun_from = models.PositiveSmallIntegerField(_("sun from"))
     sun_to = models.PositiveSmallIntegerField(_("sun to"))
+    #: The club that made it and alone may change it (null: the operator's); read by all.
+    club = models.ForeignKey(
+        Club,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="circuits",
+        verbose_name=_("club"),
+    )
 
     class Meta:
         ordering = ["name"]
@@ -192,41 +205,6 @@ class Circuit(models.Model):
         errors = weather_scale_errors(self.weather_scale)
         if errors:
             raise ValidationError({"weather_scale": errors})
-
-
-WEATHER_NAMES = {"rain": _("rain"), "variable": _("variable"), "sun": _("sun")}
-
-
-def weather_scale_errors(scale: WeatherScale) -> list[str]:
-    """Translated sentences for every problem of a weather scale, empty when it is valid."""
-    messages: list[str] = []
-    for problem in scale.problems():
-        values = ", ".join(str(v) for v in problem.values)
-        if problem.kind == "bad_range":
-            messages.append(
-                str(
-                    _(
-                        "The %(weather)s range must go from a lower to a higher face "
-                        "between 1 and 20."
-                    )
-                    % {"weather": WEATHER_NAMES.get(problem.name or "", problem.name)}
-                )
-            )
-        elif problem.kind == "missing":
-            messages.append(
-                str(
-                    _("The weather scale must cover every face from 1 to 20; missing: %(values)s.")
-                    % {"values": values}
-                )
-            )
-        else:
-            messages.append(
-                str(
-                    _("A d20 face may belong to one weather only; in two ranges: %(values)s.")
-                    % {"values": values}
-                )
-            )
-    return messages
 
 
 class Team(models.Model):

@@ -201,13 +201,24 @@ class Mail(models.Model):
         RESULTS = "results", _("results published")
         LINK = "link", _("your link again")
         MESSAGE = "message", _("message from race control")
+        INVITATION = "invitation", _("invitation to a club")
 
     class State(models.TextChoices):
         QUEUED = "queued", _("not sent")
         SENT = "sent", _("sent")
         FAILED = "failed", _("failed")
 
-    registration = models.ForeignKey(Registration, on_delete=models.CASCADE, related_name="mails")
+    #: The registrant it tells, or (for a club's invitation) none.
+    registration = models.ForeignKey(
+        Registration, on_delete=models.CASCADE, null=True, blank=True, related_name="mails"
+    )
+    invitation = models.ForeignKey(
+        "tournament.Invitation",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="mails",
+    )
     message = models.ForeignKey(
         Message, on_delete=models.CASCADE, null=True, blank=True, related_name="mails"
     )
@@ -236,7 +247,10 @@ class Mail(models.Model):
         verbose_name_plural = _("mails")
         constraints = [
             models.UniqueConstraint(fields=["registration", "key"], name="mail_once_per_key"),
+            models.UniqueConstraint(
+                fields=["invitation", "key"], name="mail_once_per_invitation_key"
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} → {self.registration_id}"
+        return f"{self.kind} → {self.registration_id or self.invitation_id}"

@@ -7,12 +7,21 @@ bytes, with a thumbnail beside it.
 Pillow decodes, pillow-heif adds the HEIC/HEIF iPhones send. Everything a file may do wrong
 (empty, too large, not an image, truncated, a decompression bomb) ends as ``BadImage`` with
 a sentence for the person who sent it.
+
+Memory: a JPEG is decoded small (its draft mode), but a PNG, WebP or HEIF picture is decoded
+whole: up to 50 megapixels, 200 MB in RGBA, before it is made small. Three at once took a
+worker from 163 MB to 1,007 MB (issue 40, item 21). Those are treated one at a time in a
+process (``WHOLE_DECODES``), from the first byte decoded to the last copy made; a JPEG, never
+larger than ``DECODED_PIXELS``, does not wait for them. A process thus holds one whole
+picture at a time, whatever the photos sent together.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 import warnings
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import pillow_heif
@@ -50,6 +59,12 @@ UPRIGHT = {
     7: Image.Transpose.TRANSVERSE,
     8: Image.Transpose.ROTATE_90,
 }
+
+
+#: One picture decoded whole at a time in a process (see the module's docstring).
+WHOLE_DECODES = threading.Lock()
+#: How a JPEG begins (SOI, then a marker): the one format decoded within its bound.
+JPEG_MAGIC = b"\xff\xd8\xff"
 
 
 class BadImage(ValueError):
@@ -116,15 +131,31 @@ def decoding_scale(size: tuple[int, int]) -> int:
     return 8
 
 
+#: Rows of the full picture converted and reduced at once (``_bounded``).
+BAND_ROWS = 512
+
+
 def _bounded(image: Image.Image) -> Image.Image:
     """``image`` within ``DECODED_PIXELS``: a box reduction of what its decoder could not
-    make small (the caller drops the full-size picture)."""
+    make small (the caller drops the full-size picture).
+
+    Band by band: a whole conversion (a palette to RGB) or ``reduce`` of RGBA, which Pillow
+    makes on a premultiplied copy, would hold a second full-size picture (+196 MB at 49
+    megapixels); a band of ``BAND_ROWS`` rows takes a few megabytes."""
     scale = decoding_scale(image.size)
     if scale == 1:
         return image
-    if image.mode not in ("L", "RGB", "RGBA"):
-        image = image.convert("RGBA" if _transparent(image) else "RGB")
-    return image.reduce(scale)
+    mode = image.mode if image.mode in ("L", "RGB", "RGBA") else None
+    target = mode or ("RGBA" if _transparent(image) else "RGB")
+    width, height = image.size
+    out = Image.new(target, (-(-width // scale), -(-height // scale)))
+    rows = BAND_ROWS - BAND_ROWS % scale  # a band ends on a reduced row's edge
+    for top in range(0, height, rows):
+        band = image.crop((0, top, width, min(height, top + rows)))
+        if mode is None:
+            band = band.convert(target)
+        out.paste(band.reduce(scale), (0, top // scale))
+    return out
 
 
 def _transparent(image: Image.Image) -> bool:
@@ -172,6 +203,17 @@ def normalise(data: bytes, *, max_bytes: int) -> Normalised:
     in grey at that size for the QR reader, which finds a code at any quarter turn; a copy
     made small (a box reduction, then a bicubic filter) is turned upright and stored.
     """
+    with _one_at_a_time(data):
+        return _normalised(data, max_bytes=max_bytes)
+
+
+def _one_at_a_time(data: bytes) -> AbstractContextManager[object]:
+    """The lock of pictures decoded whole, for anything that is not a JPEG (a file that
+    is not a photo at all is refused from its header, quickly, under it too)."""
+    return nullcontext() if data.startswith(JPEG_MAGIC) else WHOLE_DECODES
+
+
+def _normalised(data: bytes, *, max_bytes: int) -> Normalised:
     image = open_checked(data, max_bytes=max_bytes)
     turn = UPRIGHT.get(image.getexif().get(ORIENTATION_TAG, 1))
     image = _bounded(image)

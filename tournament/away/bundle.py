@@ -18,6 +18,9 @@ from typing import Any
 
 OUT = "paddock-event/1"
 BACK = "paddock-event-back/1"
+#: How deep a bundle's arrays and objects go at most: a row's fields inside a list of rows
+#: is four; a file of a hundred thousand ``[`` is refused, not a crash of the parser.
+MAX_DEPTH = 32
 
 
 class BundleError(ValueError):
@@ -61,12 +64,31 @@ def digest(bundle: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(bundle)).hexdigest()
 
 
+def _too_deep(data: Any) -> bool:
+    """True when ``data`` nests arrays and objects past ``MAX_DEPTH`` (walked without
+    recursion)."""
+    level: list[Any] = [data]
+    for _depth in range(MAX_DEPTH + 1):
+        level = [
+            inner
+            for item in level
+            if isinstance(item, dict | list)
+            for inner in (item.values() if isinstance(item, dict) else item)
+            if isinstance(inner, dict | list)
+        ]
+        if not level:
+            return False
+    return True
+
+
 def parse(text: str | bytes, expected: str) -> dict[str, Any]:
     """The bundle in ``text``, of format ``expected``, or BundleError (its signature unchecked)."""
     try:
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BundleError("not JSON") from exc
+    if _too_deep(data):
+        raise BundleError("nested too deeply")
     if not isinstance(data, dict):
         raise BundleError("not a JSON object")
     if data.get("format") != expected:

@@ -5,18 +5,24 @@ laptop joined it to (by that player's id here), or as a new player proposed for 
 
 from __future__ import annotations
 
+import base64
 import datetime
+import hashlib
 import json
 
 import pytest
+from django.db import connection
 
 from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away import checkout as trip
 from tournament.away.trip.landing import land
-from tournament.models import Championship, Driver, Entry
+from tournament.errors import InvalidInput, ServiceError
+from tournament.models import Championship, Driver, Entry, Sanction
 from tournament.players.identity import new_player
 from tournament.players.matching import proposals
+
+from .day import photo
 
 pytestmark = pytest.mark.django_db
 
@@ -146,3 +152,152 @@ def test_a_door_driver_comes_back_as_the_player_the_laptop_joined_or_proposed(
         for p in proposals(actor, championship=event.championship)
     }
     assert frozenset((players[second], known["Paul"].pk)) in proposed
+
+
+# --- Issue 40: a laptop's ids are never kept, and a refused return moves no sequence ----
+
+
+def sequences() -> dict[str, int]:
+    """Every sequence of the database and where it stands (PostgreSQL's sequences, or
+    SQLite's ``sqlite_sequence``)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT sequencename, COALESCE(last_value, 0) FROM pg_sequences "
+                "WHERE schemaname = current_schema()"
+            )
+        else:
+            cursor.execute("SELECT name, seq FROM sqlite_sequence")
+        return dict(cursor.fetchall())
+
+
+def sanction(pk: int, *, driver: int = 1, kind: str = "points") -> dict:
+    """The laptop's row of a points sanction of driver ``driver`` (its laptop id 100 + it)."""
+    return {
+        "model": "tournament.sanction",
+        "pk": pk,
+        "fields": {
+            "event": 1,
+            "driver": LAPTOP_DRIVER + driver,
+            "kind": kind,
+            "value": 2,
+            "session": None,
+            "reason": "Dés lancés hors piste",
+            "user": None,
+            "actor": "rc",
+            "created_at": "2026-07-14T10:00:00+00:00",
+            "withdrawn_at": None,
+            "withdrawn_by": "",
+            "withdraw_reason": "",
+        },
+    }
+
+
+HUGE = 2_147_483_000
+
+
+@pytest.mark.parametrize(
+    ("day", "status"),
+    [
+        # One row the models refuse, beside a row of a huge id.
+        ({"objects": [sanction(HUGE), sanction(HUGE - 1, kind="prison")]}, 400),
+        # A row of another event.
+        ({"objects": [sanction(HUGE) | {"fields": sanction(HUGE)["fields"] | {"event": 9}}]}, 400),
+        # A file that is no photo, a driver of the door on a number taken here.
+        ({"objects": [sanction(HUGE)], "files": {"x.html": "PGh0bWw+"}}, 400),
+        ({"objects": [sanction(HUGE)], "drivers": [{"number": 2, "first_name": "Zoé"}]}, 409),
+    ],
+    ids=["row-refused", "other-event", "not-a-photo", "number-taken"],
+)
+def test_a_refused_return_leaves_every_sequence_where_it_was(make_event, organiser, day, status):
+    """Issue 40: ``setval`` is not undone by a rollback; a return refused after moving the
+    sanctions' sequence to its maximum broke every later sanction of the server. Everything
+    is checked first, and the sequences move last of all (DOMAIN.md "The event away": the
+    day lands whole or is refused whole). Read on PostgreSQL, where it matters (CI)."""
+    event = make_event(2)
+    out = trip.check_out(actor=Actor(user=organiser), event=event)
+    before = sequences()
+    with pytest.raises(ServiceError) as refused:
+        land(way_back(out, event, **day))
+    assert refused.value.status == status
+    assert sequences() == before
+    assert not Sanction.objects.exists()
+
+
+def test_a_laptop_id_is_never_kept(make_event, organiser):
+    """Issue 40: the laptop's ids are numbered anew here, above what each table holds: a
+    file with an id of two thousand million takes one id, and the server carries on."""
+    event = make_event(2)
+    actor = Actor(user=organiser)
+    out = trip.check_out(actor=actor, event=event)
+    here = Sanction.objects.create(
+        event=make_event(2, slug="gp-2"), driver=Driver.objects.get(number=1), kind="warning",
+        reason="Avant le jour",
+    )  # fmt: skip
+    land(way_back(out, event, objects=[sanction(HUGE), sanction(7, driver=2)]))
+    landed = list(Sanction.objects.filter(event=event).order_by("pk"))
+    # In the laptop's order, right above this server's own.
+    assert [(s.pk, s.driver.number) for s in landed] == [(here.pk + 1, 2), (here.pk + 2, 1)]
+    after = Sanction.objects.create(
+        event=here.event, driver=here.driver, kind="warning", reason="Après le jour"
+    )
+    assert after.pk == here.pk + 3
+
+
+def photo_row(image: str) -> dict:
+    """The laptop's row of an unmatched photo whose stored file is ``image``."""
+    return {
+        "model": "races.sheetphoto",
+        "pk": 3,
+        "fields": {
+            "event": 1, "table": None, "qualifying_table": None, "replaced_by": None,
+            "source": "unmatched", "image": image, "thumbnail": image, "width": 640,
+            "height": 480, "size": 1000, "original_name": "", "sent_by": "rc",
+            "unmatched_reason": "", "code_read": False, "replaced_at": None,
+            "sent_at": "2026-07-14T10:00:00+00:00",
+        },
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("suffix", [".html", ".jpg"])
+def test_a_file_that_is_no_photo_is_refused(make_event, organiser, settings, tmp_path, suffix):
+    """Issue 40: a return's files were written to the photos' folder whatever they were (an
+    ``.html`` page landed in ``media/photos/``). Each must be a JPEG picture named as the
+    photos' files are, and named by a photo row of the day (DOMAIN.md "The event away")."""
+    settings.MEDIA_ROOT = tmp_path
+    event = make_event(2)
+    out = trip.check_out(actor=Actor(user=organiser), event=event)
+    page = b"<html><script>alert(1)</script></html>"
+    name = hashlib.sha256(page).hexdigest() + suffix
+    files = {name: base64.b64encode(page).decode()}
+    with pytest.raises(InvalidInput) as refused:
+        land(way_back(out, event, objects=[photo_row(name)], files=files))
+    assert "files" in refused.value.errors
+    assert not list(tmp_path.rglob("*"))
+
+
+def test_a_photo_of_the_day_lands_and_a_stray_file_does_not(
+    make_event, organiser, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    settings.MEDIA_ROOT = tmp_path
+    event = make_event(2)
+    out = trip.check_out(actor=Actor(user=organiser), event=event)
+    jpeg = photo()
+    name = hashlib.sha256(jpeg).hexdigest() + ".jpg"
+    files = {name: base64.b64encode(jpeg).decode()}
+    with pytest.raises(InvalidInput) as refused:
+        land(way_back(out, event, files=files))  # no row names it
+    assert "files" in refused.value.errors
+    with django_capture_on_commit_callbacks(execute=True):
+        land(way_back(out, event, objects=[photo_row(name)], files=files))
+    assert (tmp_path / "photos" / name).read_bytes() == jpeg
+
+
+def test_a_return_nested_past_reason_is_refused(make_event, organiser):
+    """Issue 40: a body of 100,000 ``[`` answered 500 (the parser's recursion): a 400."""
+    event = make_event(2)
+    trip.check_out(actor=Actor(user=organiser), event=event)
+    with pytest.raises(InvalidInput):
+        land("[" * 100_000)
+    with pytest.raises(InvalidInput):
+        land(json.dumps({"format": bundle.BACK, "deep": json.loads("[" * 40 + "]" * 40)}))

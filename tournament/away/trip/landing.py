@@ -1,25 +1,25 @@
 """On the hosted server: the way back lands (``manage.py return_event``, ``POST
 /api/v1/events/{event}/return``, the desk's upload), in one transaction or not at all.
 
-Refused whole, with what and why: a file that is not a way back or whose signature fails
-(400); another check-out, a cancelled one, another event, a number taken here since the
-check-out (409, named). Sent twice, it lands once: the second answer is the first
+Refused whole, with what and why, before anything is written: a file that is not a way
+back or whose signature fails, a row the models' validators refuse, a file that is not a
+photo of the day (400); another check-out, a cancelled one, another event, a number taken
+here since the check-out (409, named). Sent twice, it lands once: the second answer is the first
 (``Checkout.return_digest``, ``return_answer``). The photos' files are written once the
 rows are committed: a return killed before its commit leaves neither rows nor files, and
 the same file sent again writes those a crash after the commit lost.
 
-The day's rows are added, never replacing anything: each gets an id of this server (a block
-of ids reserved in each table's sequence, the laptop's id added to its start), and every
-reference follows (the event, drivers by number, entries by driver, people by username,
-the day's own rows by their new ids). History rows come as the laptop wrote them. Then the
-event is home: standings read the new results, ratings are recomputed
-(``recompute_ratings_soon``), public pages follow the event's release settings.
+The day's rows are added, never replacing anything: each gets an id of this server (the
+laptop's ids numbered anew in their order, above what each table holds here, its sequence
+moved last of all: ``ids``), and every reference follows (the event, drivers by number,
+entries by driver, people by username, the day's own rows by their new ids). History rows
+come as the laptop wrote them. Then the event is home: standings read the new results,
+ratings are recomputed (``recompute_ratings_soon``), public pages follow the event's
+release settings.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import uuid
 from collections import defaultdict
 from typing import Any
@@ -27,18 +27,21 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core import serializers
+from django.core.exceptions import ValidationError
 from django.core.serializers.base import DeserializationError
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
-from races.photos import storage
 from tournament import sealing
 from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away.checkout import checkout_key
 from tournament.away.models import Checkout
 from tournament.away.trip.export import LABELS
+from tournament.away.trip.files import checked_files, store_files
+from tournament.away.trip.ids import DayIds
 from tournament.errors import Conflict, InvalidInput, ServiceError
 from tournament.models import Driver, Entry, Event, Player, Team
 from tournament.players.identity import active, may_claim, player_for
@@ -49,12 +52,18 @@ from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
 #: Fields of the event the laptop may have changed (its settings and releases).
 EVENT_KEEPS = ("id", "slug", "championship", "circuit")
 _LABEL = {label.lower(): label for label in LABELS}
+_LABELS = set(LABELS)
 #: Tables a referee link opens: (model label, kind of ReplacedLink).
 LINKED = (("qualifying.QualifyingTable", "qualifying"), ("races.RaceTable", "race"))
 
 
 def _refused(kind: type[ServiceError], why: str, what: str = "bundle") -> ServiceError:
     return kind(why, {what: [why]})
+
+
+def _is_id(value: Any) -> bool:
+    """A laptop's id: a whole number above 0 (any size: it is not kept, ``ids``)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _base_label(label: str) -> str:
@@ -69,18 +78,21 @@ def _parse(text: str | bytes) -> dict[str, Any]:
         raise _refused(InvalidInput, why) from exc
 
 
-def _checkout_of(data: dict[str, Any], event: Event | None) -> Checkout:
+def _checkout_of(data: dict[str, Any], event: Event | None, actor: Actor | None) -> Checkout:
     checkout = (
-        Checkout.objects.select_related("event")
+        Checkout.objects.select_related("event__championship")
         .filter(uid=_uuid(data["checkout"]["id"]), side=Checkout.Side.HOSTED)
         .first()
     )
     if checkout is None:
         raise _refused(Conflict, _("This file is of a check-out this server did not make."))
     if event is not None and checkout.event_id != event.pk:
-        raise _refused(Conflict, _("This file is another event's: %(slug)s.") % {
-            "slug": checkout.event.slug
-        })  # fmt: skip
+        if actor is None or actor.can_organise(checkout.event.championship):
+            raise _refused(Conflict, _("This file is another event's: %(slug)s.") % {
+                "slug": checkout.event.slug
+            })  # fmt: skip
+        # Another club's: which event it is stays theirs.
+        raise _refused(Conflict, _("This file is another event's."))
     if data["event"].get("slug") != checkout.event.slug:
         raise _refused(Conflict, _("This file names another event than its check-out's."))
     return checkout
@@ -99,7 +111,7 @@ def land(
     """Land the way back in ``text`` (module docstring) for ``actor`` (None: the server's
     own command); answers ``{landed, refused}``."""
     data = _parse(text)
-    checkout = _checkout_of(data, event)
+    checkout = _checkout_of(data, event, actor)
     if not bundle.verify(data, checkout_key(checkout)):
         raise _refused(
             InvalidInput,
@@ -112,7 +124,7 @@ def land(
         if checkout.returned_at is not None:
             if checkout.return_digest == digest and checkout.return_answer is not None:
                 # A return whose files a crash lost after the commit: sent again, they land.
-                _store_files(_files(data))
+                store_files(checked_files(data))
                 return checkout.return_answer  # type: ignore[no-any-return]
             raise _refused(Conflict, _("This check-out came back already, with another file."))
         if checkout.cancelled_at is not None:
@@ -131,86 +143,71 @@ def land(
 
 
 def _land(data: dict[str, Any], checkout: Checkout, actor: Actor | None) -> dict[str, Any]:
-    files = _files(data)  # checked before any row: a damaged one refuses the whole day
+    """Everything is checked before anything is written, and the tables' sequences move
+    last of all (``ids``): ``nextval`` and ``setval`` are not undone by a rollback."""
     event = Event.objects.select_related("championship").get(pk=checkout.event_id)
     championship = event.championship
-    door = data.get("drivers") or []
-    taken = Driver.objects.filter(
-        championship=championship, number__in=[d["number"] for d in door]
-    ).order_by("number")
-    if taken:
-        named = "; ".join(
-            _("number %(number)s is %(name)s's here") % {"number": d.number, "name": d.name}
-            for d in taken
-        )
-        raise Conflict(
-            _("Drivers created at the door have numbers taken here since the check-out: "
-              "%(named)s. Nothing landed.") % {"named": named},
-            {"drivers": [str(d.number) for d in taken]},
-        )  # fmt: skip
+    files = checked_files(data)  # checked before any row: a damaged one refuses the whole day
+    door = _door_checked(data, championship, actor)
+    known = {
+        *Driver.objects.filter(championship=championship).values_list("number", flat=True),
+        *(driver.number for driver, _row, _player in door),
+    }
+    listed = _entries_checked(data, known)
+    registrations = _registrations_checked(data)
+    fields = _event_checked(data, event)
+    numbers = data.get("numbers") or {}
+    if not isinstance(numbers, dict) or not all(
+        isinstance(n, int) and str(pk).isdigit() for pk, n in numbers.items()
+    ):
+        raise _refused(InvalidInput, _("The file's drivers are damaged."))
+    day = DayIds()
+    # The rows as they will land, with stand-ins for the drivers and entries not made yet:
+    # what refers to what, the models' validators, the photos' files.
+    seen = _remapped(
+        data, event, {int(pk): 0 for pk, n in numbers.items() if n in known}, None, day
+    )
+    _rows_checked(seen, files)
+
+    # Checked: the writes.
     teams = {t.name: t for t in Team.objects.filter(championship=championship)}
-    for row in door:
-        team = None
+    for driver, row, player in door:
         if row.get("team"):
             team = teams.get(row["team"]) or Team.objects.create(
                 championship=championship, name=row["team"]
             )
-            teams[team.name] = team
-        player = row.get("player") or {}
-        driver = Driver(
+            teams[team.name] = driver.team = team
+        named = row["player"]
+        driver.player = player or player_for(
             championship=championship,
-            number=row["number"],
-            first_name=row["first_name"],
-            last_name=row["last_name"],
-            team=team,
-            email=row.get("email") or "",
-        )
-        driver.player = _known_player(player.get("id"), championship, actor) or player_for(
-            championship=championship,
-            first_name=player.get("first_name") or driver.first_name,
-            last_name=player.get("last_name") or driver.last_name,
-            email=player.get("email") or "",
-            licence=player.get("licence"),
+            first_name=named.get("first_name") or driver.first_name,
+            last_name=named.get("last_name") or driver.last_name,
+            email=named.get("email") or "",
+            licence=named.get("licence"),
             actor=actor,
         )
-        driver.full_clean(exclude=["player"])
         driver.save()
     by_number = dict(Driver.objects.filter(championship=championship).values_list("number", "pk"))
-    drivers: dict[int, int] = {}
-    for laptop_pk, number in (data.get("numbers") or {}).items():
-        if number in by_number:
-            drivers[int(laptop_pk)] = by_number[number]
+    drivers = {int(pk): by_number[n] for pk, n in numbers.items() if n in by_number}
     # The event's settings and releases as the day left them.
-    fields = {
-        key: value
-        for key, value in data["event"].items()
-        if key not in EVENT_KEEPS and key in {f.name for f in Event._meta.concrete_fields}
-    }
     Event.objects.filter(pk=event.pk).update(**fields)
-    entries = _entries(data, event, by_number, drivers)
-    _registrations(data.get("registrations") or [], event, by_number)
-    objects = _remapped(data, event, drivers, entries)
+    entries = _entries(listed, data, event, by_number, drivers)
+    _registrations(registrations, event, by_number)
     counts: dict[str, int] = defaultdict(int)
-    problems: list[str] = []
-    rows: dict[str, list[Any]] = defaultdict(list)
     try:
         with transaction.atomic():
+            day.place()
+            rows: dict[str, list[Any]] = defaultdict(list)
+            objects = _remapped(data, event, drivers, entries, day)
             for item in serializers.deserialize("python", objects, ignorenonexistent=False):
-                # The file is trusted no more than a form: the models' own validators.
-                problems += row_problems(item.object)
                 rows[item.object._meta.label].append(item.object)
-            if not problems:
-                # Whole tables at once, as the laptop wrote them: no signal, no new history
-                # row (the laptop's come with them), the change counters' triggers fire.
-                for label in LABELS:
-                    if rows[label]:
-                        apps.get_model(label).objects.bulk_create(rows[label], batch_size=500)
-                        counts[label] = len(rows[label])
-            if problems:
-                raise InvalidInput(
-                    _("Rows of the day were refused, nothing landed."),
-                    {"objects": problems[:MAX_PROBLEMS]},
-                )
+            # Whole tables at once, as the laptop wrote them: no signal, no new history row
+            # (the laptop's come with them), the change counters' triggers fire.
+            for label in LABELS:
+                if rows[label]:
+                    apps.get_model(label).objects.bulk_create(rows[label], batch_size=500)
+                    counts[label] = len(rows[label])
+            day.reserve()
     except (DeserializationError, IntegrityError, DatabaseError, ValueError, TypeError) as exc:
         raise _refused(
             InvalidInput,
@@ -220,7 +217,7 @@ def _land(data: dict[str, Any], checkout: Checkout, actor: Actor | None) -> dict
     # Written once the rows are committed: a return that dies before its commit (a server
     # killed, restarted) leaves no file behind, and one that dies after it writes them when
     # it is sent again (``land``). Photos are named by their bytes: never a wrong file.
-    transaction.on_commit(lambda: _store_files(files))
+    transaction.on_commit(lambda: store_files(files))
     _renew_links(event)
     return {
         "landed": {
@@ -233,6 +230,134 @@ def _land(data: dict[str, Any], checkout: Checkout, actor: Actor | None) -> dict
         },
         "refused": [],
     }
+
+
+def _listed(data: dict[str, Any], key: str, *, required: bool = False) -> list[dict[str, Any]]:
+    """The list of rows ``data[key]`` (refused when damaged, or missing and ``required``)."""
+    rows = data.get(key)
+    if rows is None and not required:
+        return []
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {"part": key})
+    return rows
+
+
+def _door_checked(
+    data: dict[str, Any], championship: Any, actor: Actor | None
+) -> list[tuple[Driver, dict[str, Any], Player | None]]:
+    """The drivers created at the door, checked and not saved, each with its row and the
+    player here the laptop joined it to (None: a new one, proposed for matching)."""
+    door = _listed(data, "drivers")
+    if not all(isinstance(row.get("number"), int) for row in door):
+        raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {"part": "drivers"})
+    taken = Driver.objects.filter(
+        championship=championship, number__in=[row["number"] for row in door]
+    ).order_by("number")
+    if taken:
+        named = "; ".join(
+            _("number %(number)s is %(name)s's here") % {"number": d.number, "name": d.name}
+            for d in taken
+        )
+        raise Conflict(
+            _("Drivers created at the door have numbers taken here since the check-out: "
+              "%(named)s. Nothing landed.") % {"named": named},
+            {"drivers": [str(d.number) for d in taken]},
+        )  # fmt: skip
+    checked = []
+    for row in door:
+        driver = Driver(
+            championship=championship,
+            number=row["number"],
+            first_name=row.get("first_name") or "",
+            last_name=row.get("last_name") or "",
+            email=row.get("email") or "",
+        )
+        try:
+            driver.full_clean(exclude=["player", "team"])
+        except ValidationError as exc:
+            why = "; ".join(m for ms in exc.message_dict.values() for m in ms)
+            raise _refused(
+                InvalidInput,
+                _("A driver created at the door is refused (number %(number)s): %(why)s")
+                % {"number": row["number"], "why": why},
+                "drivers",
+            ) from exc
+        player = row.get("player") if isinstance(row.get("player"), dict) else {}
+        row = {**row, "player": player}
+        checked.append((driver, row, _known_player(player.get("id"), championship, actor)))
+    return checked
+
+
+def _entries_checked(data: dict[str, Any], known: set[int]) -> list[dict[str, Any]]:
+    listed = data.get("entries")
+    if listed is None:
+        raise _refused(InvalidInput, _("The file does not list the event's entries."))
+    listed = _listed(data, "entries")
+    for row in listed:
+        if not isinstance(row.get("id"), int):
+            raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {
+                "part": "entries"
+            })  # fmt: skip
+        if row.get("driver") not in known:
+            raise _refused(InvalidInput, _("An entry names an unknown driver: %(n)s.") % {
+                "n": row.get("driver")
+            })  # fmt: skip
+    return listed
+
+
+def _registrations_checked(data: dict[str, Any]) -> list[dict[str, Any]]:
+    listed = _listed(data, "registrations")
+    for row in listed:
+        when = row.get("confirmed_at")
+        if when is not None and (not isinstance(when, str) or parse_datetime(when) is None):
+            raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {
+                "part": "registrations"
+            })  # fmt: skip
+    return listed
+
+
+def _event_checked(data: dict[str, Any], event: Event) -> dict[str, Any]:
+    """The event's fields as the day left them, checked by the model's validators."""
+    names = {f.name for f in Event._meta.concrete_fields if not f.is_relation}
+    fields = {k: v for k, v in data["event"].items() if k not in EVENT_KEEPS and k in names}
+    candidate = Event.objects.get(pk=event.pk)
+    for key, value in fields.items():
+        setattr(candidate, key, value)
+    problems = row_problems(candidate)
+    if problems:
+        raise InvalidInput(
+            _("Rows of the day were refused, nothing landed."), {"event": problems[:MAX_PROBLEMS]}
+        )
+    return fields
+
+
+def _rows_checked(objects: list[dict[str, Any]], files: dict[str, bytes]) -> None:
+    """The day's rows (stand-ins for ids) as the models' validators see them, and the photos'
+    files: each one a photo row of the day names."""
+    problems: list[str] = []
+    named: set[str] = set()
+    try:
+        for item in serializers.deserialize("python", objects, ignorenonexistent=False):
+            # The file is trusted no more than a form: the models' own validators.
+            problems += row_problems(item.object)
+            if item.object._meta.label in ("races.SheetPhoto", "races.HistoricalSheetPhoto"):
+                named |= {item.object.image, item.object.thumbnail}
+    except (DeserializationError, ValueError, TypeError) as exc:
+        raise _refused(
+            InvalidInput,
+            _("The day's rows could not be added, nothing landed: %(error)s")
+            % {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},
+        ) from exc
+    if problems:
+        raise InvalidInput(
+            _("Rows of the day were refused, nothing landed."),
+            {"objects": problems[:MAX_PROBLEMS]},
+        )
+    stray = sorted(set(files) - named)
+    if stray:
+        raise _refused(InvalidInput, _("A file no photo of the day names: %(name)s.") % {
+            "name": stray[0]
+        }, "files")  # fmt: skip
 
 
 def _known_player(hosted_id: Any, championship: Any, actor: Actor | None) -> Player | None:
@@ -259,24 +384,22 @@ def _known_player(hosted_id: Any, championship: Any, actor: Actor | None) -> Pla
 
 
 def _entries(
-    data: dict[str, Any], event: Event, by_number: dict[int, int], drivers: dict[int, int]
+    listed: list[dict[str, Any]],
+    data: dict[str, Any],
+    event: Event,
+    by_number: dict[int, int],
+    drivers: dict[int, int],
 ) -> dict[int, int]:
-    """The entries as the day left them: those the laptop holds, changed or added, and those
-    it deleted (a driver withdrawn at the door) deleted here too. Their history comes with
-    the day's rows, so no row of its own is written here. Answers laptop entry id → entry
-    id here, a deleted entry's included (the laptop's history names it)."""
-    listed = data.get("entries")
-    if listed is None:
-        raise _refused(InvalidInput, _("The file does not list the event's entries."))
+    """The entries as the day left them (``listed``, checked): those the laptop holds,
+    changed or added, and those it deleted (a driver withdrawn at the door) deleted here
+    too. Their history comes with the day's rows, so no row of its own is written here.
+    Answers laptop entry id → entry id here, a deleted entry's included (the laptop's
+    history names it)."""
     here = {entry.driver_id: entry for entry in Entry.objects.filter(event=event)}
     flags = ("checked_in", "absent", "fast", "paid")
     changed, made, laptop_ids = [], [], {}
     for row in listed:
-        driver = by_number.get(row["driver"])
-        if driver is None:
-            raise _refused(InvalidInput, _("An entry names an unknown driver: %(n)s.") % {
-                "n": row["driver"]
-            })  # fmt: skip
+        driver = by_number[row["driver"]]
         entry = here.get(driver) or Entry(event=event, driver_id=driver)
         for flag in flags:
             setattr(entry, flag, bool(row.get(flag)))
@@ -292,8 +415,8 @@ def _entries(
             continue
         fields = row.get("fields") or {}
         driver = drivers.get(fields.get("driver"))  # type: ignore[arg-type]
-        if fields.get("id") not in ids and driver in gone:
-            ids[int(fields["id"])] = gone[driver]
+        if fields.get("id") not in ids and driver in gone and isinstance(fields["id"], int):
+            ids[fields["id"]] = gone[driver]
     if gone:
         # Without signals: the laptop's history of the deletion lands with the day's rows.
         with connection.cursor() as cursor:
@@ -306,8 +429,9 @@ def _entries(
 
 
 def _registrations(listed: list[dict[str, Any]], event: Event, by_number: dict[int, int]) -> None:
-    """Who came to the door, and which driver each registration became (their change in
-    this server's history, by the return)."""
+    """Each registration as the day left it (DOMAIN.md "Corrections to 'Before the day'"):
+    present or absent, moved in from the waiting list at the door, the driver it became,
+    its place in the waiting list (their change in this server's history, by the return)."""
     here = {r.pk: r for r in Registration.objects.filter(event=event)}
     statuses = set(Registration.Status.values)
     for row in listed:
@@ -316,67 +440,35 @@ def _registrations(listed: list[dict[str, Any]], event: Event, by_number: dict[i
             continue  # erased here meanwhile: nothing to say of it
         status = row.get("status") if row.get("status") in statuses else registration.status
         present, driver = bool(row.get("present")), by_number.get(row.get("driver"))
-        if (status, present, driver) == (
+        confirmed = registration.confirmed_at
+        if isinstance(row.get("confirmed_at"), str):
+            confirmed = parse_datetime(row["confirmed_at"]) or confirmed
+        day = (status, present, driver, confirmed)
+        if day == (
             registration.status, registration.present, registration.driver_id,
+            registration.confirmed_at,
         ):  # fmt: skip
             continue
-        registration.status, registration.present, registration.driver_id = (
-            status, present, driver,
-        )  # fmt: skip
+        (
+            registration.status, registration.present, registration.driver_id,
+            registration.confirmed_at,
+        ) = day  # fmt: skip
         registration._history_actor = _("return from the venue")  # type: ignore[attr-defined]
-        registration.save(update_fields=["status", "present", "driver"])
-
-
-def _spans(objects: list[dict[str, Any]]) -> dict[str, int]:
-    """Per table (model label): one more than the highest laptop id it must hold."""
-    spans: dict[str, int] = defaultdict(int)
-    for row in objects:
-        label = _LABEL[row["model"]]
-        spans[label] = max(spans[label], int(row["pk"]) + 1)
-        if label != _base_label(label):
-            base = _base_label(label)
-            spans[base] = max(spans[base], int(row["fields"].get("id") or 0) + 1)
-    return spans
-
-
-def _reserve(label: str, span: int) -> int:
-    """Reserve ``span`` ids in ``label``'s table; answers the base to add to a laptop id."""
-    model = apps.get_model(label)
-    table, pk = model._meta.db_table, model._meta.pk.column
-    history = getattr(model, "history", None)
-    history_table = history.model._meta.db_table if history is not None else None
-    # Names come from the models, not from the file.
-    ghost = f"(SELECT COALESCE(MAX(id), 0) FROM {history_table})" if history_table else "0"
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                f"SELECT setval(pg_get_serial_sequence(%s, %s), GREATEST(nextval("
-                f"pg_get_serial_sequence(%s, %s)), (SELECT COALESCE(MAX({pk}), 0) FROM {table}),"
-                f" {ghost}) + %s)",
-                [table, pk, table, pk, span],
-            )
-            return int(cursor.fetchone()[0]) - span
-        cursor.execute(
-            "INSERT INTO sqlite_sequence (name, seq) SELECT %s, 0 WHERE NOT EXISTS "
-            "(SELECT 1 FROM sqlite_sequence WHERE name = %s)",
-            [table, table],
-        )
-        cursor.execute(
-            f"SELECT MAX(seq, (SELECT COALESCE(MAX({pk}), 0) FROM {table}), {ghost}) "
-            "FROM sqlite_sequence WHERE name = %s",
-            [table],
-        )
-        base = int(cursor.fetchone()[0])
-        cursor.execute("UPDATE sqlite_sequence SET seq = %s WHERE name = %s", [base + span, table])
-        return base
+        registration.save(update_fields=["status", "present", "driver", "confirmed_at"])
 
 
 def _remapped(
-    data: dict[str, Any], event: Event, drivers: dict[int, int], entries: dict[int, int]
+    data: dict[str, Any],
+    event: Event,
+    drivers: dict[int, int],
+    entries: dict[int, int] | None,
+    day: DayIds,
 ) -> list[dict[str, Any]]:
+    """The day's rows with the ids they take here (``day``; ``entries`` None: stand-ins,
+    while nothing is written yet), refused when they name what is not this event's."""
     objects = data.get("objects")
     if not isinstance(objects, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("fields"), dict) and isinstance(r.get("pk"), int)
+        isinstance(r, dict) and isinstance(r.get("fields"), dict) and _is_id(r.get("pk"))
         for r in objects
     ):
         raise _refused(InvalidInput, _("The day's rows are damaged."))
@@ -385,10 +477,12 @@ def _remapped(
         raise _refused(InvalidInput, _("Rows of an unknown kind: %(kinds)s.") % {
             "kinds": ", ".join(unknown)
         })  # fmt: skip
-    bases = {label: _reserve(label, span) for label, span in sorted(_spans(objects).items())}
     users = dict(get_user_model().objects.values_list(get_user_model().USERNAME_FIELD, "pk"))
     laptop_event = data["event"].get("id")
     problems: list[str] = []
+
+    def entry(old: Any) -> Any:
+        return (0 if old is not None else None) if entries is None else entries.get(old)
 
     def moved(label: str, old: Any) -> Any:
         if old is None:
@@ -402,12 +496,15 @@ def _remapped(
                 problems.append(_("an unknown driver (%(id)s)") % {"id": old})
             return drivers.get(old)
         if label == "tournament.Entry":
-            return entries.get(old)
+            return entry(old)
         if label == get_user_model()._meta.label:
             name = old[0] if isinstance(old, list) and old else old
             return users.get(name)
-        if label in bases:
-            return int(old) + bases[label]
+        if label in _LABELS:
+            if not _is_id(old):
+                problems.append(_("a damaged id (%(what)s)") % {"what": label})
+                return None
+            return day.new(label, old)
         problems.append(_("a reference to %(what)s") % {"what": label})
         return None
 
@@ -425,13 +522,13 @@ def _remapped(
             elif historical and field.name == "id":
                 base = _base_label(label)
                 old = fields["id"]
-                fields["id"] = entries.get(old) if base == "tournament.Entry" else moved(base, old)
+                fields["id"] = entry(old) if base == "tournament.Entry" else moved(base, old)
         if label == "races.ReplacedLink":
             kind = {"race": "races.RaceTable", "qualifying": "qualifying.QualifyingTable"}
             fields["table_id"] = moved(kind.get(fields.get("kind"), ""), fields.get("table_id"))
         if label == "tournament.HistoricalEntry" and fields.get("id") is None:
             continue  # the history of an entry made and deleted on the laptop: none here
-        out.append({"model": label, "pk": int(row["pk"]) + bases[label], "fields": fields})
+        out.append({"model": label, "pk": day.new(label, row["pk"]), "fields": fields})
     if problems:
         raise _refused(
             InvalidInput,
@@ -439,35 +536,6 @@ def _remapped(
             % {"what": ", ".join(sorted(set(problems))[:10])},
         )
     return out
-
-
-def _files(data: dict[str, Any]) -> dict[str, bytes]:
-    """The photos' files of the way back, each checked to be named by the SHA-256 of its
-    bytes (a changed one is refused): name → bytes."""
-    files = data.get("files") or {}
-    if not isinstance(files, dict):
-        raise _refused(InvalidInput, _("The photos' files are damaged."))
-    checked = {}
-    for name, encoded in files.items():
-        try:
-            content = base64.b64decode(str(encoded), validate=True)
-        except ValueError as exc:
-            raise _refused(InvalidInput, _("A photo's file is damaged: %(name)s.") % {
-                "name": name
-            }) from exc  # fmt: skip
-        stem, dot, suffix = str(name).partition(".")
-        if hashlib.sha256(content).hexdigest() != stem or not dot or "/" in suffix:
-            raise _refused(InvalidInput, _("A photo's file is not the one named: %(name)s.") % {
-                "name": name
-            })  # fmt: skip
-        checked[str(name)] = content
-    return checked
-
-
-def _store_files(files: dict[str, bytes]) -> None:
-    """Write the photos' files (``storage.store``: one already there is kept)."""
-    for name, content in files.items():
-        storage.store(content, suffix="." + name.partition(".")[2])
 
 
 def _renew_links(event: Event) -> None:

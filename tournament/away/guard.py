@@ -3,13 +3,17 @@ returned), every write of that event answers 409 ("the day runs at the venue sin
 the API's for organiser and table tokens, and the pages' forms; its pages say so.
 
 One place for every route: the event comes from the URL (``event`` of the API's
-``/events/{event}/…``, ``slug`` of the pages under ``e/``) or from a referee link
-(``token`` of ``q/…`` and ``r/…``, found through the ground's link lookups). The trip's
+``/events/{event}/…``, ``slug`` of the pages under ``e/``), from a referee link (``token``
+of ``q/…`` and ``r/…``, found through the ground's link lookups) or from a registrant's
+link (their own page and ``/api/v1/registrations/{token}``, the confirmation page and
+``POST /api/v1/registrations/confirm``, found by the link's digest): while the event is
+away they read but do not write (DOMAIN.md "Corrections to 'Before the day'"). The trip's
 own routes (check-out, its cancellation, the return) are left to their views.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,10 +26,51 @@ from django.utils.translation import gettext as _
 
 from tournament.access import table_for_link
 from tournament.away.models import Checkout
+from tournament.sealing import link_digest
+from tournament.signup.models import Registration
 
 SAFE = ("GET", "HEAD", "OPTIONS")
 #: The trip's own routes: they act on an event away on purpose.
 OWN = re.compile(r"^/(?:api/v1/events/[^/]+/(?:checkout|return)|e/[^/]+/away/)")
+#: A registrant's links: their own page and its API (``token``), the confirmation page.
+OWN_LINK = ("registrations/<str:token>/", "api/v1/registrations/<token>")
+CONFIRM_LINK = "registrations/confirm/<str:token>/"
+CONFIRM_API = "/api/v1/registrations/confirm"
+#: A secret longer than this is no link (``signup.services``: looked up up to 100).
+LINK_MAX = 100
+
+
+def _registration_event(**digest: str) -> Any:
+    """The event of the registration whose link has ``digest`` (``link_digest=…`` or
+    ``confirm_digest=…``), as a lookup, or None."""
+    event_id = Registration.objects.filter(**digest).values_list("event_id", flat=True).first()
+    return None if event_id is None else {"event_id": event_id}
+
+
+def _confirm_token(request: HttpRequest) -> str | None:
+    """The token of ``POST /api/v1/registrations/confirm`` (``{token}``), or None."""
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    token = body.get("token") if isinstance(body, dict) else None
+    return token if isinstance(token, str) else None
+
+
+def _registrant_link(request: HttpRequest, route: str, token: Any) -> Callable[[], Any] | None:
+    """How to find the event of a registrant's link, or None for another route."""
+    if route == CONFIRM_LINK or (request.path == CONFIRM_API and request.method not in SAFE):
+        if route != CONFIRM_LINK:
+            token = _confirm_token(request)
+        kind = "confirm_digest"
+    elif route in OWN_LINK:
+        kind = "link_digest"
+    else:
+        return None
+    if not isinstance(token, str) or len(token) > LINK_MAX:
+        return None
+    secret = token
+    return lambda: _registration_event(**{kind: link_digest(secret)})
 
 
 def _event_of(request: HttpRequest, kwargs: dict[str, Any]) -> Callable[[], Any] | None:
@@ -38,6 +83,9 @@ def _event_of(request: HttpRequest, kwargs: dict[str, Any]) -> Callable[[], Any]
     if isinstance(kwargs.get("slug"), str) and route.startswith("e/"):
         return lambda: {"event__slug": kwargs["slug"]}
     token = kwargs.get("token")
+    registrant = _registrant_link(request, route, token)
+    if registrant is not None:
+        return registrant
     if isinstance(token, str) and route[:2] in ("q/", "r/"):
 
         def by_link() -> Any:

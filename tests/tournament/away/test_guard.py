@@ -16,6 +16,7 @@ from races.models import RaceTable
 from tournament import sealing
 from tournament.away.models import Checkout
 from tournament.models import ApiToken
+from tournament.signup.models import Registration
 
 WRITES = ("post", "put", "patch", "delete")
 #: The trip's own routes act on an event away on purpose.
@@ -123,3 +124,44 @@ def test_its_pages_say_so_and_the_championship_carries_on(away, client, organise
     assert client.post(f"/e/{event.slug}/desk/register/", {"numbers": "1"}).status_code == 302
     home = client.post(f"/e/{other.slug}/desk/register/", {"numbers": "1", "action": "checkin"})
     assert home.status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_registrants_links_read_but_do_not_write_while_away(away, client):
+    """DOMAIN.md "Corrections to 'Before the day'": while an event is away, the registrants'
+    own links read but do not write on the hosted server (409, as every write of that
+    event): a cancellation accepted here moved the waiting list in, and the return then
+    wrote the laptop's statuses over it."""
+    event, other, links, checkout = away
+    own, confirm = sealing.new_link_secret(), sealing.new_link_secret()
+    registration = Registration.objects.create(
+        event=event, first_name="Élodie", last_name="Lefèvre", email="elodie@example.org",
+        status="accepted", link_digest=sealing.link_digest(own),
+    )  # fmt: skip
+    Registration.objects.create(
+        event=event, first_name="Paul", last_name="Martin", email="paul@example.org",
+        confirm_digest=sealing.link_digest(confirm),
+    )  # fmt: skip
+    api = f"/api/v1/registrations/{own}"
+    assert client.get(api).status_code == 200
+    for method, body in (("patch", {"team": "Autre"}), ("delete", {})):
+        answer = getattr(client, method)(api, data=body, content_type="application/json")
+        assert answer.status_code == 409, (method, answer.content[:200])
+        assert set(answer.json()) >= {"detail", "away_since"}
+        assert answer.json()["away_since"] == checkout.at.isoformat()
+    assert client.get(f"/registrations/{own}/").status_code == 200
+    page = client.post(f"/registrations/{own}/", {"action": "cancel"})
+    assert page.status_code == 409
+    assert "La journée se déroule sur place" in page.content.decode()
+    confirmed = client.post(
+        "/api/v1/registrations/confirm", data={"token": confirm}, content_type="application/json"
+    )
+    assert confirmed.status_code == 409 and "away_since" in confirmed.json()
+    assert client.post(f"/registrations/confirm/{confirm}/").status_code == 409
+    registration.refresh_from_db()
+    assert registration.status == "accepted" and registration.team == ""
+    assert Registration.objects.get(first_name="Paul").status == "unconfirmed"
+    # Home again, the own link writes.
+    checkout.cancelled_at = checkout.at
+    checkout.save()
+    assert client.delete(api).status_code == 200

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, transaction
+from django.db.models import Max
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from tournament import sealing
@@ -192,12 +194,54 @@ def reserved_for(championship: Championship) -> list[int] | None:
     return sorted({int(n) for numbers in held for n in numbers or []})
 
 
+def held_by_trips(championship: Championship) -> dict[int, Checkout]:
+    """On the hosted server: the numbers the trips under way of ``championship`` reserved
+    (number → its check-out). The day at the venue gives them to the drivers it creates at
+    the door, so no driver made here takes one until the trip is back or cancelled
+    (DOMAIN.md "The event away"; API.md "The door and a person's data")."""
+    held: dict[int, Checkout] = {}
+    for checkout in Checkout.objects.filter(
+        side=Checkout.Side.HOSTED,
+        event__championship=championship,
+        cancelled_at__isnull=True,
+        returned_at__isnull=True,
+    ).select_related("event"):
+        held.update({int(n): checkout for n in checkout.reserved_numbers or []})
+    return held
+
+
+def reserved_numbers_of(championship: Championship) -> set[int]:
+    """The numbers no driver created on this server may take now: on the hosted server those
+    the trips under way of ``championship`` reserved; none on the laptop (it gives them)."""
+    if reserved_for(championship) is not None:
+        return set()
+    return set(held_by_trips(championship))
+
+
+def _refuse_held(championship: Championship, number: int) -> None:
+    checkout = held_by_trips(championship).get(number)
+    if checkout is None:
+        return
+    message = _(
+        "Number %(number)s is kept for the drivers created at the door of %(event)s "
+        "(checked out on %(at)s): choose another one."
+    ) % {
+        "number": number,
+        "event": checkout.event.name,
+        "at": formats.date_format(timezone.localtime(checkout.at), "DATETIME_FORMAT"),
+    }
+    raise Conflict(message, {"number": [message]})
+
+
 def door_number(championship: Championship, number: int | None) -> int | None:
-    """The number a driver created now takes: ``number`` as typed where no bundle was loaded;
-    on the laptop, the smallest reserved number still free (``number`` must be one of them
-    when given). Conflict when they are all used or ``number`` is not reserved."""
+    """The number a driver created now takes: ``number`` as typed where no bundle was loaded,
+    unless a trip under way reserved it (Conflict naming the check-out); on the laptop, the
+    smallest reserved number still free (``number`` must be one of them when given).
+    Conflict when they are all used or ``number`` is not reserved."""
     reserved = reserved_for(championship)
     if reserved is None:
+        if number is not None:
+            _refuse_held(championship, number)
         return number
     used = set(
         Driver.objects.filter(championship=championship, number__in=reserved).values_list(
@@ -223,6 +267,20 @@ def door_number(championship: Championship, number: int | None) -> int | None:
             {"number": [_("No reserved number left.")]},
         )
     return free[0]
+
+
+def new_driver_number(championship: Championship) -> int:
+    """The number a driver made without one takes (check-in of a registration): on the
+    laptop, the smallest reserved number still free; elsewhere the one above the
+    championship's highest, past the numbers a trip under way reserved."""
+    if reserved_for(championship) is not None:
+        return door_number(championship, None)  # type: ignore[return-value]
+    held = set(held_by_trips(championship))
+    top = Driver.objects.filter(championship=championship).aggregate(top=Max("number"))["top"]
+    number = (top or 0) + 1
+    while number in held:
+        number += 1
+    return number
 
 
 def next_door_number(championship: Championship) -> int | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -23,7 +23,7 @@ from tournament.errors import (
     ServiceError,
     invalid_from_validation_error,
 )
-from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
+from tournament.models import Championship, Circuit, Club, Driver, Entry, Event, Team
 from tournament.players.identity import player_for
 from tournament.public.tasks import warm_event_pages_soon
 from tournament.ratings.soon import recompute_ratings_soon
@@ -31,14 +31,20 @@ from tournament.registration.csv_import import MAX_NUMBER, DriverRow, LineError,
 from tournament.signup import broadcast as signup_mails
 
 
-def _require_superuser(actor: Actor) -> None:
-    if not actor.is_superuser():
-        raise NotAllowed(_("Only an administrator may create championships and circuits."))
-
-
 def require_organiser(actor: Actor, championship: Championship) -> None:
-    """Refuse unless ``actor`` organises ``championship``."""
+    """Refuse unless ``actor`` organises ``championship`` (a desk member is told why)."""
     if not actor.can_organise(championship):
+        if actor.can_desk(championship):
+            raise NotAllowed(
+                _("The desk keeps the day's counter: only the organisers may do this.")
+            )
+        raise NotAllowed(_("Only the organisers of this championship may do this."))
+
+
+def require_desk(actor: Actor, championship: Championship) -> None:
+    """Refuse unless ``actor`` may keep ``championship``'s counter on the day (entries,
+    check-in, runs, results entered and confirmed, sheets): its desk or its organisers."""
+    if not actor.can_desk(championship):
         raise NotAllowed(_("Only the organisers of this championship may do this."))
 
 
@@ -57,60 +63,36 @@ def championship_create(
     actor: Actor,
     slug: str,
     name: str,
-    season: str,
+    season: str | int,
     points_scale: list[int],
     points_mode: str = Championship.PointsMode.PER_TABLE,
     best_results: int | None = None,
+    club: Club | None = None,
 ) -> Championship:
-    _require_superuser(actor)
-    if Championship.objects.filter(slug=slug).exists():
-        raise Conflict(
-            _("A championship with the slug “%(slug)s” already exists.") % {"slug": slug}
+    """A championship of ``club``, made by its owners or organisers (a superuser may leave
+    it without a club: the operator's)."""
+    if club is None and not actor.is_superuser():
+        raise NotAllowed(
+            _("Only a club's owner or organiser creates championships: say which club runs it.")
         )
+    if club is not None and not actor.can_run_club(club):
+        raise NotAllowed(
+            _("Only the owners and organisers of %(club)s create its championships and circuits.")
+            % {"club": club.name}
+        )
+    if Championship.objects.filter(slug=slug).exists():
+        message = _("A championship with the slug “%(slug)s” already exists.") % {"slug": slug}
+        raise Conflict(message, {"slug": [message]})
     championship = Championship(
         slug=slug,
         name=name,
-        season=season,
+        season=str(season).strip(),
         points_scale=points_scale,
         points_mode=points_mode,
         best_results=best_results,
+        club=club,
     )
     return save_checked(championship, _("The championship could not be created."))
-
-
-@transaction.atomic
-def circuit_create(
-    *,
-    actor: Actor,
-    slug: str,
-    name: str,
-    laps: int = 3,
-    weather_scale: dict[str, Sequence[int]],
-) -> Circuit:
-    _require_superuser(actor)
-    if Circuit.objects.filter(slug=slug).exists():
-        raise Conflict(_("A circuit with the slug “%(slug)s” already exists.") % {"slug": slug})
-    ranges = {}
-    for key in ("rain", "variable", "sun"):
-        pair = weather_scale.get(key)
-        if not isinstance(pair, list | tuple) or len(pair) != 2:
-            raise InvalidInput(
-                _("The weather scale needs a [from, to] range for rain, variable and sun."),
-                {"weather_scale": [_("Missing or malformed range: %(name)s.") % {"name": key}]},
-            )
-        ranges[key] = pair
-    circuit = Circuit(
-        slug=slug,
-        name=name,
-        laps=laps,
-        rain_from=ranges["rain"][0],
-        rain_to=ranges["rain"][1],
-        variable_from=ranges["variable"][0],
-        variable_to=ranges["variable"][1],
-        sun_from=ranges["sun"][0],
-        sun_to=ranges["sun"][1],
-    )
-    return save_checked(circuit, _("The circuit could not be created."))
 
 
 def teams_by_name(championship: Championship) -> dict[str, Team]:
@@ -156,8 +138,9 @@ def driver_create(
     licence: str | None = None,
 ) -> Driver:
     """Register a driver; its player is the one holding ``licence`` when known, else a new
-    one (matches by name or e-mail are proposed to race control, never made here)."""
-    require_organiser(actor, championship)
+    one (matches by name or e-mail are proposed to race control, never made here). The
+    desk may (a driver arriving at the counter on the day)."""
+    require_desk(actor, championship)
     # On the laptop of an event away: one of the numbers its check-out reserved.
     number = door_number(championship, number)
     _check_numbers([number])
@@ -253,6 +236,8 @@ def _drivers_write(
         driver.team = team
         driver.email = row.email
         try:
+            if driver.pk is None:  # a new driver: never a number a trip under way holds
+                door_number(championship, row.number)
             driver.player = player_for(
                 championship=championship,
                 first_name=row.first_name,
@@ -413,7 +398,7 @@ def _drivers_by_number(championship: Championship, numbers: Iterable[int]) -> li
 @transaction.atomic
 def entries_register(*, actor: Actor, event: Event, numbers: Iterable[int]) -> list[Entry]:
     """Register drivers for ``event``; registering twice keeps the first registration."""
-    require_organiser(actor, event.championship)
+    require_desk(actor, event.championship)
     entries = []
     for driver in _drivers_by_number(event.championship, numbers):
         entry = Entry.objects.filter(event=event, driver=driver).first()
@@ -432,7 +417,7 @@ def entries_register(*, actor: Actor, event: Event, numbers: Iterable[int]) -> l
 def entries_checkin(
     *, actor: Actor, event: Event, numbers: Iterable[int], checked_in: bool = True
 ) -> list[Entry]:
-    require_organiser(actor, event.championship)
+    require_desk(actor, event.championship)
     drivers = _drivers_by_number(event.championship, numbers)
     entries = {e.driver_id: e for e in Entry.objects.filter(event=event, driver__in=drivers)}
     missing = [d.number for d in drivers if d.pk not in entries]
@@ -456,7 +441,7 @@ def entries_checkin(
 def entry_absent_set(*, actor: Actor, event: Event, number: int, absent: bool = True) -> Entry:
     """Mark a registered driver absent (did not come: not checked in, seated nowhere by the
     spreads and the allocation; the day's check-in counts them as done), or not any more."""
-    require_organiser(actor, event.championship)
+    require_desk(actor, event.championship)
     entry = (
         Entry.objects.select_for_update()
         .filter(event=event, driver__number=number)

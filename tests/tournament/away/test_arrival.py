@@ -11,13 +11,19 @@ import pytest
 
 from tournament.access import Actor
 from tournament.away import checkout as trip
-from tournament.away.arrival import ArrivalError, import_event, next_door_number
+from tournament.away.arrival import (
+    ArrivalError,
+    import_event,
+    new_driver_number,
+    next_door_number,
+    reserved_numbers_of,
+)
 from tournament.away.models import ArrivedPlayer, Checkout
 from tournament.away.trip.export import export_event
-from tournament.errors import Conflict
-from tournament.models import Championship, Driver, Entry, Event, Player
+from tournament.errors import Conflict, InvalidInput
+from tournament.models import ApiToken, Championship, Driver, Entry, Event, Player
 from tournament.players.identity import new_player
-from tournament.registration.services import driver_create
+from tournament.registration.services import driver_create, drivers_import
 
 pytestmark = pytest.mark.django_db
 
@@ -117,3 +123,61 @@ def test_the_laptop_knows_each_player_by_its_hosted_id(make_event, organiser, ci
         ("Zoe", zoe.pk + 1000),
         ("Léa", None),
     ]
+
+
+def test_while_away_the_hosted_server_gives_no_reserved_number(make_event, organiser, client):
+    """API.md "The door and a person's data": while an event is away, the numbers its
+    check-out reserved are refused to new drivers on the hosted server (409 naming the
+    check-out), through the API, the CSV import and the services; a driver made without a
+    number (check-in of a registration at another event) skips them. DOMAIN.md "The event
+    away": a driver created at the door takes one of them, and the return was refused."""
+    event = make_event(2)
+    make_event(2, slug="gp-2")  # another event of the championship, at home
+    actor = Actor(user=organiser)
+    out = trip.check_out(actor=actor, event=event)
+    reserved = out["reserved_numbers"]
+    assert reserved[0] == 3
+    championship = event.championship
+    assert reserved_numbers_of(championship) == set(reserved)
+    assert new_driver_number(championship) == max(reserved) + 1
+
+    with pytest.raises(Conflict, match="Grand Prix") as refused:
+        driver_create(
+            actor=actor, championship=championship, number=reserved[0],
+            first_name="Sébastien", last_name="Intrus",
+        )  # fmt: skip
+    assert refused.value.status == 409
+    token = ApiToken.issue(organiser)
+    answer = client.post(
+        f"/api/v1/championships/{championship.slug}/drivers",
+        data={"number": reserved[1], "first_name": "Sébastien", "last_name": "Intrus"},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 409, answer.content
+    assert "Grand Prix" in answer.json()["detail"]
+    with pytest.raises(InvalidInput):
+        drivers_import(
+            actor=actor, championship=championship,
+            text=f"number;first_name;last_name\n{reserved[2]};Sébastien;Intrus\n",
+        )  # fmt: skip
+    assert not Driver.objects.filter(championship=championship, number__in=reserved).exists()
+    # Another number is free; once the trip is back (or cancelled), so are these.
+    assert driver_create(
+        actor=actor, championship=championship, number=new_driver_number(championship),
+        first_name="Libre", last_name="Numéro",
+    ).number == max(reserved) + 1  # fmt: skip
+    trip.cancel(actor=actor, event=event, reason="Salle inondée")
+    assert reserved_numbers_of(championship) == set()
+    assert new_driver_number(championship) == max(reserved) + 2
+    assert driver_create(
+        actor=actor, championship=championship, number=reserved[0],
+        first_name="Sébastien", last_name="Intrus",
+    ).number == reserved[0]  # fmt: skip
+
+
+def test_on_the_laptop_a_driver_made_without_a_number_takes_a_reserved_one(make_event, organiser):
+    event = make_event(4)
+    Checkout.objects.create(event=event, side="venue", key="x", reserved_numbers=[7, 5])
+    assert reserved_numbers_of(event.championship) == set()  # the laptop gives them
+    assert new_driver_number(event.championship) == 5

@@ -23,6 +23,9 @@
       words[name.charAt(1).toLowerCase() + name.slice(2)] = bar.dataset[name];
     }
   });
+  // What came back, and the refused entries: in the page's flow under the bar (the bar stays
+  // on screen, one or two lines; a report there would cover the page under it).
+  var below = document.getElementById("offline-report") || bar;
   var scope = bar.dataset.scope;
   var isTable = bar.dataset.kind === "table";
   var copy = bar.dataset.offlineCopy === "1";
@@ -100,11 +103,26 @@
   if (!isTable) return;
 
   // --- What a form holds, in words ----------------------------------------------------------
+  // The words a person reads beside a box: its field's label, without what the label also
+  // holds (the box, the stopwatch's live reading, a note in small print).
+  function labelText(node) {
+    var named = node.querySelector(".field-label") || node;
+    var text = named.cloneNode(true);
+    text.querySelectorAll("input, select, textarea, button, small, .echo, [hidden]")
+      .forEach(function (part) { part.remove(); });
+    return text.textContent.replace(/\s+/g, " ").trim();
+  }
   function labelOf(control) {
-    if (control.labels && control.labels.length) return control.labels[0].textContent.trim();
     var group = control.closest("fieldset");
     var legend = group && group.querySelector("legend");
-    if (legend) return legend.textContent.trim();
+    // A radio's own label is its value ("Soft"): the group's legend names the field.
+    if (control.type === "radio" && legend) return labelText(legend);
+    var named = (control.getAttribute("aria-labelledby") || "").split(/\s+/)
+      .map(function (id) { return id && control.ownerDocument.getElementById(id); })
+      .filter(Boolean);
+    if (named.length) return named.map(labelText).join(" ");
+    if (control.labels && control.labels.length) return labelText(control.labels[0]);
+    if (legend) return labelText(legend);
     return control.getAttribute("aria-label") || control.name;
   }
   function valueOf(control) {
@@ -179,6 +197,7 @@
       count.dataset.refused = String(refused.length);
       bar.classList.toggle("has-pending", pending.length > 0);
       renderRefused(refused);
+      forgetResolved(refused);
       markQueuedRows(pending);
       return entries;
     });
@@ -211,15 +230,26 @@
     });
     return dl;
   }
-  // What the server holds, from its answer: a row's boxes, or the page's main part without
-  // its forms and scripts (names come escaped by the server's templates; nothing runs).
+  // What the server holds, from its answer: a run's row brings the run it stores (its
+  // boxes show what was typed), else the page's main part without its forms and scripts
+  // (names come escaped by the server's templates; nothing runs).
   function held(entry) {
     var box = el("div", "outbox-held");
     var doc = serverDoc(entry.answer);
     if (!doc) return box;
     var row = doc.querySelector("form.run-row");
     if (row) {
-      box.appendChild(list(readable(row)));
+      var stored = row.querySelector("template.run-stored");
+      if (!stored) {
+        box.appendChild(el("p", "outbox-nothing", words.nothing));
+        return box;
+      }
+      var lines = [];
+      stored.content.querySelectorAll("dt").forEach(function (dt) {
+        var dd = dt.nextElementSibling;
+        lines.push([dt.textContent.trim(), dd ? dd.textContent.trim() : ""]);
+      });
+      box.appendChild(list(lines));
       return box;
     }
     var main = doc.querySelector("main") || doc.body;
@@ -236,7 +266,7 @@
     return box;
   }
   function renderRefused(refused) {
-    var place = bar.querySelector(".outbox-refused");
+    var place = below.querySelector(".outbox-refused");
     place.textContent = "";
     refused.forEach(function (entry) {
       var card = el("article", "outbox-refused-entry");
@@ -307,8 +337,22 @@
       else localStorage.removeItem(REPORT);
     } catch (e) { /* private mode: shown until the page goes */ }
   }
+  // A refusal the referee resolved (kept the server's, sent theirs again; here or in another
+  // tab) leaves the report: it lists what still waits for them.
+  function forgetResolved(refused) {
+    var report = loadReport();
+    if (!report || !report.refused || !report.refused.length) return;
+    var left = report.refused.filter(function (r) {
+      return refused.some(function (e) { return r.id ? e.id === r.id : e.label === r.label; });
+    });
+    if (left.length === report.refused.length) return;
+    report.refused = left;
+    if (!report.sent.length && !left.length) report = null;
+    saveReport(report);
+    showReport(report);
+  }
   function showReport(report) {
-    var place = bar.querySelector(".outbox-report");
+    var place = below.querySelector(".outbox-report");
     place.textContent = "";
     if (!report || (!report.sent.length && !report.refused.length && !report.lost)) {
       place.hidden = true;
@@ -383,7 +427,7 @@
         else report.reload = true;
       } else if (result.kind === "refused") {
         entry.answer = result;
-        report.refused.push({ label: entry.label, why: whyOf(entry) });
+        report.refused.push({ id: entry.id, label: entry.label, why: whyOf(entry) });
       } else if (result.kind === "replaced") {
         lost = result.lost || [];
       }

@@ -22,6 +22,7 @@ from races.grid.services import allocation_run, referee_link_regenerate
 from races.grid.start import stands_set
 from races.models import RaceResult, RaceTable, RaceWeather, WeatherDraw
 from races.results.services import result_confirm, result_save
+from tests.browser.phone import small_targets
 from tournament.access import Actor
 from tournament.models import Driver
 
@@ -113,7 +114,7 @@ def test_ten_runs_entered_offline_land_once_in_order_naming_the_referee(
 
     phone.set_offline(False)
     expect(count(page)).to_have_text(SENT, timeout=20_000)
-    expect(page.locator("#offline-bar .outbox-report")).to_contain_text(
+    expect(page.locator("#offline-report .outbox-report")).to_contain_text(
         "Envoyées\u00a0: 10\u00a0; refusées\u00a0: 0"
     )
     if not secure:  # the rows come back from the server as it stored them
@@ -200,7 +201,7 @@ def test_a_race_table_opened_once_opens_offline_and_its_result_meets_the_desk_s(
     result_confirm(actor=desk, table=race)
 
     phone.set_offline(False)
-    refused = page.locator("#offline-bar .outbox-refused-entry")
+    refused = page.locator("#offline-report .outbox-refused-entry")
     expect(refused).to_have_count(1, timeout=20_000)
     expect(count(page)).to_contain_text("1 saisie refusée")
     expect(refused.locator(".outbox-why")).to_contain_text("confirmé")
@@ -290,7 +291,7 @@ def test_a_link_replaced_during_the_outage_deletes_its_outbox_saying_why(
     expect(count(page)).to_have_text("1 saisie à envoyer")
     referee_link_regenerate(actor=Actor(user=organiser), table=qualifying)
     phone.set_offline(False)
-    report = page.locator("#offline-bar .outbox-report")
+    report = page.locator("#offline-report .outbox-report")
     expect(report).to_contain_text("Ce lien a été remplacé", timeout=20_000)
     expect(report.locator("details li")).to_contain_text("1 Pilote1 Lefèvre")
     expect(count(page)).to_have_text(SENT)
@@ -348,3 +349,147 @@ def test_a_new_service_worker_takes_over_without_losing_a_full_outbox(
     page.evaluate("window.dispatchEvent(new Event('online'))")  # the server is back
     expect(count(page)).to_have_text(SENT, timeout=20_000)
     assert sorted(Run.objects.values_list("driver__number", flat=True)) == [1, 2, 3]
+
+
+# --- Back online: a run refused beside the one another phone saved meanwhile ----------------
+
+
+def type_run(page: Page, number: int, tyres: str, throws: int, stopwatch: str) -> None:
+    row = page.locator(f"#run-{number}")
+    row.locator(f"input[value={tyres}]").check()
+    row.locator(f"input[name='d{number}-throws']").fill(str(throws))
+    row.locator(f"input[name='d{number}-stopwatch']").fill(stopwatch)
+    row.locator("button.save").click()
+
+
+def sides(card) -> tuple[dict[str, str], dict[str, str]]:
+    """The two columns of a refused entry, each as {label: value}."""
+    read = """section => { const out = {};
+      section.querySelectorAll("dt").forEach(dt => {
+        out[dt.textContent.trim()] = dt.nextElementSibling.textContent.trim(); });
+      return out; }"""
+    return (
+        card.locator(".outbox-mine").evaluate(read),
+        card.locator(".outbox-theirs").evaluate(read),
+    )
+
+
+def test_a_run_refused_back_online_shows_what_the_server_stored_beside_what_the_phone_typed(
+    browser: Browser, phone, live_server, qualifying, venue_hosts
+):
+    """Issue 40, item 3; DOMAIN.md "Without Wi-Fi": a stale write "is refused with what is
+    stored, and the referee sees both, on the phone, until resolved". Phone A types
+    Tendres / 47 / 1:47.00 offline while phone B saves Pluie / 33 / 1:10.00 for the same
+    run. Back online, A's entry is refused: "Ce que le serveur a" shows B's run as stored,
+    "Saisi sur ce téléphone" A's, both under the page's own labels (never a field's name,
+    never the stopwatch's live reading)."""
+    url = f"{origin(live_server, False)}/q/{qualifying.token}/?session=1"
+    a = phone.new_page()
+    a.goto(url)
+    phone.set_offline(True)
+    type_run(a, 1, "soft", 47, "1:47.00")
+    expect(count(a)).to_have_text("1 saisie à envoyer")
+
+    other = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        b = other.new_page()
+        b.goto(url)
+        type_run(b, 1, "rain", 33, "1:10.00")
+        expect(b.locator("#run-1")).to_have_class(re.compile(r"\bsaved\b"))
+    finally:
+        other.close()
+    stored = Run.objects.get()
+    assert (stored.tyres, stored.throws, stored.stopwatch_cs) == ("rain", 33, 7000)
+
+    phone.set_offline(False)
+    card = a.locator("#offline-report .outbox-refused-entry")
+    expect(card).to_have_count(1, timeout=20_000)
+    expect(card.locator(".outbox-theirs h4")).to_have_text("Ce que le serveur a")
+    mine, theirs = sides(card)
+    assert theirs == {
+        "Pneus": "Pluie",
+        "Jets": "33",
+        "Erreurs de placement": "0",
+        "Cases de sortie de virage": "0",
+        "Chrono": "1:10.00",
+    }
+    assert mine == {
+        "Pneus": "Tendres",
+        "Jets": "47",
+        "Erreurs de placement": "0",
+        "Cases de sortie de virage": "0",
+        "Chrono": "1:47.00",
+    }
+    # The server's run is untouched until the referee picks a side; theirs, sent again, is
+    # based on the server's version and lands.
+    assert Run.objects.get().throws == 33
+    card.get_by_role("button", name="Renvoyer ma saisie").click()
+    expect(count(a)).to_have_text(SENT, timeout=20_000)
+    stored = Run.objects.get()
+    assert (stored.tyres, stored.throws, stored.stopwatch_cs) == ("soft", 47, 10700)
+
+
+#: The report's parts (what was sent, the refused entries) that cover a run card on screen now:
+#: [[part's class, card's id], …].
+OVERLAPS = """() => {
+  const boxes = sel => [...document.querySelectorAll(sel)]
+    .filter(e => e.offsetParent !== null).map(e => [e, e.getBoundingClientRect()]);
+  const meet = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const cards = boxes("form.run-row");
+  const found = [];
+  boxes("#offline-report .outbox-report, #offline-report .outbox-refused-entry")
+    .forEach(([part, r]) => cards.forEach(([card, c]) => {
+      if (meet(r, c)) found.push([part.className, card.id]);
+    }));
+  return found;
+}"""
+
+
+def test_the_back_online_report_on_a_phone_lies_beside_the_run_cards_and_drops_a_resolved_refusal(
+    phone, live_server, qualifying, venue_hosts
+):
+    """Issue 40, item 17; DOMAIN.md "Without Wi-Fi": the referee sees a refusal "until
+    resolved" (and no longer), and the count of entries to send is always on screen. At
+    390 px, back online, the report (sent, refused) and the refused entry never cover a run
+    card, wherever the page is scrolled; the bar that stays on screen is opaque, two lines
+    at most, and the report's buttons are 44 px. A refusal the referee resolved leaves the
+    report, on the page and once reloaded."""
+    page = phone.new_page()
+    page.goto(f"{origin(live_server, False)}/q/{qualifying.token}/?session=1")
+    phone.set_offline(True)
+    for number in (1, 2, 3):
+        enter_run(page, number)
+        expect(count(page)).to_have_attribute("data-pending", str(number))
+    # Meanwhile another referee's run 2 reaches the server.
+    Run.objects.create(
+        session=QualifyingSession.objects.get(event=qualifying.event),
+        driver=Driver.objects.get(championship=qualifying.event.championship, number=2),
+        tyres="rain",
+        throws=33,
+        stopwatch_cs=7000,
+    )
+    phone.set_offline(False)
+    report = page.locator("#offline-report .outbox-report")
+    expect(report).to_contain_text("Envoyées\u00a0: 2\u00a0; refusées\u00a0: 1", timeout=20_000)
+    refused = page.locator("#offline-report .outbox-refused-entry")
+    expect(refused).to_have_count(1)
+    height = page.evaluate("document.documentElement.scrollHeight")
+    for top in range(0, height, 200):
+        page.evaluate("y => window.scrollTo(0, y)", top)
+        assert page.evaluate(OVERLAPS) == [], top
+    # Scrolled to a card, the bar stays over it: opaque (no text on text) and small.
+    page.evaluate("document.getElementById('run-3').scrollIntoView()")
+    bar = page.locator("#offline-bar")
+    assert bar.evaluate("e => getComputedStyle(e).backgroundColor").startswith("rgb(")
+    assert bar.bounding_box()["height"] < 120
+    page.evaluate("window.scrollTo(0, 0)")
+    assert small_targets(page, "#offline-report") == []
+
+    refused.get_by_role("button", name="Garder ce que le serveur a").click()
+    expect(refused).to_have_count(0)
+    expect(report.locator(".outbox-refused-list")).to_have_count(0)
+    expect(report).to_contain_text("Envoyées\u00a0: 2\u00a0; refusées\u00a0: 0")
+    page.reload()  # the report is kept on the phone: resolved there too
+    expect(report).to_contain_text("Envoyées\u00a0: 2")
+    expect(report).not_to_contain_text("Pilote2")

@@ -36,6 +36,7 @@ urlpatterns = [
     path("e/<slug:slug>/away/checkout/", away_views.away_checkout, name="away-checkout"),
     path("e/<slug:slug>/away/cancel/", away_views.away_cancel, name="away-cancel"),
     path("e/<slug:slug>/away/return/", away_views.away_return, name="away-return"),
+    path("e/<slug:slug>/away/back/", away_views.away_back, name="away-back"),
     path("me/tables/", referee_views.my_tables, name="my-tables"),
     # Players across championships (issue 22): race control's matches and changes.
     path("players/matches/", player_desk.matches, name="player-matches"),

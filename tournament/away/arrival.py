@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import DatabaseError, transaction
 from django.db.models import Max
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
 from tournament import sealing
@@ -294,7 +294,13 @@ def next_door_number(championship: Championship) -> int | None:
 
 def load_bundle(path: str) -> str:
     """``make venue BUNDLE=…``: load the bundle at ``path`` once (a restart with the same
-    bundle carries on); answers what was done, or ArrivalError."""
+    bundle carries on); answers what was done, or ArrivalError. In English, as every line of
+    the console (its refusals too)."""
+    with translation.override(None):
+        return _load_bundle(path)
+
+
+def _load_bundle(path: str) -> str:
     try:
         with open(path, "rb") as handle:
             text = handle.read()
@@ -309,10 +315,13 @@ def load_bundle(path: str) -> str:
             _("This is not a Paddock event bundle (%(why)s).") % {"why": exc}
         ) from exc
     if Checkout.objects.filter(uid=uid, side=Checkout.Side.VENUE).exists():
-        return _("The bundle %(file)s is loaded already.") % {"file": path}
-    arrived = import_event(text)
-    return _("Event %(event)s loaded: %(drivers)s drivers, %(entries)s entries.") % {
-        "event": arrived.event,
-        "drivers": arrived.drivers,
-        "entries": arrived.entries,
-    }
+        return f"The bundle {path} is loaded already."
+    return loaded_line(import_event(text))
+
+
+def loaded_line(arrived: Arrived) -> str:
+    """The console's line for a bundle loaded (English, as the console)."""
+    return (
+        f"Event {arrived.event} loaded: {arrived.drivers} drivers, {arrived.entries} entries, "
+        f"{arrived.registrations} registrations."
+    )

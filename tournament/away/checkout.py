@@ -24,6 +24,16 @@ from tournament.signup.models import Registration
 
 #: How many numbers a check-out keeps for the drivers created at the door.
 RESERVED = 30
+#: The registrations the bundle carries: the accepted, and the waiting list with its order
+#: and who is at the door, so that closing check-in on the laptop moves the waiting present
+#: into the absent's seats (DOMAIN.md "Corrections to 'Before the day'"); those awaiting
+#: race control's decision and those absent already, decided at the venue.
+TRAVELS = (
+    Registration.Status.ACCEPTED,
+    Registration.Status.WAITING,
+    Registration.Status.PENDING,
+    Registration.Status.ABSENT,
+)
 
 
 def under_way(event: Event) -> Checkout | None:
@@ -126,12 +136,14 @@ def event_bundle(checkout: Checkout, key: str) -> dict[str, Any]:
                 "public_name": r.public_name,
                 "language": r.language,
                 "status": r.status,
+                # The waiting list's order (DOMAIN.md: the order of confirmation).
+                "confirmed_at": r.confirmed_at.isoformat() if r.confirmed_at else None,
                 "present": r.present,
                 "driver": r.driver.number if r.driver else None,
             }
-            for r in Registration.objects.filter(
-                event=event, status=Registration.Status.ACCEPTED
-            ).select_related("driver")
+            for r in Registration.objects.filter(event=event, status__in=TRAVELS)
+            .select_related("driver")
+            .order_by("confirmed_at", "pk")
         ],
         "entries": [
             {

@@ -179,7 +179,16 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     Registration.objects.create(
         event=event, first_name="Ayrton", last_name="CF", email="ayrton@example.org",
         status="accepted", driver=Driver.objects.get(championship=event.championship, number=1),
+        confirmed_at=datetime.datetime(2026, 11, 1, tzinfo=datetime.UTC),
     )  # fmt: skip
+    # The waiting list travels too, in its order (of confirmation, not of sign-up).
+    for first, status, day in (("Alain", "accepted", 2), ("Kimi", "waiting", 4),
+                               ("Mika", "waiting", 3)):  # fmt: skip
+        Registration.objects.create(
+            event=event, first_name=first, last_name="Attente", status=status,
+            email=f"{first.lower()}@example.org",
+            confirmed_at=datetime.datetime(2026, 11, day, tzinfo=datetime.UTC),
+        )  # fmt: skip
     token = ApiToken.issue(organiser)
     api = httpx.Client(
         base_url=live_server.url + "/api/v1",
@@ -196,6 +205,9 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     assert [d["number"] for d in out["drivers"]] == list(range(1, 9))
     assert out["reserved_numbers"][0] == 9
     assert out["registrations"][0]["email"] == ""  # the addresses stay unless ticked
+    assert [(r["first_name"], r["status"]) for r in out["registrations"]] == [
+        ("Ayrton", "accepted"), ("Alain", "accepted"), ("Mika", "waiting"), ("Kimi", "waiting"),
+    ]  # fmt: skip
     refused = api.post(f"/events/{event.slug}/checkin", json={"numbers": [1]})
     assert refused.status_code == 409
     assert refused.json()["away_since"] == out["checkout"]["at"]
@@ -216,6 +228,19 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
         )
     )
     assert late == 9  # the first number the check-out reserved
+    # The door's outcome (DOMAIN.md "Corrections to 'Before the day'"): Alain did not come
+    # and is absent; of the waiting list, Kimi came and took his seat as the door driver
+    # n° 9, Mika did not come and still waits, in her place.
+    door = (
+        "from tournament.signup.models import Registration as R; "
+        "from tournament.models import Driver; "
+        "R.objects.filter(first_name='Alain').update(status='absent', present=False); "
+        "R.objects.filter(first_name='Mika').update(present=False); "
+        "R.objects.filter(first_name='Kimi').update(status='accepted', present=True, "
+        "driver=Driver.objects.get(number=9)); "
+        "print(list(R.objects.filter(status='waiting').values_list('first_name', flat=True)))"
+    )
+    assert manage("shell", "--no-imports", "-c", door).strip() == "['Mika']"
     back_text = manage("export_event", "cf-gp")
     back = json.loads(back_text)
     assert bundle.verify(back, out["checkout"]["key"])
@@ -259,7 +284,18 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
     assert api.post(f"/events/{event.slug}/return", content=back_text).json() == again.json()
     assert storage.path_of(photo.image) is not None
     assert Sanction.objects.filter(event=event).count() == 1
-    assert Registration.objects.get(event=event).present  # came to the door
+    # Each registration as the day left it: present, absent, moved in as a door driver.
+    door_driver = Driver.objects.get(championship=event.championship, number=9)
+    assert [
+        (r.first_name, r.status, r.present, r.driver_id)
+        for r in Registration.objects.filter(event=event).order_by("confirmed_at")
+    ] == [
+        ("Ayrton", "accepted", True, Driver.objects.get(championship=event.championship,
+                                                        number=1).pk),
+        ("Alain", "absent", False, None),
+        ("Mika", "waiting", False, None),
+        ("Kimi", "accepted", True, door_driver.pk),
+    ]  # fmt: skip
     # The history came too: who, when, before and after (saved, submitted, confirmed).
     history = RaceResult.history.filter(table__event=event)
     assert history.count() >= 4 and {h.history_actor for h in history} >= {"rc"}

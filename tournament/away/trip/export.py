@@ -176,11 +176,13 @@ def export_event(slug: str) -> dict[str, Any]:
             for e in Entry.objects.filter(event=event).select_related("driver").order_by("pk")
         ],
         "drivers": _door_drivers(event, list(checkout.reserved_numbers)),
-        # The registrations the bundle brought, by their hosted id: who came, as whom.
+        # The registrations the bundle brought, by their hosted id, as the day left them:
+        # who came, as whom, who was absent, who moved in from the waiting list.
         "registrations": [
             {
                 "id": arrived.hosted_id,
                 "status": arrived.registration.status,
+                "confirmed_at": arrived.registration.confirmed_at,
                 "present": arrived.registration.present,
                 "driver": arrived.registration.driver.number
                 if arrived.registration.driver

@@ -1,5 +1,7 @@
-"""The desk's page of the event away (hosted): the check-out (its file downloaded), its
-cancellation with a reason, and the return by uploading the laptop's file."""
+"""The desk's page of the event away. Hosted: the check-out (its file downloaded), its
+cancellation with a reason, and the return by uploading the laptop's file. On the laptop
+that loaded its bundle: the way back (its file downloaded, ``make export``, ``push_event``),
+never a new check-out."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from django.views.decorators.http import require_POST, require_safe
 from tournament.access import actor_for, organised_event
 from tournament.away import checkout as trip
 from tournament.away.models import Checkout
+from tournament.away.trip.export import ExportError, export_event
 from tournament.away.trip.landing import land
 from tournament.errors import ServiceError
 
@@ -28,8 +31,27 @@ def away_page(request: HttpRequest, slug: str) -> HttpResponse:
             "event": event,
             "away": trip.under_way(event),
             "trips": Checkout.objects.filter(event=event, side=Checkout.Side.HOSTED)[:10],
+            # On the laptop: the bundle loaded here, whose day goes back.
+            "loaded": Checkout.objects.filter(event=event, side=Checkout.Side.VENUE).first(),
         },
     )
+
+
+@require_safe
+def away_back(request: HttpRequest, slug: str) -> HttpResponse:
+    """On the laptop: the day's way back, as the file to upload on the hosted desk."""
+    event = organised_event(request, slug)
+    try:
+        data = export_event(event.slug)
+    except ExportError as exc:
+        messages.error(request, str(exc))
+        return redirect("away", slug=slug)
+    response = HttpResponse(
+        json.dumps(data, ensure_ascii=False, sort_keys=True),
+        content_type="application/json; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{event.slug}.back.json"'
+    return response
 
 
 @require_POST

@@ -7,9 +7,10 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 from django.utils.translation import gettext as _
 
-from tournament.away.arrival import ArrivalError, import_event
+from tournament.away.arrival import ArrivalError, import_event, loaded_line
 
 
 def read(file: str) -> bytes:
@@ -32,19 +33,9 @@ class Command(BaseCommand):
         parser.add_argument("file", help="the bundle, or - for standard input")
 
     def handle(self, *args: Any, file: str, **options: Any) -> None:
-        try:
-            arrived = import_event(read(file))
-        except ArrivalError as exc:
-            raise CommandError(str(exc)) from exc
-        self.stdout.write(
-            _(
-                "Event %(event)s loaded: %(drivers)s drivers, %(entries)s entries, "
-                "%(registrations)s registrations."
-            )
-            % {
-                "event": arrived.event,
-                "drivers": arrived.drivers,
-                "entries": arrived.entries,
-                "registrations": arrived.registrations,
-            }
-        )
+        with translation.override(None):  # the console speaks English
+            try:
+                arrived = import_event(read(file))
+            except ArrivalError as exc:
+                raise CommandError(str(exc)) from exc
+        self.stdout.write(loaded_line(arrived))

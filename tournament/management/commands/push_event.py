@@ -9,6 +9,7 @@ import urllib.request
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from tournament.away.trip.export import ExportError, export_event
@@ -24,6 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=300.0)
 
     def handle(self, *args: Any, event: str, to: str, token: str, **options: Any) -> None:
+        with translation.override(None):  # the console speaks English
+            self._handle(*args, event=event, to=to, token=token, **options)
+
+    def _handle(self, *args: Any, event: str, to: str, token: str, **options: Any) -> None:
         if not to.startswith(("https://", "http://")):
             raise CommandError(_("--to takes the server's address: https://…"))
         try:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from tournament.away.trip.landing import land
@@ -21,6 +22,10 @@ class Command(BaseCommand):
         parser.add_argument("file", help="the way back, or - for standard input")
 
     def handle(self, *args: Any, file: str, **options: Any) -> None:
+        with translation.override(None):  # the console speaks English
+            self._handle(*args, file=file, **options)
+
+    def _handle(self, *args: Any, file: str, **options: Any) -> None:
         try:
             answer = land(read(file))
         except ServiceError as exc:

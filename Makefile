@@ -14,7 +14,11 @@ DATA ?= venue
 # The laptop setup: DEBUG on (the settings' default is production), demo logins allowed.
 # HOST=<an address of this machine> serves it there too (a try on a phone; the day itself
 # is `make venue`).
-DEV := DEBUG=true SITE_URL=$(SITE_URL) ALLOWED_HOSTS=$(HOST),127.0.0.1,localhost,[::1],testserver
+# Each host name once (HOST is 127.0.0.1 unless given).
+comma := ,
+space := $(subst ,, )
+DEV_HOSTS := $(subst $(space),$(comma),$(strip $(HOST) $(filter-out $(HOST),127.0.0.1 localhost [::1] testserver)))
+DEV := DEBUG=true SITE_URL=$(SITE_URL) ALLOWED_HOSTS=$(DEV_HOSTS)
 # A variable's value as one shell word, exactly as typed on make's command line: not
 # expanded by make (a "$" stays a "$"), quoted for the shell (a Wi-Fi named `x"; rm -rf ~`
 # is a name, not a command).
@@ -39,7 +43,7 @@ UV_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY) --require-hashes
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --generate-hashes --universal \
 	--python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: run venue backup restore test lock bench lint format messages system-deps clean
+.PHONY: run venue export backup restore test lock bench lint format messages system-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +61,7 @@ $(VENV)/.dev: requirements.lock requirements-dev.lock requirements-uv.lock | $(P
 run: $(VENV)/.runtime
 	$(DEV) $(PY) manage.py migrate --noinput -v 0
 	$(DEV) $(PY) manage.py load_demo
-	@$(if $(value EMAIL_HOST),,echo "Mails (no EMAIL_HOST): written to $(CURDIR)/mails/")
+	@$(if $(value EMAIL_HOST),,echo "Mails (no EMAIL_HOST): written to $(CURDIR)/mails/ (each one says so below when it is written)")
 	$(DEV) $(PY) manage.py runserver $(HOST):$(PORT)
 
 ## The tournament day: serve the hall's phones from this laptop (gunicorn, DEBUG off, backups).
@@ -69,6 +73,13 @@ venue: $(VENV)/.runtime
 		$(if $(value EVENT),--event $(call quoted,EVENT)) \
 		$(if $(value BUNDLE),--bundle $(call quoted,BUNDLE)) \
 		$(if $(filter 1 yes true on,$(value ORGANISERS_ON_WIFI)),--organisers-on-wifi)
+
+## The day's way back to the hosted server, once it is over: make export EVENT=<slug> writes
+## venue/<slug>.back.json (OUT=<file or folder> elsewhere), whole or not at all; upload it on
+## the hosted desk's "The day on a laptop" page.
+export: $(VENV)/.runtime
+	@test -n $(call quoted,EVENT) || { echo "Which event? make export EVENT=<slug> (the slug is in the event's address: /e/<slug>/)"; exit 2; }
+	$(VENUE) $(PY) manage.py export_event $(call quoted,EVENT) --output $(if $(value OUT),$(call quoted,OUT),$(call quoted,DATA))
 
 ## A backup of the venue's whole database now (make venue takes one every 5 minutes)
 backup: $(VENV)/.runtime

@@ -321,7 +321,7 @@ EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
     "django.core.mail.backends.smtp.EmailBackend"
     if EMAIL_HOST
-    else "django.core.mail.backends.filebased.EmailBackend"
+    else "tournament.site.mailfiles.EmailBackend"  # files, this account's only
     if DEBUG
     else "django.core.mail.backends.dummy.EmailBackend",
 )
@@ -335,6 +335,7 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 PASSWORD_RESET_ENABLED = EMAIL_BACKEND not in (
     "django.core.mail.backends.dummy.EmailBackend",
     "django.core.mail.backends.filebased.EmailBackend",
+    "tournament.site.mailfiles.EmailBackend",
 )
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",

@@ -17,8 +17,8 @@ from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away import checkout as trip
 from tournament.away.trip.landing import land
-from tournament.errors import InvalidInput, ServiceError
-from tournament.models import Championship, Driver, Entry, Sanction
+from tournament.errors import Conflict, InvalidInput, ServiceError
+from tournament.models import Championship, Driver, Entry, Event, Sanction
 from tournament.players.identity import new_player
 from tournament.players.matching import proposals
 
@@ -301,3 +301,25 @@ def test_a_return_nested_past_reason_is_refused(make_event, organiser):
         land("[" * 100_000)
     with pytest.raises(InvalidInput):
         land(json.dumps({"format": bundle.BACK, "deep": json.loads("[" * 40 + "]" * 40)}))
+
+
+def test_another_clubs_check_out_is_not_named(make_event, organiser, django_user_model, circuit):
+    """Issue 40: the return of another club's check-out, sent to one's own event, answered
+    with that other event's slug: it is refused saying less."""
+    theirs = Championship.objects.create(slug="ailleurs", name="Ailleurs", season="2026")
+    other = django_user_model.objects.create_user("other")
+    theirs.organisers.add(other)
+    secret = Event.objects.create(
+        championship=theirs, slug="gp-secret-du-club", name="GP", circuit=circuit,
+        date=datetime.date(2026, 7, 14),
+    )  # fmt: skip
+    out = trip.check_out(actor=Actor(user=other), event=secret)
+    mine = make_event(2)
+    with pytest.raises(Conflict) as refused:
+        land(way_back(out, secret), event=mine, actor=Actor(user=organiser))
+    assert "gp-secret-du-club" not in str(refused.value.message)
+    assert "gp-secret-du-club" not in str(refused.value.errors)
+    # Its own organisers are told which event it is.
+    theirs.organisers.add(organiser)
+    with pytest.raises(Conflict, match="gp-secret-du-club"):
+        land(way_back(out, secret), event=mine, actor=Actor(user=organiser))

@@ -244,3 +244,19 @@ def test_each_test_worker_has_a_redis_database_of_its_own():
         redis_url_of_worker("redis://127.0.0.1:6379/10", 6)
     if os.environ.get("REDIS_URL"):  # this worker's cache is on the database it was given
         assert settings.CACHES["default"]["LOCATION"] == os.environ["REDIS_URL"]
+
+
+MAIL_FROM = (
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tournament.settings'; django.setup();"
+    "from django.conf import settings as s; print(s.DEFAULT_FROM_EMAIL)"
+)
+
+
+def test_mails_come_from_the_site_s_name_at_its_host_unless_set():
+    """Issue 40: mails came from Django's ``webmaster@localhost``, which receiving servers
+    take for spam. Unset, the sender is the site's name at SITE_URL's host."""
+    derived = run_python(MAIL_FROM, DEBUG="true", SITE_URL="https://paddock.example.org/")
+    assert derived.returncode == 0, derived.stderr
+    assert derived.stdout.strip() == "Paddock <noreply@paddock.example.org>"
+    chosen = run_python(MAIL_FROM, DEBUG="true", DEFAULT_FROM_EMAIL="Club <club@example.org>")
+    assert chosen.stdout.strip() == "Club <club@example.org>"

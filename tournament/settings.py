@@ -15,6 +15,7 @@ import datetime
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from celery.schedules import crontab
@@ -330,7 +331,11 @@ EMAIL_PORT = int(env_str("EMAIL_PORT", "587"))
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
-DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+# Unset: the site's name at SITE_URL's host ("Paddock <noreply@paddock.example.org>"), not
+# Django's webmaster@localhost, which a receiving server takes for spam.
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL") or (
+    f"Paddock <noreply@{urlsplit(SITE_URL).hostname or 'localhost'}>"
+)
 # Mails written to a folder reach nobody: no reset pages either.
 PASSWORD_RESET_ENABLED = EMAIL_BACKEND not in (
     "django.core.mail.backends.dummy.EmailBackend",

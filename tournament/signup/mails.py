@@ -1,6 +1,12 @@
 """The mails of sign-up: each change writes its row in the outbox (``Mail``) in the same
 transaction, rendered in the registrant's language, as text and HTML, naming the event and
-the link. Sending is ``tasks.py``'s job; nothing here talks to a mail server."""
+the link. Sending is ``tasks.py``'s job; nothing here talks to a mail server.
+
+A link opens a registration: no row holds it as it is (API.md, "Secrets … are never stored
+as they are"). The bodies keep ``LINK`` in its place, the link itself is sealed beside them
+(``Mail.link_sealed``, ``tournament.sealing``), and ``bodies_as_sent`` writes it in when the
+mail leaves. A subject is one line: a line break in an event's name would make every mail of
+that event a header the mail library refuses."""
 
 from __future__ import annotations
 
@@ -10,8 +16,10 @@ from django.conf import settings
 from django.core.mail import make_msgid
 from django.template.loader import render_to_string
 from django.utils import formats, translation
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 
+from tournament.sealing import seal, unseal
 from tournament.signup.models import Mail, Message, Registration
 
 Kind = Mail.Kind
@@ -115,6 +123,47 @@ def _texts(registration: Registration, kind: str, facts: dict[str, Any]) -> tupl
 #: confirmation renders its mail before it takes the seats' lock, and ``save`` puts the rank
 #: in under it (a character of Unicode's private use area: no text or escaping makes it).
 RANK = "\ue000rank\ue000"
+#: Stands for the link in a stored body (the same private use area as ``RANK``).
+LINK = "\ue000link\ue000"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace (line breaks included) as one space."""
+    return " ".join(text.split())
+
+
+def _site() -> str:
+    return settings.SITE_URL.rstrip("/")
+
+
+def seal_link(link: str) -> str:
+    """``link`` sealed for ``Mail.link_sealed``; a link of this site is sealed without the
+    site's address (short whatever ``SITE_URL``), which is put back when the mail leaves."""
+    if not link:
+        return ""
+    if link.startswith(_site() + "/"):
+        link = link[len(_site()) :]
+    return seal(link)
+
+
+def link_of(mail: Mail) -> str | None:
+    """The link ``mail`` carries ("" for none), or None when no key of this server opens
+    the sealed copy."""
+    if not mail.link_sealed:
+        return ""
+    link = unseal(mail.link_sealed)
+    if link is None:
+        return None
+    return _site() + link if link.startswith("/") else link
+
+
+def bodies_as_sent(mail: Mail) -> tuple[str, str] | None:
+    """The text and HTML bodies with the link written in, or None when the link cannot be
+    unsealed here (a key changed without keeping the old one in ``SECRET_KEY_FALLBACKS``)."""
+    link = link_of(mail)
+    if link is None:
+        return None
+    return mail.body_text.replace(LINK, link), mail.body_html.replace(LINK, escape(link))
 
 
 def render(
@@ -127,14 +176,15 @@ def render(
     **facts: Any,
 ) -> Mail:
     """One mail of ``kind`` to ``registration``, rendered in the registrant's language and
-    given its key, not saved (``save``). ``link``: the URL it carries."""
+    given its key, not saved (``save``). ``link``: the URL it carries, sealed apart from
+    the bodies (``LINK`` in its place)."""
     with translation.override(registration.language or settings.LANGUAGE_CODE):
         subject, paragraphs = _texts(registration, kind, facts)
         context = {
             "registration": registration,
             "event": registration.event,
             "paragraphs": paragraphs,
-            "link": link,
+            "link": LINK if link else "",
             "link_label": _("Confirm my registration")
             if kind == Kind.CONFIRM
             else _("My registration"),
@@ -148,9 +198,10 @@ def render(
         key=_next_key(registration, key or kind),
         to=registration.email,
         language=registration.language,
-        subject=subject[:250],
+        subject=one_line(subject)[:250],
         body_text=text,
         body_html=html,
+        link_sealed=seal_link(link),
         message_id_header=make_msgid(domain="paddock.invalid"),
     )
 

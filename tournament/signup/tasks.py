@@ -6,8 +6,12 @@ mail (a retry, a message given back by a worker that died) waits for the lock, t
 the row sent and does nothing. A worker killed before the server took the mail leaves the
 row queued, and the task runs again (acks late). The Message-ID is fixed when the row is
 written, so every try sends the same message. An SMTP refusal is counted and retried with
-a growing delay. Without a mail server (``make venue``: the dummy backend) rows stay queued,
-and the desk hands each registrant their link.
+a growing delay. A mail that can never leave (a header the mail library refuses, a server's
+permanent 5xx refusal, a link sealed with a key this server no longer has) is marked failed at
+once with its error, for the desk to see: never left queued. The link is written into the
+bodies here, from its sealed copy (``mails.bodies_as_sent``): the row never holds it. Without a
+mail server (``make venue``: the dummy backend) rows stay queued, and the desk hands each
+registrant their link.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.utils import timezone
 
+from tournament.signup import mails
 from tournament.signup.models import Mail
 
 log = logging.getLogger(__name__)
@@ -42,22 +47,42 @@ def send_soon(mail_ids: list[int]) -> None:
     transaction.on_commit(lambda: [send_mail.delay(pk) for pk in ids])
 
 
+class Undeliverable(Exception):
+    """This mail can never leave as it is: trying again would fail the same way."""
+
+
 def _message(mail: Mail) -> EmailMultiAlternatives:
+    bodies = mails.bodies_as_sent(mail)
+    if bodies is None:
+        raise Undeliverable("the link is sealed with a key this server does not have")
+    text, html = bodies
     message = EmailMultiAlternatives(
-        subject=mail.subject,
-        body=mail.body_text,
+        # A row written before subjects were made one line may still hold a line break.
+        subject=mails.one_line(mail.subject),
+        body=text,
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[mail.to],
         headers={"Message-ID": mail.message_id_header, "Content-Language": mail.language},
     )
-    if mail.body_html:
-        message.attach_alternative(mail.body_html, "text/html")
+    if html:
+        message.attach_alternative(html, "text/html")
     return message
 
 
+def _for_good(exc: Exception) -> bool:
+    """True for an error no later try can mend: a message the mail library refuses to write
+    (``BadHeaderError`` is a ``ValueError``), or a server's permanent refusal (5xx)."""
+    if isinstance(exc, (Undeliverable, ValueError)):
+        return True
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _text in exc.recipients.values()]
+        return bool(codes) and all(code >= 500 for code in codes)
+    return isinstance(exc, smtplib.SMTPResponseException) and exc.smtp_code >= 500
+
+
 def deliver(mail_id: int) -> str:
-    """Send one queued mail; answers its state afterwards (``sent``, ``queued`` after a
-    refusal, ``failed`` after the last try). Raises the server's refusal after saving it."""
+    """Send one queued mail; answers its state afterwards (``sent``, ``refused`` after a
+    refusal worth another try, ``failed`` after the last try or an error for good)."""
     with transaction.atomic():
         mail = Mail.objects.select_for_update().filter(pk=mail_id).first()
         if mail is None or mail.state != Mail.State.QUEUED or not mails_leave():
@@ -65,10 +90,10 @@ def deliver(mail_id: int) -> str:
         mail.attempts += 1
         try:
             sent = _message(mail).send(fail_silently=False)
-        except (smtplib.SMTPException, OSError) as exc:
+        except (smtplib.SMTPException, OSError, ValueError, Undeliverable) as exc:
             # The refusal is kept (a row per mail); the address itself never goes to a log.
             mail.last_error = f"{type(exc).__name__}: {exc}"[:500]
-            if mail.attempts >= MAX_RETRIES:
+            if mail.attempts >= MAX_RETRIES or _for_good(exc):
                 mail.state = Mail.State.FAILED
             mail.save(update_fields=["attempts", "last_error", "state"])
             log.warning("signup mail %s not sent (try %s)", mail.pk, mail.attempts)

@@ -28,12 +28,26 @@ def open_event(make_event):
     return build
 
 
+def sent(mail) -> tuple[str, str]:
+    """The text and HTML bodies of ``mail`` as they leave, the link written in (the row
+    keeps it sealed apart: ``mails.bodies_as_sent``)."""
+    from tournament.signup import mails
+
+    bodies = mails.bodies_as_sent(mail)
+    assert bodies is not None, "the mail's link does not unseal"
+    return bodies
+
+
+def sent_text(mail) -> str:
+    return sent(mail)[0]
+
+
 def last_token(email: str, pattern: re.Pattern = CONFIRM) -> str:
     """The token of the last mail to ``email`` carrying a link of ``pattern``."""
     from tournament.signup.models import Mail
 
     for mail in Mail.objects.filter(to=email).order_by("-pk"):
-        found = pattern.search(mail.body_text)
+        found = pattern.search(sent_text(mail))
         if found:
             return found.group(1)
     raise AssertionError(f"no link mailed to {email}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.tournament.signup.conftest import OWN, last_token
+from tests.tournament.signup.conftest import OWN, last_token, sent_text
 from tournament.signup.models import Announcement, Mail, Registration
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +48,7 @@ def test_sign_up_page_then_confirm_by_button_then_own_page(open_event):
     assert b"You are in." in confirmed.content
     assert b"<script>alert(1)</script>" not in confirmed.content  # escaped
     assert b"elodie@example.org" not in confirmed.content
-    own = OWN.search(Mail.objects.filter(kind="accepted").get().body_text).group(1)
+    own = OWN.search(sent_text(Mail.objects.filter(kind="accepted").get())).group(1)
     assert client.get(f"/registrations/{own}/").status_code == 200
     cancelled = client.post(f"/registrations/{own}/", {"action": "cancel"}, follow=True)
     assert b"Cancelled." in cancelled.content

@@ -17,8 +17,18 @@ after ``IDEMPOTENCY_STALE_SECONDS``.
 
 Which writes: every ``POST``/``PUT``/``PATCH``/``DELETE`` of the API (an organiser's token or a
 table's link) and of a table link's pages (``/q/<link>/…``, ``/r/<link>/…``). The sender is the
-link (its digest), the bearer token (its digest) or the logged-in user, so that two referees'
-keys never meet.
+link (its digest), the bearer token (its digest), the logged-in user, or for anyone else
+their address (a keyed digest of it), so that two referees' keys never meet.
+
+Secrets are never kept as they are (API.md, "The door and a person's data"): the path is
+kept with a link's secret replaced (``stored_path``), and the answer sealed
+(``tournament.sealing``): a table's link in a redirect, a registrant's own link in the
+confirmation's answer, a check-out's bundle with its signing key. A replay unseals it and
+answers it byte for byte.
+
+An anonymous sender may keep ``IDEMPOTENCY_ANON_KEYS`` keys at most (counted over the time
+keys are kept): past that, its writes run as if they carried no key and nothing more is
+stored, so that a stranger cannot fill the table (300 rows in 12 s were seen).
 """
 
 from __future__ import annotations
@@ -33,10 +43,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
 
 from tournament.offline.models import IdempotencyKey
-from tournament.sealing import link_digest
+from tournament.sealing import link_digest, seal_bytes, unseal_bytes
+from tournament.site.client_ip import client_ip
 
 HEADER = "Idempotency-Key"
 #: Sent with an answer given again from the stored first one.
@@ -44,6 +56,12 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: A table link's pages: ``/q/<link>/…`` (qualifying) and ``/r/<link>/…`` (race).
 TABLE_PATH = re.compile(r"^/(?:q|r)/(?P<token>[^/]+)/")
+#: A registrant's own link in the API (``/api/v1/registrations/<link>``), not ``…/confirm``.
+OWN_PATH = re.compile(r"^/api/v\d+/registrations/(?P<token>(?!confirm/?$)[^/]+)")
+#: What a link's secret reads as in a kept path.
+HIDDEN = "<link>"
+#: How a sealed answer begins (a Fernet token: version byte 0x80, in base64).
+SEALED_PREFIX = b"gAAAAA"
 KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
 #: Answers that mean "not judged yet": the key is released, a later send runs for real.
 RELEASED = frozenset({401, 403, 408, 413, 429})
@@ -57,6 +75,10 @@ def keep_for() -> timedelta:
 
 def stale_after() -> timedelta:
     return timedelta(seconds=int(getattr(settings, "IDEMPOTENCY_STALE_SECONDS", 300)))
+
+
+def anon_keys() -> int:
+    return int(getattr(settings, "IDEMPOTENCY_ANON_KEYS", 100))
 
 
 def applies(request: HttpRequest) -> bool:
@@ -78,7 +100,28 @@ def scope_of(request: HttpRequest) -> str:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
-    return "anon"
+    # Anyone else is their address, kept as a keyed digest (an address is a person's data).
+    address = client_ip(request) or "unknown"
+    return "anon:" + salted_hmac("paddock.idempotency.sender", address).hexdigest()[:32]
+
+
+def stored_path(path: str) -> str:
+    """``path`` as kept in the table: a table's or a registrant's link replaced by
+    ``HIDDEN``, so that the row opens nothing."""
+    for pattern in (TABLE_PATH, OWN_PATH):
+        found = pattern.match(path)
+        if found:
+            path = path[: found.start("token")] + HIDDEN + path[found.end("token") :]
+    return path[:500]
+
+
+def over_anon_cap(scope: str) -> bool:
+    """True when an anonymous sender keeps as many keys as it may."""
+    if not scope.startswith("anon:"):
+        return False
+    since = timezone.now() - keep_for()
+    kept = IdempotencyKey.objects.filter(scope=scope, created_at__gte=since)
+    return kept.count() >= anon_keys()
 
 
 def body_digest(request: HttpRequest) -> str:
@@ -112,6 +155,18 @@ def _error(status: int, detail: str) -> JsonResponse:
 def _replay(row: IdempotencyKey) -> HttpResponse:
     """The first answer again. A redirect's ``Location`` is what its stored body holds."""
     stored = bytes(row.response)
+    if stored.startswith(SEALED_PREFIX):
+        opened = unseal_bytes(stored)
+        if opened is None:  # sealed with a key this server no longer has
+            return _error(
+                422,
+                _(
+                    "This request was already answered, and its answer can no longer be "
+                    "read here: open the page again to see what was saved."
+                ),
+            )
+        stored = opened
+    # Else an answer kept as it was before answers were sealed: given as it is.
     status = row.status or 200
     if 300 <= status < 400:
         response = HttpResponse(status=status)
@@ -140,7 +195,7 @@ def claim(
         try:
             with transaction.atomic():
                 return IdempotencyKey.objects.create(
-                    scope=scope, key=key, method=method, path=path[:500], body_digest=digest
+                    scope=scope, key=key, method=method, path=stored_path(path), body_digest=digest
                 )
         except IntegrityError:
             pass
@@ -176,7 +231,7 @@ def store(row: IdempotencyKey, response: HttpResponse) -> None:
     IdempotencyKey.objects.filter(pk=row.pk).update(
         status=status,
         content_type=response.get("Content-Type", "")[:100],
-        response=body,
+        response=seal_bytes(body),
         completed_at=timezone.now(),
     )
 
@@ -193,9 +248,14 @@ class IdempotencyMiddleware:
             return self.get_response(request)
         if not KEY_RE.match(key):
             return _error(400, _("The Idempotency-Key must be 8 to 100 letters, digits or - _ . :"))
-        found = claim(
-            scope_of(request), key, request.method or "", request.path, body_digest(request)
-        )
+        scope = scope_of(request)
+        digest = body_digest(request)
+        if (
+            over_anon_cap(scope)
+            and not IdempotencyKey.objects.filter(scope=scope, key=key).exists()
+        ):
+            return self.get_response(request)  # runs, and nothing more is stored
+        found = claim(scope, key, request.method or "", request.path, digest)
         if isinstance(found, HttpResponse):
             return found
         try:

@@ -13,6 +13,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
 from django.urls import reverse
@@ -20,8 +21,12 @@ from django.utils import timezone
 
 from qualifying.models import Run
 from tests.tournament.offline.conftest import run_row
+from tests.tournament.signup.conftest import CONFIRM, OWN
+from tournament.models import ApiToken
 from tournament.offline import idempotency
 from tournament.offline.models import IdempotencyKey
+from tournament.signup import mails
+from tournament.signup.models import Announcement, Mail
 
 pytestmark = pytest.mark.django_db
 
@@ -257,3 +262,118 @@ def test_keys_are_kept_a_day_and_purged_after(table):
     assert idempotency.keep_for() >= timedelta(hours=24)
     assert idempotency.purge_old() == 1
     assert list(IdempotencyKey.objects.values_list("key", flat=True)) == [kept]
+
+
+# --- Secrets never kept as they are; anonymous senders capped --------------------------------
+
+
+def raw_rows(model) -> str:
+    """Every value of every row of ``model``'s table as the database holds it, as text."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM {connection.ops.quote_name(model._meta.db_table)}")
+        rows = cursor.fetchall()
+    return "\n".join(
+        bytes(value).decode("latin-1") if isinstance(value, bytes | memoryview) else str(value)
+        for row in rows
+        for value in row
+    )
+
+
+def sent_twice(client, method: str, path: str, body: dict | None = None):
+    """``body`` sent twice with one key: both answers."""
+    sent = key()
+    answers = [
+        getattr(client, method)(
+            path,
+            json.dumps(body or {}),
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY=sent,
+        )
+        for _ in range(2)
+    ]
+    assert answers[1][idempotency.REPLAYED_HEADER] == "true"
+    assert (answers[1].status_code, answers[1].content) == (
+        answers[0].status_code,
+        answers[0].content,
+    )  # byte for byte
+    return answers[0]
+
+
+def test_no_row_keeps_a_link_or_a_check_out_key_and_replays_answer_byte_for_byte(
+    event, table, organiser, make_event
+):
+    """API.md "The door and a person's data": secrets (table links, registrants' links,
+    check-out keys) are never stored as they are, the answers kept for Idempotency-Key
+    replays included. The path keeps the link replaced, the answer is sealed; a replay
+    still answers the first answer, byte for byte."""
+    Announcement.objects.create(
+        event=event,
+        opens_at=timezone.now() - timedelta(days=1),
+        closes_at=timezone.now() + timedelta(days=1),
+    )
+    anyone = Client(HTTP_ACCEPT_LANGUAGE="en")
+    sign_up = {"first_name": "Élodie", "last_name": "Lefèvre", "email": "e@example.org"}
+    assert sent_twice(anyone, "post", "/api/v1/events/gp/registrations", sign_up).status_code == 202
+    confirm = CONFIRM.search(mails.link_of(Mail.objects.get(kind="confirm"))).group(1)
+    confirmed = sent_twice(anyone, "post", "/api/v1/registrations/confirm", {"token": confirm})
+    own = OWN.search(confirmed.json()["link"]).group(1)
+    edited = sent_twice(anyone, "patch", f"/api/v1/registrations/{own}", {"team": "Bleu"})
+    assert edited.json()["team"] == "Bleu"
+    sent = key()
+    first = save(Client(), table, 1, run_row(1), sent)
+    assert table.token in first.content.decode()  # the table's page links to itself
+    assert save(Client(), table, 1, run_row(1), sent).content == first.content
+    make_event(n_drivers=2, slug="away")  # no tables yet: it may leave
+    organisers = api(ApiToken.issue(organiser))
+    bundle = sent_twice(organisers, "post", "/api/v1/events/away/checkout").json()
+    secrets = {
+        "confirmation link": confirm,
+        "own link": own,
+        "table link": table.token,
+        "check-out key": bundle["checkout"]["key"],
+    }
+    kept = raw_rows(IdempotencyKey) + raw_rows(Mail)
+    assert "/registrations/" in kept  # the rows are read: paths are there
+    assert [name for name, secret in secrets.items() if secret in kept] == []
+    assert IdempotencyKey.objects.filter(path=f"/q/{idempotency.HIDDEN}/s/1/d/1/").exists()
+    assert IdempotencyKey.objects.filter(
+        path=f"/api/v1/registrations/{idempotency.HIDDEN}"
+    ).exists()
+
+
+def test_an_anonymous_sender_keeps_so_many_keys_and_no_more(table, settings):
+    """Issue 40: anonymous writes filled the table (300 rows in 12 s, kept 48 h). Each
+    anonymous sender (its address) keeps ``IDEMPOTENCY_ANON_KEYS`` keys at most; past
+    that its writes run as if they carried none. Another address keeps its own."""
+    settings.IDEMPOTENCY_ANON_KEYS = 3
+    stranger = Client(REMOTE_ADDR="203.0.113.7")
+    body = json.dumps({"token": "no-such-link"})
+    first = key()
+    for sent in [first, *(key() for _ in range(6))]:
+        answer = stranger.post(
+            "/api/v1/registrations/confirm",
+            body,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY=sent,
+        )
+        assert answer.status_code == 404
+    assert IdempotencyKey.objects.count() == 3
+    again = stranger.post(
+        "/api/v1/registrations/confirm",
+        body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=first,
+    )
+    assert again[idempotency.REPLAYED_HEADER] == "true"  # a kept key still answers
+    other = Client(REMOTE_ADDR="198.51.100.9")
+    other.post(
+        "/api/v1/registrations/confirm",
+        body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=key(),
+    )
+    assert IdempotencyKey.objects.count() == 4
+    assert len(set(IdempotencyKey.objects.values_list("scope", flat=True))) == 2
+    # A table's link is its own sender, never capped as a stranger.
+    save(Client(REMOTE_ADDR="203.0.113.7"), table, 1, run_row(1), key())
+    assert IdempotencyKey.objects.count() == 5

@@ -168,6 +168,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "tournament.site.middleware.LinkReplacedMiddleware",
+    # A registrant's pages, an organiser's and the API's answers to a token: no-store.
+    "tournament.site.middleware.NoStoreMiddleware",
     # An event away (a check-out under way): its writes answer 409, its pages say so. Before
     # the keys of writes sent twice: a write refused while away is not an answer to replay.
     "tournament.away.guard.AwayGuardMiddleware",

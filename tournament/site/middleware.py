@@ -1,5 +1,6 @@
 """Language choice (French unless the person picked another language in the menu), bodies
-too large, replaced links and too many failures: answers given before or around a view."""
+too large, replaced links and too many failures, pages no cache may keep: answers given
+before or around a view."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from django.utils.translation import gettext as _
 from tournament.access import table_for_link
 from tournament.errors import LinkReplaced
 from tournament.models import ApiToken
+from tournament.site import ratelimit
 from tournament.site.ratelimit import TooManyFailures, too_many_page
 
 
@@ -120,15 +122,40 @@ def too_large(request: HttpRequest, limit: int) -> HttpResponse:
     return render(request, "413.html", {"message": detail}, status=413)
 
 
+#: A registrant's links: the confirmation's and their own, as pages and in the API
+#: (``/registrations/confirm/<secret>/``, ``/registrations/<secret>/``,
+#: ``/api/v1/registrations/confirm``, ``/api/v1/registrations/<secret>``).
+REGISTRANT_PATH = re.compile(r"^/(?:api/v\d+/)?registrations/")
+
+
+def wrong_registrant_link(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """A registrant's link that opens nothing (404) counts as a failure of the address, as a
+    wrong table link does (``tournament.site.ratelimit``); past the limit the answer is a 429.
+    A link that works is never limited: the count is read only once the link failed."""
+    if response.status_code != 404 or not REGISTRANT_PATH.match(request.path):
+        return response
+    if ratelimit.failures(request) < ratelimit.limit():
+        ratelimit.record_failure(request)
+        return response
+    detail = _(
+        "Too many wrong links from this address. Wait %(minutes)s minutes, then try again "
+        "with the link of your last mail."
+    ) % {"minutes": max(1, ratelimit.window() // 60)}
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": detail, "errors": {}}, status=429)
+    return render(request, "history/too_many.html", {"message": detail}, status=429)
+
+
 class LinkReplacedMiddleware:
     """Turn LinkReplaced, raised by any table page, into the "this link was replaced" page
-    (410), and TooManyFailures (too many bad links from one address) into a 429 page."""
+    (410), and TooManyFailures (too many bad links from one address) into a 429 page; count
+    a registrant's wrong links (``wrong_registrant_link``)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        return wrong_registrant_link(request, self.get_response(request))
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, LinkReplaced):
@@ -136,3 +163,30 @@ class LinkReplacedMiddleware:
         if isinstance(exception, TooManyFailures):
             return too_many_page(request, exception)
         return None
+
+
+def kept_private(request: HttpRequest) -> bool:
+    """True for an answer no cache may keep: a registrant's pages (their link is in the
+    address), an organiser's (logged in), an API answer to a token."""
+    if REGISTRANT_PATH.match(request.path):
+        return True
+    if request.path.startswith("/api/") and request.headers.get("Authorization"):
+        return True
+    user = getattr(request, "user", None)
+    return user is not None and user.is_authenticated
+
+
+class NoStoreMiddleware:
+    """``Cache-Control: private, no-store`` on a person's pages (``kept_private``): a shared
+    computer's browser or a proxy keeps no copy of a registrant's name and status or of what
+    race control sees."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if kept_private(request):
+            # Replaces what a view set (a public page's no-cache): no-store says more.
+            response["Cache-Control"] = "private, no-store"
+        return response

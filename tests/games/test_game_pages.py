@@ -95,6 +95,22 @@ def test_racetrack_page_refuses_two_cars_still_running_at_the_default_end(
     assert not RaceResult.objects.filter(table=table).exists()
 
 
+def test_racetrack_page_asks_whether_the_last_car_left_crossed(en, make_event, organiser):
+    """ "le joueur restant sera déclaré automatiquement vainqueur (sous réserve qu'il arrive
+    à boucler son tour de piste)": the others out, the last car still running is not sent as
+    the winner; the sheet asks whether it crossed, and takes the answer."""
+    _event, table = allocated(make_event, organiser, game="racetrack", n=3)
+    url = reverse("game-table-entry", args=[table.token])
+    data = {"version": "0", "action": "submit", "crashes-1": "1", "eliminated-1": "1",
+            "crashes-2": "1", "eliminated-2": "1", "turns-3": "12"}  # fmt: skip
+    refused = en.post(url, data)
+    assert refused.status_code == 400
+    assert "3 Pilote3 Lefèvre is the last car in the race" in refused.content.decode()
+    assert "Did it cross the line?" in refused.content.decode()
+    assert not RaceResult.objects.filter(table=table).exists()
+    assert en.post(url, {**data, "finished-3": "1"}).status_code == 302
+
+
 def test_table_game_sheet_pdf(client, make_event, organiser):
     _event, table = allocated(make_event, organiser, game="racetrack", crash_limit=2)
     response = client.get(reverse("game-table-sheet", args=[table.token]))

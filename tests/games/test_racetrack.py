@@ -10,7 +10,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from races.games.racetrack.rules import Run, classification, collision_eliminates, problems, run_of
+from races.games.racetrack.rules import (
+    ENDS,
+    Run,
+    classification,
+    collision_eliminates,
+    problems,
+    run_of,
+)
 
 SCALE = (10, 6, 4, 3, 2, 1)
 
@@ -232,7 +239,7 @@ def test_accidents_variant_without_collisions_only_crashes_eliminate():
         ("eliminated_without_collision", 1),
         ("eliminated_without_collision", 2),
     }
-    crashed = {1: {"crashes": 1, "eliminated": True}, 2: {"turns": 9}}
+    crashed = {1: {"crashes": 1, "eliminated": True}, 2: {"turns": 9, "finished": True}}
     assert problems(crashed, grid=[1, 2], collisions=False, complete=True) == []
 
 
@@ -257,8 +264,9 @@ def test_a_car_with_the_limit_of_crashes_is_always_eliminated(crashes, eliminate
         {
             1: {"crashes": crashes, "eliminated": eliminated},
             2: {"crashes": limit, "eliminated": True},
+            3: {"turns": 20, "finished": True},  # a winner: car 1 is not the last one left
         },
-        grid=[1, 2],
+        grid=[1, 2, 3],
         crash_limit=limit,
         collisions=on,
         complete=True,
@@ -339,3 +347,27 @@ def test_overall_points_are_the_scale_at_the_day_rank(race, first_rank):
     for line in lines:
         expected = 0 if line.status == "eliminated" else scale[first_rank + line.place - 2]
         assert line.points == expected
+
+
+def test_the_last_car_left_wins_only_once_it_completes_its_lap():
+    """ "le joueur restant sera déclaré automatiquement vainqueur (sous réserve qu'il arrive
+    à boucler son tour de piste)": the two others out by collision, the last car still
+    running took place 1 and the winner's points. A complete sheet asks whether it crossed,
+    whatever the end; crossed (finished), it wins; not crossed (eliminated), nobody does."""
+    out = {"crashes": 1, "eliminated": True}
+    sheet = {1: out, 2: out, 3: {"turns": 12, "place": 1}}
+    for end in ENDS:
+        found = problems(sheet, grid=[1, 2, 3], end=end, complete=True)  # type: ignore[arg-type]
+        assert [(p.kind, p.driver) for p in found] == [("survivor_must_cross", 3)]
+        assert problems(sheet, grid=[1, 2, 3], end=end, complete=False) == []  # type: ignore[arg-type]
+    crossed = {**sheet, 3: {"turns": 14, "finished": True}}
+    assert problems(crossed, grid=[1, 2, 3], complete=True) == []
+    lines = classification([run_of(n, crossed[n]) for n in (1, 2, 3)], scale=SCALE)
+    assert [(line.driver, line.place, line.points) for line in lines][0] == (3, 1, 10)
+    crashed = {**sheet, 3: {"crashes": 1, "eliminated": True}}
+    assert problems(crashed, grid=[1, 2, 3], complete=True) == []
+    lines = classification([run_of(n, crashed[n]) for n in (1, 2, 3)], scale=SCALE)
+    assert {line.points for line in lines} == {0}
+    # A car that crossed ahead of it: the last one running is placed behind, not asked.
+    ahead = {1: {"turns": 10, "finished": True}, 2: out, 3: {"turns": 12}}
+    assert problems(ahead, grid=[1, 2, 3], complete=True) == []

@@ -24,6 +24,11 @@ past the line in squares, the crashes, and whether the car finished or was elimi
 - "jusqu'à ce que l'avant dernier la franchisse": the race goes on until the
   second-to-last car crosses, so a complete sheet of that default end has at most one car
   still running (DOMAIN.md, "What the day enforces, continued"); two or more is refused.
+- "le joueur restant sera déclaré automatiquement vainqueur (sous réserve qu'il arrive à
+  boucler son tour de piste)": when every other car is out and none crossed, the last car
+  wins only once it crosses the line. A complete sheet that leaves it still running is
+  asked whether it crossed (``survivor_must_cross``): finished with its turns, or
+  eliminated; it never takes the winner's place by default.
 - Product choice (DOMAIN.md): then drivers still running when the race stopped (all
   equal when it ran to the second-to-last), then the eliminated (all equal). Points come
   from the championship's scale by place (mode ``per_table``) or by the day rank (mode
@@ -56,6 +61,7 @@ ProblemKind = Literal[
     "collision_alone",
     "place_required",
     "too_many_running",
+    "survivor_must_cross",
 ]
 Mode = Literal["per_table", "overall"]
 FIELDS = ("turns", "margin", "crashes")
@@ -127,12 +133,15 @@ def problems(
     (``end="winner"``) the referee places each car still running (``place`` 1, 2, …);
     a complete sheet has a place for each. When it runs until the second-to-last crosses
     (``end="second_to_last"``), a complete sheet has at most one car still running: each
-    of two or more is a ``too_many_running`` problem.
+    of two or more is a ``too_many_running`` problem. Whatever the end, a complete sheet
+    whose only car not eliminated is still running, nobody having crossed, asks whether it
+    crossed (``survivor_must_cross``).
     """
     on_grid = set(grid)
     found: list[Problem] = []
     by_collision: list[Hashable] = []
     eliminated_cars = 0
+    finished_cars = 0
     running_cars: list[Hashable] = []
     for driver, run in runs.items():
         if driver not in on_grid:
@@ -146,6 +155,7 @@ def problems(
                 numbers_ok = False
         finished, eliminated = bool(run.get("finished")), bool(run.get("eliminated"))
         eliminated_cars += eliminated
+        finished_cars += finished
         if finished and eliminated:
             found.append(Problem("finished_and_eliminated", driver))
         place = run.get("place")
@@ -182,6 +192,10 @@ def problems(
                 Problem("too_many_running", driver, value=len(running_cars))
                 for driver in running_cars
             )
+        # "le joueur restant sera déclaré automatiquement vainqueur (sous réserve qu'il
+        # arrive à boucler son tour de piste)": the last car left wins once it crosses.
+        if len(running_cars) == 1 and not finished_cars and eliminated_cars:
+            found.append(Problem("survivor_must_cross", running_cars[0]))
     return found
 
 

@@ -73,6 +73,11 @@ def _problem_messages(
             "the second-to-last car crosses the line, so at most one car is still running. "
             "Mark the others finished or eliminated."
         ),
+        "survivor_must_cross": _(
+            "%(driver)s is the last car in the race: it wins only once it completes its lap. "
+            "Did it cross the line? If so, tick “Finished” and write its game turns; if not, "
+            "tick “Eliminated”."
+        ),
     }
     fields = {
         "turns": _("turns"),

@@ -43,9 +43,8 @@ from typing import Any
 import django
 from django.apps import apps
 from django.conf import settings
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management import call_command
-from django.db import connections, models
+from django.db import connections
 from django.db.migrations.loader import MigrationLoader
 from django.utils.translation import gettext as _
 
@@ -488,68 +487,3 @@ def _write_reference(out: Path, targets: list[list[str]]) -> None:
 if __name__ == "__main__":  # pragma: no cover - run by reference_schema
     django.setup()
     _write_reference(Path(sys.argv[1]), json.loads(sys.argv[2]))
-
-
-# --- A championship file (import_championship): each row as the models validate it. ---
-
-#: Problems listed at most, when a file is refused (the rest counted).
-MAX_PROBLEMS = 50
-
-
-def _empty_as_paddock_writes(field: models.Field, value: object) -> bool:
-    """An empty value Paddock itself writes: a null the column takes (a history row's reason),
-    or the field's own default (no swap yet: ``[]``)."""
-    if value not in field.empty_values:
-        return False
-    return field.null or (field.has_default() and value == field.get_default())
-
-
-def row_problems(row: models.Model) -> list[str]:
-    """What the models' own validators say of a row from a file (slugs, lengths, choices,
-    points scales, numbers), in the user's language: the file is not trusted more than a
-    form. Links between rows are the database's to check (history rows name deleted ones).
-    """
-    exclude = [
-        field.name
-        for field in row._meta.fields
-        if field.is_relation or _empty_as_paddock_writes(field, getattr(row, field.attname))
-    ]
-    try:
-        row.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
-    except ValidationError as exc:
-        what = f"{row._meta.verbose_name} {row.pk}"
-        return [
-            _("%(row)s: %(message)s") % {"row": what, "message": message}
-            if field == NON_FIELD_ERRORS
-            else _("%(row)s, %(field)s: %(message)s")
-            % {"row": what, "field": field, "message": message}
-            for field, messages in exc.message_dict.items()
-            for message in messages
-        ]
-    return []
-
-
-def unknown_fields(rows: list[dict[str, Any]]) -> list[str]:
-    """The fields the rows of a championship file name that their model does not have (a
-    hand-edited file, another version's): said by row, in the user's language,
-    before anything is read into a model (Django's deserializer raised a bare traceback)."""
-    problems = []
-    for row in rows:
-        label = str(row.get("model", ""))
-        try:
-            model = apps.get_model(label)
-        except (LookupError, ValueError):
-            continue  # an unknown kind of row: refused by its own words before this
-        known = set()
-        for field in model._meta.get_fields():
-            known.add(field.name)
-            known.add(getattr(field, "attname", field.name))
-        fields = row.get("fields")
-        names = fields.keys() if isinstance(fields, dict) else ()
-        what = f"{model._meta.verbose_name} {row.get('pk')}"
-        problems += [
-            _("%(row)s: an unknown field %(field)s") % {"row": what, "field": name}
-            for name in sorted(map(str, names))
-            if name not in known
-        ]
-    return problems

@@ -52,7 +52,7 @@ from tournament import sealing
 from tournament.errors import ServiceError
 from tournament.players.identity import checked_licence, new_player, player_for
 from tournament.players.names import name_key
-from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems, unknown_fields
+from tournament.venue.rows import MAX_PROBLEMS, row_problems, unknown_fields
 
 FORMAT = "paddock.championship"
 VERSION = 1

@@ -48,7 +48,7 @@ from tournament import sealing
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.site import backup_state
-from tournament.venue import backup_checks, pg_schema
+from tournament.venue import backup_checks, pg_schema, rows
 from tournament.venue.progress import Say, Steps
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
@@ -371,6 +371,10 @@ def _sqlite_restore(checked: Path, *, named: Path, empty: bool, steps: Steps) ->
     except RuntimeError as exc:  # this code's own schema could not be built
         raise BackupProblem(str(exc)) from exc
     _refuse(named, refused)
+    # Its tables are Paddock's: then what their rows hold, as the models' validators see
+    # it (the import of a championship file and an event's return check theirs too).
+    steps.step(_("Checking its rows…"))
+    _refuse(named, rows.sqlite_row_problems(checked))
     steps.step(_("Loading it into the database…"))
     connections["default"].close()
     target = Path(_settings()["NAME"])

@@ -45,7 +45,7 @@ def clean(migrated_sqlite: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
         db.execute(
             "INSERT INTO tournament_championship (slug, name, season, points_scale, "
             "points_mode, created_at) VALUES ('cf', 'Coupe de France', '2026', "
-            "'[10, 8, 6]', 'table', '2026-07-14 09:00:00')"
+            "'[10, 8, 6]', 'per_table', '2026-07-14 09:00:00')"
         )
     return path
 
@@ -169,10 +169,11 @@ def test_a_planted_trigger_is_refused_and_the_live_database_is_unchanged(
     refused = restore_in(data)(str(backup), "--replace")
 
     assert refused.returncode != 0
-    # Said in the user's language (French on the venue's laptop), each thing by name.
-    assert "rien n’a été restauré" in refused.stderr, refused.stderr
-    assert "- le déclencheur leak, que Paddock ne crée jamais" in refused.stderr
-    assert "- la vue v, que Paddock ne crée jamais" in refused.stderr
+    # Said in English, as every line of the console (issue 40: it was in French among
+    # English lines), each thing by name.
+    assert "nothing was restored" in refused.stderr, refused.stderr
+    assert "- the trigger leak, which Paddock never makes" in refused.stderr
+    assert "- the view v, which Paddock never makes" in refused.stderr
     assert digest(live) == before
     assert sorted(p.name for p in data.iterdir() if p.name.startswith("db.sqlite3")) == [
         "db.sqlite3"
@@ -276,7 +277,7 @@ def test_a_restore_into_a_new_data_folder_makes_it_this_accounts_only(
     lines = done.stdout.splitlines()
     steps = [n for n, line in enumerate(lines) if line.endswith("…")]
     took = [n for n, line in enumerate(lines) if re.fullmatch(r"  .* \d+ s\.", line)]
-    assert len(steps) == len(took) == 3, done.stdout
+    assert len(steps) == len(took) == 4, done.stdout  # the rows checked too (issue 40)
     assert all(step < end for step, end in zip(steps, took, strict=True)), done.stdout
     assert data.stat().st_mode & 0o777 == 0o700
     for path in data.glob("db.sqlite3*"):
@@ -285,3 +286,25 @@ def test_a_restore_into_a_new_data_folder_makes_it_this_accounts_only(
     assert again.returncode == 0, again.stderr
     (kept,) = data.glob("db.sqlite3.replaced-*")
     assert kept.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_row_paddock_never_writes_is_refused(clean: Path, tmp_path: Path) -> None:
+    """Issue 40: a SQLite backup's schema was checked, not its rows (``row_problems``
+    checked those of a championship file and of an event's return only): a slug no form
+    takes, a choice that is none, are refused by the models' own validators, by row, and
+    nothing is restored."""
+    data = tmp_path / "venue"
+    data.mkdir()
+    backup = tampered(
+        clean,
+        tmp_path,
+        "UPDATE tournament_championship SET slug = 'cf\"><script>', points_mode = 'n''importe'",
+    )
+
+    refused = restore_in(data)(str(backup))
+
+    assert refused.returncode != 0
+    assert "nothing was restored" in refused.stderr, refused.stderr
+    lines = [line for line in refused.stderr.splitlines() if line.startswith("- championship")]
+    assert any("slug" in line for line in lines) and any("points_mode" in line for line in lines)
+    assert not (data / "db.sqlite3").exists()

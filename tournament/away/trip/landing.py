@@ -47,7 +47,7 @@ from tournament.models import Driver, Entry, Event, Player, Team
 from tournament.players.identity import active, may_claim, player_for
 from tournament.ratings.soon import recompute_ratings_soon
 from tournament.signup.models import Registration
-from tournament.venue.backup_checks import MAX_PROBLEMS, row_problems
+from tournament.venue.rows import MAX_PROBLEMS, row_problems
 
 #: Fields of the event the laptop may have changed (its settings and releases).
 EVENT_KEEPS = ("id", "slug", "championship", "circuit")

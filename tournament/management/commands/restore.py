@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
 from django.utils.translation import ngettext
 
 from tournament.venue.database_backup import (
@@ -45,6 +46,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with translation.override(None):  # the console speaks English, its refusals too
+            self._handle(**options)
+
+    def _handle(self, **options: Any) -> None:
         try:
             kept = restore(
                 options["file"],

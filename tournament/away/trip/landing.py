@@ -61,6 +61,11 @@ def _refused(kind: type[ServiceError], why: str, what: str = "bundle") -> Servic
     return kind(why, {what: [why]})
 
 
+def _damaged(part: str) -> str:
+    """The refusal of a file whose part ``part`` (its key, as the file names it) is damaged."""
+    return _("The file is damaged (its “%(part)s”).") % {"part": part}
+
+
 def _is_id(value: Any) -> bool:
     """A laptop's id: a whole number above 0 (any size: it is not kept, ``ids``)."""
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
@@ -160,7 +165,7 @@ def _land(data: dict[str, Any], checkout: Checkout, actor: Actor | None) -> dict
     if not isinstance(numbers, dict) or not all(
         isinstance(n, int) and str(pk).isdigit() for pk, n in numbers.items()
     ):
-        raise _refused(InvalidInput, _("The file's drivers are damaged."))
+        raise _refused(InvalidInput, _damaged("numbers"))
     day = DayIds()
     # The rows as they will land, with stand-ins for the drivers and entries not made yet:
     # what refers to what, the models' validators, the photos' files.
@@ -238,7 +243,7 @@ def _listed(data: dict[str, Any], key: str, *, required: bool = False) -> list[d
     if rows is None and not required:
         return []
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
-        raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {"part": key})
+        raise _refused(InvalidInput, _damaged(key))
     return rows
 
 
@@ -249,7 +254,7 @@ def _door_checked(
     player here the laptop joined it to (None: a new one, proposed for matching)."""
     door = _listed(data, "drivers")
     if not all(isinstance(row.get("number"), int) for row in door):
-        raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {"part": "drivers"})
+        raise _refused(InvalidInput, _damaged("drivers"))
     taken = Driver.objects.filter(
         championship=championship, number__in=[row["number"] for row in door]
     ).order_by("number")
@@ -295,9 +300,7 @@ def _entries_checked(data: dict[str, Any], known: set[int]) -> list[dict[str, An
     listed = _listed(data, "entries")
     for row in listed:
         if not isinstance(row.get("id"), int):
-            raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {
-                "part": "entries"
-            })  # fmt: skip
+            raise _refused(InvalidInput, _damaged("entries"))
         if row.get("driver") not in known:
             raise _refused(InvalidInput, _("An entry names an unknown driver: %(n)s.") % {
                 "n": row.get("driver")
@@ -310,9 +313,7 @@ def _registrations_checked(data: dict[str, Any]) -> list[dict[str, Any]]:
     for row in listed:
         when = row.get("confirmed_at")
         if when is not None and (not isinstance(when, str) or parse_datetime(when) is None):
-            raise _refused(InvalidInput, _("The file's “%(part)s” are damaged.") % {
-                "part": "registrations"
-            })  # fmt: skip
+            raise _refused(InvalidInput, _damaged("registrations"))
     return listed
 
 

@@ -37,7 +37,7 @@ from qualifying.seating.services import entries_to_seat
 from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Driver, Entry, Event
-from tournament.registration.services import require_organiser
+from tournament.registration.services import require_desk, require_organiser
 
 MAX_SESSIONS = 20
 
@@ -113,8 +113,9 @@ def _driver_of_event(event: Event, number: int) -> Driver:
 
 
 def _check_referee(actor: Actor, event: Event, driver: Driver) -> None:
-    """Organisers write any run; a referee only those of the drivers at their table."""
-    if actor.can_organise(event.championship):
+    """Organisers and the desk write any run; a referee only those of the drivers at their
+    table."""
+    if actor.can_desk(event.championship):
         return
     seat = QualifyingSeat.objects.filter(event=event, driver=driver).select_related("table").first()
     if seat is None or not actor.can_referee(seat.table):
@@ -336,7 +337,17 @@ def draw_record(
             ),
             {"rolls": [_("Closed by the allocation.")]},
         )
-    require_organiser(actor, event.championship)
+    # The desk types the rolls (a draw event's runs) while the draw is open; once the race
+    # tables are built on it, race control alone corrects it.
+    require_desk(actor, event.championship)
+    if closed and (rolls or reason) and not actor.can_organise(event.championship):
+        raise Conflict(
+            _(
+                "The d20 draw is closed: the race tables were built on it. Ask race control "
+                "to correct a roll."
+            ),
+            {"rolls": [_("Closed by the allocation.")]},
+        )
     if event.qualifying_mode != Event.QualifyingMode.DRAW:
         raise Conflict(_("This event's grid comes from qualifying, not from a d20 draw."))
     reason = _reason(reason or "")

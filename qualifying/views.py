@@ -44,7 +44,7 @@ from qualifying.selectors import (
 )
 from qualifying.services import session_create
 from qualifying.tables import ClassificationTable
-from tournament.access import actor_for, organised_event
+from tournament.access import actor_for, desk_event, organised_event
 from tournament.errors import ServiceError
 from tournament.models import Driver, Entry, Event
 from tournament.public.cache import fragment, public_page
@@ -67,7 +67,10 @@ class EntryState(NamedTuple):
 
 
 def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    """Race control's desk: the desk's counter (entries, check-in, the tables' progress)
+    opens it too; the organisers' forms show to the organisers only."""
+    event = desk_event(request, slug)
+    organiser = actor_for(request).can_organise(event.championship)
     sessions = list(event.sessions.all())
     if request.htmx and request.GET.get("part") == "progress":  # type: ignore[attr-defined]
         # The qualifying progress refreshes by itself while the tables enter runs.
@@ -120,6 +123,7 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "progress": progress,
             "ran": ran,
             "backup_failure": backup_state.last_failure(),
+            "can_organise": organiser,
         },
     )
 
@@ -412,7 +416,7 @@ def desk_table_edit(request: HttpRequest, slug: str, number: int) -> HttpRespons
 
 def _readable_event(request: HttpRequest, slug: str) -> Event:
     event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
-    if not event.published_qualifying and not actor_for(request).can_organise(event.championship):
+    if not event.published_qualifying and not actor_for(request).can_desk(event.championship):
         raise Http404(_("The qualifying classification is not published yet."))
     return event
 

@@ -48,7 +48,14 @@ from races.selectors import (
     tables_with_grids,
 )
 from races.weather.services import race_weather_draw, table_weather_undo
-from tournament.access import Actor, actor_for, organised_event, replaced_or_404, table_actor
+from tournament.access import (
+    Actor,
+    actor_for,
+    desk_event,
+    organised_event,
+    replaced_or_404,
+    table_actor,
+)
 from tournament.errors import ServiceError
 from tournament.models import Event
 from tournament.public.cache import public_page
@@ -383,7 +390,7 @@ def referee_account_submit(request: HttpRequest, slug: str, number: int) -> Http
 
 @require_POST
 def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     form = SheetBatchForm(request.POST)
     if not form.is_valid():
         flash_errors(request, form)
@@ -410,7 +417,7 @@ def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def sheet_batch_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     batch = get_object_or_404(SheetBatch.objects.defer("pdf"), event=event, kind=kind)
     template = "races/_batch_progress.html" if request.htmx else "races/batch.html"  # type: ignore[attr-defined]
     # A worker that died mid-build leaves "running" behind: offer to build it here then. A
@@ -430,7 +437,7 @@ def sheet_batch_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse
 
 
 def sheet_batch_download(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     batch = get_object_or_404(SheetBatch, event=event, kind=kind, status=SheetBatch.Status.DONE)
     response = HttpResponse(bytes(batch.pdf or b""), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{event.slug}-{kind}-sheets.pdf"'
@@ -447,7 +454,7 @@ def where_page(request: HttpRequest, slug: str) -> HttpResponse:
     """The qualifying table in the morning, the race table once the allocation is out; the
     driver this phone chose ("This is me", ``?me=<number>``) shown first on later visits."""
     event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
-    organiser = actor_for(request).can_organise(event.championship)
+    organiser = actor_for(request).can_desk(event.championship)
     race = event.published_allocation or organiser
     qualifying = event.published_qualifying_tables or organiser
     if not (race or qualifying):

@@ -22,6 +22,7 @@ from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
 from tournament import sealing
+from tournament.clubs import rights
 from tournament.errors import LinkReplaced
 from tournament.models import Event
 from tournament.site import ratelimit
@@ -63,19 +64,42 @@ class Actor:
     def is_superuser(self) -> bool:
         return self.is_authenticated and self.user.is_superuser
 
+    def _person(self) -> Any:
+        """The user acting in their own name (None for a table link or nobody)."""
+        return self.user if self.table is None and self.is_authenticated else None
+
     def can_organise(self, championship: Any) -> bool:
-        """True for a superuser or an organiser of ``championship`` (never for a table link)."""
-        if self.table is not None or not self.is_authenticated:
-            return False
-        return championship.is_organiser(self.user)
+        """True when this actor runs ``championship``: a superuser, its club's owner or
+        organiser, one of its guest organisers (never a table link)."""
+        return rights.may_organise(self._person(), championship)
+
+    def can_desk(self, championship: Any) -> bool:
+        """True when this actor may keep ``championship``'s counter on the day (entries,
+        check-in, runs, results entered and confirmed, sheets): its club's desk members and
+        whoever organises it."""
+        return rights.may_desk(self._person(), championship)
+
+    def role_in(self, club: Any) -> str | None:
+        """This actor's role in ``club`` (``owner``, ``organiser``, ``desk``), or None."""
+        return rights.role_in(self._person(), club)
+
+    def can_run_club(self, club: Any) -> bool:
+        """Create ``club``'s championships and circuits, change its circuits, name guest
+        organisers: its owners and organisers (a superuser too)."""
+        return rights.may_run_club(self._person(), club)
+
+    def can_manage_people(self, club: Any) -> bool:
+        """Invite, change roles, remove members of ``club``: its owners (a superuser too)."""
+        return rights.may_manage_people(self._person(), club)
 
     def can_referee(self, table: Any) -> bool:
-        """True when this actor may write ``table``: its link, its referee or an organiser."""
+        """True when this actor may write ``table``: its link, its referee, the desk or an
+        organiser of its championship."""
         if self.table is not None:
             return type(self.table) is type(table) and self.table.pk == table.pk
         if self.is_authenticated and getattr(table, "referee_id", None) == self.user.pk:
             return True
-        return self.can_organise(table.event.championship)
+        return self.can_desk(table.event.championship)
 
     def stamp(self, instance: models.Model) -> models.Model:
         """Mark ``instance`` so the next history row says who made the change."""
@@ -91,9 +115,26 @@ def actor_for(request: HttpRequest) -> Actor:
 
 
 def organised_event(request: HttpRequest, slug: str) -> Event:
-    """The event, if the user organises its championship; 404 / PermissionDenied otherwise."""
+    """The event, if the user organises its championship; 404 / PermissionDenied otherwise
+    (a desk member is told the page is the organisers')."""
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
-    if not actor_for(request).can_organise(event.championship):
+    actor = actor_for(request)
+    if not actor.can_organise(event.championship):
+        if not request.user.is_authenticated:
+            raise PermissionDenied(_("Log in as an organiser of this championship."))
+        if actor.can_desk(event.championship):
+            raise PermissionDenied(
+                _("The desk keeps the day's counter: this page is for the organisers.")
+            )
+        raise PermissionDenied(_("You are not an organiser of this championship."))
+    return event
+
+
+def desk_event(request: HttpRequest, slug: str) -> Event:
+    """The event, if the user keeps its counter (the desk) or organises its championship;
+    404 / PermissionDenied otherwise."""
+    event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
+    if not actor_for(request).can_desk(event.championship):
         if not request.user.is_authenticated:
             raise PermissionDenied(_("Log in as an organiser of this championship."))
         raise PermissionDenied(_("You are not an organiser of this championship."))
@@ -101,10 +142,10 @@ def organised_event(request: HttpRequest, slug: str) -> Event:
 
 
 def table_actor(request: HttpRequest, table: Any) -> Actor:
-    """Who acts on a table's pages: an organiser or the table's referee account under
-    their own name; anyone else holding the link acts as the link."""
+    """Who acts on a table's pages: the desk, an organiser or the table's referee account
+    under their own name; anyone else holding the link acts as the link."""
     actor = actor_for(request)
-    if actor.can_organise(table.event.championship):
+    if actor.can_desk(table.event.championship):
         return actor
     if actor.is_authenticated and table.referee_id == actor.user.pk:
         return actor

@@ -37,10 +37,12 @@ from tournament.apikit import (
 )
 from tournament.away.trip.api import router as away_router
 from tournament.careers.api import players_router
+from tournament.clubs.api import router as clubs_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
 from tournament.players.change_api import player_changes_router
 from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
+from tournament.registration.circuit_api import circuits as circuits_router
 from tournament.registration.season_api import next_season_router
 from tournament.signup.api import router as signup_router
 from tournament.standings.api import standings_router
@@ -147,6 +149,7 @@ def _mount(router: Router, operation_prefix: str) -> None:
 
 
 _mount(setup, "tournament_api")
+_mount(circuits_router, "tournament_api")
 _mount(next_season_router, "tournament_api")
 _mount(player_changes_router, "tournament_players_api")
 _mount(standings_router, "tournament_api")
@@ -162,3 +165,4 @@ _mount(games_router, "races_games_api")
 _mount(ratings_router, "tournament_ratings_api")
 _mount(away_router, "tournament_away_api")
 _mount(signup_router, "tournament_signup_api")
+_mount(clubs_router, "tournament_clubs_api")

@@ -151,14 +151,14 @@ def refuse_read(actor: Actor, event: Event, *, not_found: str | None = None) -> 
 
 
 def require_read(actor: Actor, event: Event, *, published: bool) -> None:
-    """Organisers read everything; everyone else only what is published.
+    """Organisers and the desk read everything; everyone else only what is published.
 
     The event's referees are no exception for event-wide data: a table's referee (link or
     account) reads its own table through the endpoints that check the table. Anonymous
     readers and table links get the same 404 as for an unknown event, so nothing
     unpublished leaks.
     """
-    if published or actor.can_organise(event.championship):
+    if published or actor.can_desk(event.championship):
         return
     raise refuse_read(actor, event)
 

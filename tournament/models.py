@@ -14,6 +14,7 @@ from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout  # noqa: F401
+from tournament.clubs import rights
 from tournament.clubs.models import Club, Invitation, Membership  # noqa: F401
 from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401
@@ -154,12 +155,9 @@ class Championship(models.Model):
         return f"{self.name} {self.season}"
 
     def is_organiser(self, user: object) -> bool:
-        """True when ``user`` may run this championship (superuser or organiser role)."""
-        if not getattr(user, "is_authenticated", False):
-            return False
-        if getattr(user, "is_superuser", False):
-            return True
-        return self.organisers.filter(pk=user.pk).exists()  # type: ignore[attr-defined]
+        """True when ``user`` may run this championship: a superuser, its club's owner or
+        organiser, or one of its guest organisers (``tournament.clubs.rights`` decides)."""
+        return rights.may_organise(user, self)
 
 
 class Circuit(models.Model):

@@ -128,6 +128,9 @@ DEMO_LOGINS_ALLOWED = DEBUG
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# Clubs (DOMAIN.md "Clubs and who may do what"): on a server open to new clubs, any signed-in
+# person creates one (and owns it); off (the default), the server's operator creates them.
+CLUBS_OPEN = env_bool("CLUBS_OPEN", False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -83,9 +83,10 @@ def _counted_run(session: QualifyingSession, driver: int) -> Run:
 
 
 def require_run_writer(actor: Actor, event: Event) -> None:
-    """Organisers and this event's referees may write runs (the service checks the table)."""
+    """Organisers, the desk and this event's referees may write runs (the service checks
+    the table)."""
     require_token(actor)
-    if not (actor.can_organise(event.championship) or is_event_referee(actor, event)):
+    if not (actor.can_desk(event.championship) or is_event_referee(actor, event)):
         raise NotAllowed(_("Only this event's organisers and referees may enter runs."))
 
 
@@ -110,13 +111,13 @@ def own_tables(actor: Actor, event: Event) -> QuerySet[QualifyingTable]:
 def read_own(request: HttpRequest, event: str) -> tuple[Actor, Event, list[QualifyingTable] | None]:
     """Reads a table's referee may make of their own table before publication.
 
-    Answers the caller, the event and ``None`` when everything may be read (organisers, or
-    qualifying published), else the caller's own tables; anyone else is refused like an
-    unpublished read (``404`` for anonymous callers and other tables' links).
+    Answers the caller, the event and ``None`` when everything may be read (organisers, the
+    desk, or qualifying published), else the caller's own tables; anyone else is refused
+    like an unpublished read (``404`` for anonymous callers and other tables' links).
     """
     actor = actor_of(request)
     found = get_event(event)
-    if found.published_qualifying or actor.can_organise(found.championship):
+    if found.published_qualifying or actor.can_desk(found.championship):
         return actor, found, None
     tables = list(own_tables(actor, found))
     if not tables:
@@ -216,9 +217,10 @@ def table_out(table: QualifyingTable, *, secrets: bool) -> dict[str, Any]:
 
 
 def _tables(actor: Actor, event: Event, own: list[QualifyingTable] | None) -> list[dict[str, Any]]:
-    """Every table, or the caller's ``own`` ones; links and tokens for organisers only."""
+    """Every table, or the caller's ``own`` ones; links and tokens for organisers and the
+    desk (who print them on the sheets) only."""
     tables = QualifyingTable.objects.filter(event=event) if own is None else own
-    organiser = actor.can_organise(event.championship)
+    organiser = actor.can_desk(event.championship)
     return [table_out(t, secrets=organiser) for t in tables]
 
 

@@ -25,10 +25,10 @@ from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, ResultStatus, Stage
 from races.results.services import result_confirm, result_save
 from tournament.access import Actor
-from tournament.models import Championship, Circuit, Event
+from tournament.models import Championship, Circuit, Club, Event
+from tournament.registration.circuits import circuit_create
 from tournament.registration.services import (
     championship_create,
-    circuit_create,
     drivers_import,
     entries_register,
     event_create,
@@ -77,29 +77,39 @@ def _event(admin: Actor, club: Championship, circuit: Circuit, slug: str, **fiel
     return event
 
 
-def load_other_games(*, admin: Actor, organiser: Any) -> list[Event]:
-    """The Club championship and its four events, with results; returns the events."""
-    club = Championship.objects.filter(slug=CLUB_SLUG).first() or championship_create(
+def belongs_to(club: Club | None, championship: Championship) -> None:
+    """A demo championship loaded before clubs existed joins the demo club."""
+    if club is not None and championship.club_id is None:
+        championship.club = club
+        championship.save(update_fields=["club"])
+
+
+def load_other_games(*, admin: Actor, club: Club | None) -> list[Event]:
+    """The Club championship (of the demo ``club``) and its four events, with results;
+    returns the events."""
+    games = Championship.objects.filter(slug=CLUB_SLUG).first() or championship_create(
         actor=admin,
         slug=CLUB_SLUG,
         name="Club des jeux de course (démo)",
         season="2026",
         points_scale=[10, 8, 6, 5, 4, 3, 2, 1],
+        club=club,
     )
-    club.organisers.add(organiser)
-    drivers_import(actor=admin, championship=club, text=CLUB_DRIVERS)
+    belongs_to(club, games)
+    drivers_import(actor=admin, championship=games, text=CLUB_DRIVERS)
     circuit = Circuit.objects.filter(slug="table-de-jeu").first() or circuit_create(
         actor=admin,
         slug="table-de-jeu",
         name="Table de jeu",
         laps=2,
         weather_scale={"rain": [1, 4], "variable": [5, 8], "sun": [9, 20]},
+        club=club,
     )
     events = [
-        _quick(admin, club, circuit),
-        _rally(admin, club, circuit),
-        _cannes(admin, club, circuit),
-        _racetrack(admin, club, circuit),
+        _quick(admin, games, circuit),
+        _rally(admin, games, circuit),
+        _cannes(admin, games, circuit),
+        _racetrack(admin, games, circuit),
     ]
     for event in events:
         if not (event.published_allocation and event.published_results):

@@ -97,7 +97,8 @@ def get_table(event: Event, number: int) -> RaceTable:
 
 
 def _is_organiser(actor: Actor, event: Event) -> bool:
-    return actor.can_organise(event.championship)
+    """Reads the whole day (links and sheets too): its organisers and its desk."""
+    return actor.can_desk(event.championship)
 
 
 def own_tables(actor: Actor, event: Event) -> QuerySet[RaceTable]:

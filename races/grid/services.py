@@ -42,7 +42,7 @@ from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput
 from tournament.models import Driver, Event
 from tournament.players import odds
-from tournament.registration.services import require_organiser
+from tournament.registration.services import require_desk, require_organiser
 from tournament.sealing import new_link_secret
 
 logger = logging.getLogger(__name__)
@@ -313,9 +313,10 @@ def sheet_batch_request(
 
     ``inline`` builds it within the request (the organiser's choice when no worker runs);
     an unreachable queue builds it inline too, so that a request is never lost. The batch
-    comes back with ``ran_inline`` and ``queue_unreachable`` saying which happened.
+    comes back with ``ran_inline`` and ``queue_unreachable`` saying which happened. The
+    desk may (the day's sheets).
     """
-    require_organiser(actor, event.championship)
+    require_desk(actor, event.championship)
     if kind not in SheetBatch.Kind.values:
         raise InvalidInput(_("Unknown kind of sheets."))
     with transaction.atomic():

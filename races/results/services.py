@@ -34,7 +34,7 @@ from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Event, Sanction
 from tournament.ratings.soon import recompute_ratings_soon
-from tournament.registration.services import require_organiser
+from tournament.registration.services import require_desk, require_organiser
 from tournament.standings import points as points_rules
 from tournament.standings.points import DayLine, table_lines
 
@@ -331,9 +331,10 @@ def results_rescore(*, championship: Championship) -> int:
 
 
 def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None) -> RaceResult:
-    """Race control confirms a submitted result; its places and points are stored."""
+    """Race control (or its desk) confirms a submitted result; its places and points are
+    stored."""
     event = table.event
-    require_organiser(actor, event.championship)
+    require_desk(actor, event.championship)
     with transaction.atomic():
         table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         result = RaceResult.objects.filter(table=table).first()

@@ -44,7 +44,7 @@ from races.results.forms import (
 )
 from races.results.services import result_confirm, result_reopen, result_save
 from races.views import _race_table
-from tournament.access import actor_for, organised_event, referee_name, table_actor
+from tournament.access import actor_for, desk_event, organised_event, referee_name, table_actor
 from tournament.errors import ServiceError
 from tournament.models import Event, Sanction
 
@@ -415,10 +415,12 @@ def desk_rows(event: Event) -> list[DeskRow]:
 
 
 def results_desk(request: HttpRequest, slug: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    """The results desk: the desk enters and confirms; reopening is race control's."""
+    event = desk_event(request, slug)
     rows = desk_rows(event)
     context: dict[str, Any] = {
         "event": event,
+        "can_organise": actor_for(request).can_organise(event.championship),
         "rows": rows,
         "confirmed": sum(1 for r in rows if r.table.result_status == ResultStatus.CONFIRMED),
         "missing_photos": sum(1 for r in rows if r.missing_photo),
@@ -449,7 +451,7 @@ def _desk(slug: str, anchor: str = "", query: str = "") -> HttpResponse:
 
 @require_POST
 def desk_confirm(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     table = get_object_or_404(RaceTable, event=event, number=number)
     form = ConfirmForm(request.POST)
     version = form.cleaned_data["version"] if form.is_valid() else None

@@ -32,6 +32,7 @@ def test_superuser_creates_a_championship(admin):
         "points_scale": [25, 18, 15],
         "points_mode": "overall",
         "best_results": 5,
+        "club": None,
     }
     assert Championship.objects.get(slug="cfd-2026").best_results == 5
 
@@ -43,7 +44,9 @@ def test_get_a_championship(anon, championship):
     assert response.json()["points_mode"] == "per_table"
 
 
-def test_only_a_superuser_creates_championships_and_circuits(organiser):
+def test_a_guest_organiser_creates_no_championship_nor_circuit(organiser):
+    """A championship's guest organiser runs no club: only a club's owner or organiser
+    creates championships and circuits (API.md "Clubs and their people")."""
     body = {"slug": "x", "name": "X", "season": "2026", "points_scale": [1]}
     assert organiser.post("/championships", body).status_code == 403
     circuit = {"slug": "spa", "name": "Spa", "laps": 3, "weather_scale": SCALE}
@@ -73,6 +76,8 @@ def test_superuser_creates_a_circuit(admin):
         "name": "Spa",
         "laps": 2,
         "weather_scale": SCALE,
+        "club": None,
+        "club_name": None,
     }
     assert Circuit.objects.get(slug="spa").sun_from == 9
 

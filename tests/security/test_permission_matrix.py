@@ -519,6 +519,8 @@ def api_path(world: World, path: str) -> str:
         .replace("{driver}", str(world.qdriver(0)))
         .replace("{t}", "1")
         .replace("{id}", "999999")
+        .replace("{club}", "cf-club")  # no club here: tests/tournament/clubs has them
+        .replace("{username}", "orga")
     )
 
 
@@ -556,7 +558,8 @@ OWN_TABLE_LIST = "200 200 200 200 403 404"
 #: (method, OpenAPI path) → (body, expected statuses). Bodies are valid, so a refusal says
 #: who may not; for those who may, a 409 says the event's state refused (nothing changed).
 API: dict[tuple[str, str], tuple[Any, str]] = {
-    # Setup: only a superuser creates championships and circuits (the admin's job).
+    # Setup: a club's owner or organiser creates championships and circuits; nobody here
+    # runs a club (a guest organiser does not).
     ("post", "/championships"): (
         {"slug": "nouvelle", "name": "Nouvelle", "season": "2027"},
         "403 403 403 403 403 401",
@@ -590,6 +593,28 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("get", "/circuits"): (None, "200 200 200 200 200 200"),
     ("get", "/circuits/{slug}"): (None, "404 404 404 404 404 404"),
+    # Clubs and their people (issue 41): nobody here belongs to a club, and the club asked
+    # for does not exist (404); a table's link is no person (403). The role matrix with
+    # clubs is tests/tournament/clubs/test_role_matrix.py.
+    ("patch", "/circuits/{slug}"): ({"laps": 4}, "404 404 404 404 404 401"),
+    ("post", "/clubs"): ({"slug": "nouveau", "name": "Nouveau"}, "403 403 403 403 403 401"),
+    ("get", "/clubs"): (None, "200 403 200 403 200 401"),
+    ("post", "/clubs/{club}/invitations"): (
+        {"email": "a@example.org", "role": "desk"},
+        "404 403 404 403 404 401",
+    ),
+    ("get", "/clubs/{club}/invitations"): (None, "404 403 404 403 404 401"),
+    ("delete", "/clubs/{club}/invitations/{id}"): (None, "404 403 404 403 404 401"),
+    ("post", "/invitations/accept"): ({"token": "unknown"}, "404 403 404 403 404 404"),
+    ("get", "/clubs/{club}/members"): (None, "404 403 404 403 404 401"),
+    ("patch", "/clubs/{club}/members/{username}"): ({"role": "desk"}, "404 403 404 403 404 401"),
+    ("delete", "/clubs/{club}/members/{username}"): (None, "404 403 404 403 404 401"),
+    # A championship of no club: its guest organisers are named by the operator alone.
+    ("put", "/championships/{slug}/organisers"): (
+        {"usernames": ["orga"]},
+        "403 403 403 403 403 401",
+    ),
+    ("get", "/me"): (None, "200 403 200 403 200 401"),
     ("post", "/championships/{slug}/teams"): ({"name": "Rouge"}, "201 403 403 403 403 401"),
     ("post", "/championships/{slug}/drivers"): (
         {"number": 42, "first_name": "Léa", "last_name": "Morel"},

@@ -3,6 +3,8 @@ send (by mail, through the sign-up outbox; the secret is stored as a digest)."""
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -94,3 +96,11 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} ({self.role}, {self.club})"
+
+    def status(self, now: datetime.datetime) -> str:
+        """``accepted``, ``withdrawn``, ``expired`` (at ``now``) or ``pending``."""
+        if self.accepted_at is not None:
+            return "accepted"
+        if self.withdrawn_at is not None:
+            return "withdrawn"
+        return "expired" if self.expires_at <= now else "pending"

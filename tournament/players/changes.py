@@ -16,19 +16,22 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
+from tournament.clubs import rights
 from tournament.errors import Conflict, InvalidInput, NotAllowed
-from tournament.models import Driver, Event, NotSamePlayer, Player, PlayerChange
+from tournament.models import Championship, Driver, Event, NotSamePlayer, Player, PlayerChange
 from tournament.players.identity import new_player
 from tournament.ratings.soon import recompute_ratings_here
 
 
 def organised_championships(actor: Actor) -> set[int] | None:
-    """The ids of the championships ``actor`` organises; None for an administrator (all)."""
+    """The ids of the championships ``actor`` organises (as its club's owner or organiser,
+    or a guest organiser); None for an administrator (all)."""
     if actor.is_superuser():
         return None
     if not actor.is_authenticated or actor.table is not None:
         return set()
-    return set(actor.user.organised_championships.values_list("pk", flat=True))
+    organised = Championship.objects.filter(rights.organised_filter(actor.user))
+    return set(organised.values_list("pk", flat=True))
 
 
 def _may_sides(actor: Actor, sides: Iterable[Iterable[int]]) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
+from tournament.clubs import rights
 from tournament.errors import Conflict, InvalidInput
 from tournament.models import Championship, Driver, Player
 from tournament.players.names import LICENCE_MAX, licence_key, name_key
@@ -69,7 +70,8 @@ def may_claim(actor: Actor | None, holder: Player) -> bool:
         return True
     if not actor.is_authenticated or actor.table is not None:
         return False
-    return Driver.objects.filter(player=holder, championship__organisers=actor.user).exists()
+    organised = Championship.objects.filter(rights.organised_filter(actor.user))
+    return Driver.objects.filter(player=holder, championship__in=organised).exists()
 
 
 def _claim(

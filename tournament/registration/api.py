@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from ninja.responses import Status
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, field_validator
 
 from qualifying.scoring import parse_stopwatch
 from tournament.apikit import (
@@ -25,12 +25,12 @@ from tournament.apikit import (
     actor_of,
     driver_out,
     get_championship,
-    get_circuit,
     get_event,
     invalid_fields,
     require_read,
     require_token,
 )
+from tournament.clubs.services import club_for_new
 from tournament.errors import (
     InvalidInput,
 )
@@ -60,6 +60,17 @@ class ChampionshipIn(Schema):
     points_scale: list[Int] = Field(default_factory=lambda: list(DEFAULT_POINTS_SCALE))
     points_mode: Literal["per_table", "overall"] = "per_table"
     best_results: Int | None = None
+    club: str | None = Field(
+        None, description="The slug of the club it belongs to: required unless superuser."
+    )
+
+    @field_validator("season", mode="before")
+    @classmethod
+    def _season_as_text(cls, value: Any) -> Any:
+        """``season`` is text or a whole number (API.md): 2026 is kept as "2026"."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
 
 
 class ChampionshipOut(Schema):
@@ -69,6 +80,7 @@ class ChampionshipOut(Schema):
     points_scale: list[int]
     points_mode: str
     best_results: int | None
+    club: str | None = Field(None, description="The slug of the club it belongs to.")
 
 
 def championship_out(championship: Championship) -> dict[str, Any]:
@@ -79,22 +91,26 @@ def championship_out(championship: Championship) -> dict[str, Any]:
         "points_scale": list(championship.points_scale),
         "points_mode": championship.points_mode,
         "best_results": championship.best_results,
+        "club": championship.club.slug if championship.club_id else None,
     }
 
 
 @setup.post("/championships", response={201: ChampionshipOut, **ERRORS})
 def championship_create(request: HttpRequest, payload: ChampionshipIn) -> Status[Any]:
-    """Create a championship (superusers only)."""
+    """Create a championship of a club (its owners and organisers; a superuser may leave
+    ``club`` out); ``season`` is text or a whole number."""
     actor = actor_of(request)
     require_token(actor)
-    championship = services.championship_create(actor=actor, **payload.model_dump())
+    club = club_for_new(actor=actor, slug=payload.club)
+    fields = payload.model_dump(exclude={"club"})
+    championship = services.championship_create(actor=actor, club=club, **fields)
     return Status(201, championship_out(championship))
 
 
 @setup.get("/championships", response={200: list[ChampionshipOut], **ERRORS})
 def championship_list(request: HttpRequest) -> list[dict[str, Any]]:
     """Every championship (names and points scales are public)."""
-    return [championship_out(c) for c in Championship.objects.all()]
+    return [championship_out(c) for c in Championship.objects.select_related("club")]
 
 
 @setup.get("/championships/{slug}", response={200: ChampionshipOut, **ERRORS})
@@ -113,59 +129,9 @@ class CircuitIn(Schema):
     name: str
     laps: Int = 3
     weather_scale: WeatherScaleIn
-
-
-class WeatherScaleOut(Schema):
-    rain: tuple[int, int]
-    variable: tuple[int, int]
-    sun: tuple[int, int]
-
-
-class CircuitOut(Schema):
-    slug: str
-    name: str
-    laps: int
-    weather_scale: WeatherScaleOut
-
-
-def circuit_out(circuit: Circuit) -> dict[str, Any]:
-    scale = circuit.weather_scale
-    return {
-        "slug": circuit.slug,
-        "name": circuit.name,
-        "laps": circuit.laps,
-        "weather_scale": {
-            "rain": list(scale.rain),
-            "variable": list(scale.variable),
-            "sun": list(scale.sun),
-        },
-    }
-
-
-@setup.post("/circuits", response={201: CircuitOut, **ERRORS})
-def circuit_create(request: HttpRequest, payload: CircuitIn) -> Status[Any]:
-    """Create a circuit (superusers only); the d20 scale must cover 1..20 exactly once."""
-    actor = actor_of(request)
-    require_token(actor)
-    scale = payload.weather_scale
-    circuit = services.circuit_create(
-        actor=actor,
-        slug=payload.slug,
-        name=payload.name,
-        laps=payload.laps,
-        weather_scale={"rain": scale.rain, "variable": scale.variable, "sun": scale.sun},
+    club: str | None = Field(
+        None, description="The slug of the club that makes it: required unless superuser."
     )
-    return Status(201, circuit_out(circuit))
-
-
-@setup.get("/circuits", response={200: list[CircuitOut], **ERRORS})
-def circuit_list(request: HttpRequest) -> list[dict[str, Any]]:
-    return [circuit_out(c) for c in Circuit.objects.all()]
-
-
-@setup.get("/circuits/{slug}", response={200: CircuitOut, **ERRORS})
-def circuit_detail(request: HttpRequest, slug: str) -> dict[str, Any]:
-    return circuit_out(get_circuit(slug))
 
 
 class TeamIn(Schema):
@@ -435,13 +401,14 @@ def event_create(request: HttpRequest, slug: str, payload: EventIn) -> Status[An
 
 @setup.get("/championships/{slug}/events", response={200: list[EventOut], **ERRORS})
 def event_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
-    """The championship's events: all for its organisers, published ones for others."""
+    """The championship's events: all for its organisers and desk, published ones for
+    others."""
     championship = get_championship(slug)
     actor = actor_of(request)
     events = Event.objects.filter(championship=championship).select_related(
         "championship", "circuit"
     )
-    if not actor.can_organise(championship):
+    if not actor.can_desk(championship):
         # A table's referee sees no more of unpublished events than anyone (API.md).
         events = [e for e in events if e.is_public()]
     return [event_out(e) for e in events]

@@ -57,8 +57,9 @@ def championship_next_season(
 ) -> Championship:
     """A new championship for the next season of ``championship`` (its organisers only).
 
-    It takes the points scale, points mode and best-K, the organisers, the teams (name and
-    colour) and the drivers (number, name, e-mail, team, player); no event, entry or result.
+    It takes the club, the points scale, points mode and best-K, the guest organisers, the
+    teams (name and colour) and the drivers (number, name, e-mail, team, player); no event,
+    entry or result.
     A slug already taken is a Conflict (409), and so is a season that already follows this
     championship (same name and season: "Start next season" once made a second one); an
     invalid slug, name or season an InvalidInput (400). The old season is only read.
@@ -82,6 +83,7 @@ def championship_next_season(
         points_scale=list(championship.points_scale),
         points_mode=championship.points_mode,
         best_results=championship.best_results,
+        club_id=championship.club_id,  # the club's season too (its people run it)
     )
     actor.stamp(new)
     save_checked(new, _("The next season could not be created."))

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from tournament.access import actor_for, organised_event
+from tournament.access import actor_for, desk_event, organised_event
 from tournament.away.arrival import next_door_number
 from tournament.errors import ServiceError
 from tournament.models import Championship, Driver, Event
@@ -50,11 +50,11 @@ from tournament.signup import selectors as signup_selectors
 
 def _shown_events(request: HttpRequest, championship: Championship, events: Any) -> list[Event]:
     """The events a visitor sees: those with something published, and every one for the
-    championship's organisers (``Event.is_public``; the API shows the same)."""
+    championship's organisers and desk (``Event.is_public``; the API shows the same)."""
     events = list(events)
     if all(event.is_public() for event in events):
         return events
-    if actor_for(request).can_organise(championship):
+    if actor_for(request).can_desk(championship):
         return events
     return [event for event in events if event.is_public()]
 
@@ -116,6 +116,7 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
     championship = get_object_or_404(Championship, slug=slug)
     actor = actor_for(request)
     is_organiser = actor.can_organise(championship)
+    at_desk = actor.can_desk(championship)
     drivers = Driver.objects.filter(championship=championship).select_related("team")
     table = DriverTable(drivers)
     exported = sorted_or_exported(request, table, f"{championship.slug}-drivers", per_page=100)
@@ -131,7 +132,8 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
                 request, championship, championship.events.select_related("circuit")
             ),
             "is_organiser": is_organiser,
-            "driver_form": DriverForm() if is_organiser else None,
+            "at_desk": at_desk,
+            "driver_form": DriverForm() if at_desk else None,
             "matches": len(proposals(actor, championship=championship)) if is_organiser else 0,
         },
     )
@@ -154,7 +156,7 @@ def driver_new(request: HttpRequest, slug: str) -> HttpResponse:
     shows this page again with every field as typed and the reason beside it."""
     championship = get_object_or_404(Championship, slug=slug)
     actor = actor_for(request)
-    if not actor.can_organise(championship):
+    if not actor.can_desk(championship):  # a driver arriving at the desk on the day
         raise PermissionDenied(_("Only the organisers of this championship may add drivers."))
     form = DriverForm(
         request.POST if request.method == "POST" else None,
@@ -285,7 +287,8 @@ def championship_next_season(request: HttpRequest, slug: str) -> HttpResponse:
 )
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
-    is_organiser = actor_for(request).can_organise(event.championship)
+    # The desk sees the event as its organisers do (its counter, unpublished parts).
+    is_organiser = actor_for(request).can_desk(event.championship)
     if not (is_organiser or event.is_public()):
         # The same answer as for an unknown event: nothing unpublished shows (API alike).
         raise Http404(_("This page does not exist, or it is not published yet."))
@@ -339,7 +342,7 @@ def _my_seat(request: HttpRequest, event: Event, *, race: bool, qualifying: bool
 def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
     """Register (and check in, with ``action=checkin``) the numbers typed at the desk. The
     known numbers go through; the unknown ones stay in the box, named, for a second look."""
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     actor = actor_for(request)
     back = redirect(reverse("event-desk", args=[slug]) + "#entries")
     unknown: list[int] = []
@@ -401,7 +404,7 @@ def desk_register(request: HttpRequest, slug: str) -> HttpResponse:
 def desk_checkin(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """One driver at the desk: ``state`` ``present`` (checked in), ``absent`` (did not
     come), or ``none`` (undo either: a button of its own, never the "✓ Present" mark)."""
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     actor = actor_for(request)
     state = request.POST.get("state") or {"1": "present", "0": "none"}.get(
         request.POST.get("checked_in", ""), ""

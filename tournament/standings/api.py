@@ -56,8 +56,9 @@ class TeamStandingOut(Schema):
 
 
 def _published_only(request: HttpRequest, championship: Championship) -> bool:
-    """Organisers see every event with confirmed results; everyone else published ones."""
-    return not actor_of(request).can_organise(championship)
+    """Organisers and the desk see every event with confirmed results; everyone else
+    published ones."""
+    return not actor_of(request).can_desk(championship)
 
 
 @standings_router.get(

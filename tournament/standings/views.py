@@ -41,8 +41,10 @@ from tournament.standings.tables import (
 
 
 def _championship(request: HttpRequest, slug: str) -> tuple[Championship, bool]:
+    """The championship, and whether the reader sees unpublished results (its organisers
+    and its desk)."""
     championship = get_object_or_404(Championship, slug=slug)
-    return championship, actor_for(request).can_organise(championship)
+    return championship, actor_for(request).can_desk(championship)
 
 
 #: The tables the standings pages read (tournament.public.cache: their counters key the cache).
@@ -82,7 +84,7 @@ def sanction_words(event: Event) -> dict[int, str]:
 )
 def event_results_view(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
-    is_organiser = actor_for(request).can_organise(event.championship)
+    is_organiser = actor_for(request).can_desk(event.championship)
     if not event.published_results and not is_organiser:
         raise Http404(_("The results of this event are not published yet."))
     lines = event_results(event=event)

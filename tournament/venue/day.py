@@ -22,9 +22,11 @@ from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.staticfiles import finders
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone, translation
+from django.utils.text import slugify
 
+from tournament.clubs.models import Club, Membership, Role
 from tournament.models import Event
 from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, close_account
 from tournament.venue.database_backup import private_folder
@@ -174,12 +176,14 @@ def organiser_exists() -> bool:
 
 
 def ask_organiser(stdin: IO[str], stdout: IO[str], *, attempts: int = 3) -> Any:
-    """Ask for the organiser's username and password (twice) and create the account, a
-    superuser: race control creates the championship and its circuit in the admin.
+    """Ask for the organiser's username, password (twice) and club, and create the account
+    (a superuser: the laptop's operator too) as the owner of that club (DOMAIN.md "Clubs and
+    who may do what"): its championships and circuits are made from its pages, never in
+    the admin.
 
     Django's password validators apply (the demo's and the common passwords refused,
     ``tournament.site.accounts.passwords``): a refused password is asked again, up to ``attempts``
-    times, like the username. Raises ``NoAnswer`` when nobody answers.
+    times, like the username and the club's name. Raises ``NoAnswer`` when nobody answers.
     """
     User = get_user_model()
     username = ""
@@ -210,8 +214,37 @@ def ask_organiser(stdin: IO[str], stdout: IO[str], *, attempts: int = 3) -> Any:
         if refused:
             stdout.write(refused + " Once more.\n")
             continue
-        return User.objects.create_superuser(username=username, password=password, email="")
+        club = _ask_club(stdin, stdout, attempts=attempts)
+        with transaction.atomic():
+            user = User.objects.create_superuser(username=username, password=password, email="")
+            Membership.objects.create(
+                club=Club.objects.create(slug=_free_club_slug(club), name=club),
+                user=user,
+                role=Role.OWNER,
+            )
+        return user
     raise NoAnswer()
+
+
+def _ask_club(stdin: IO[str], stdout: IO[str], *, attempts: int) -> str:
+    for _attempt in range(attempts):
+        name = " ".join(_read("Your club's name: ", stdin, stdout, secret=False).split())
+        if not name:
+            stdout.write("A name is needed: the club owns the championships made here.\n")
+        elif len(name) > 200:
+            stdout.write("200 characters at most.\n")
+        else:
+            return name
+    raise NoAnswer()
+
+
+def _free_club_slug(name: str) -> str:
+    """The club's address: its name in lowercase letters, digits and hyphens, made unique."""
+    base = slugify(name)[:50].strip("-") or "club"
+    slug, n = base, 2
+    while Club.objects.filter(slug=slug).exists():
+        slug, n = f"{base}-{n}", n + 1
+    return slug
 
 
 def close_demo_logins() -> list[str]:

@@ -292,12 +292,12 @@ def stage_times_set(
 ) -> list[StageTime]:
     """Record drivers' times on a stage (ART.11, Règlement+): all or nothing.
 
-    Organisers write every driver; a game's referee (table link or account) the drivers
-    of their game. Once every stage is fully timed the rally's places and points are
-    stored as result lines, so the day's results and standings include the rally.
+    Organisers and the desk write every driver; a game's referee (table link or account)
+    the drivers of their game. Once every stage is fully timed the rally's places and points
+    are stored as result lines, so the day's results and standings include the rally.
     """
     event = stage.event
-    if not actor.can_organise(event.championship):
+    if not actor.can_desk(event.championship):
         slots = GridSlot.objects.filter(event=event, driver__number__in=list(times)).select_related(
             "table"
         )

@@ -20,7 +20,7 @@ from races.games.rallyman import rules as rallyman
 from races.games.rallyman import services as game_services
 from races.games.rallyman.pdf import RallySheet
 from races.models import Stage
-from tournament.access import actor_for, organised_event
+from tournament.access import actor_for, desk_event
 from tournament.errors import InvalidInput, ServiceError
 from tournament.models import Event
 
@@ -28,7 +28,9 @@ from tournament.models import Event
 
 
 def _rally_event(request: HttpRequest, slug: str) -> Event:
-    event = organised_event(request, slug)
+    """A rally for its desk (times entered) and organisers (stages, start order, snow: the
+    services refuse these to the desk)."""
+    event = desk_event(request, slug)
     if event.game != Event.Game.RALLYMAN:
         raise Http404(_("This event is not a rally."))
     return event
@@ -265,7 +267,7 @@ def rally_classification(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
     if event.game != Event.Game.RALLYMAN:
         raise Http404(_("This event is not a rally."))
-    if not (event.published_results or actor_for(request).can_organise(event.championship)):
+    if not (event.published_results or actor_for(request).can_desk(event.championship)):
         raise Http404(_("The organisers have not published the results yet."))
     return render(request, "games/rally_classification.html", rally_context(event))
 
@@ -275,7 +277,7 @@ def rally_sheet(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
     if event.game != Event.Game.RALLYMAN:
         raise Http404(_("This event is not a rally."))
-    if not (event.published_results or actor_for(request).can_organise(event.championship)):
+    if not (event.published_results or actor_for(request).can_desk(event.championship)):
         raise Http404(_("The organisers have not published the results yet."))
     pdf = RallySheet().render(game_services.rally_sheet_data(event=event))
     response = HttpResponse(pdf, content_type="application/pdf")

@@ -9,10 +9,10 @@ from django.core.management import call_command
 
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
-from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
+from tournament.models import Championship, Circuit, Club, Driver, Entry, Event, Team
+from tournament.registration.circuits import circuit_create
 from tournament.registration.services import (
     championship_create,
-    circuit_create,
     driver_create,
     entries_checkin,
     entries_register,
@@ -98,7 +98,9 @@ def test_circuit_create_refuses_a_missing_range(admin):
 
 
 @pytest.mark.django_db
-def test_championship_and_circuit_only_by_a_superuser(actor, championship):
+def test_championship_and_circuit_without_a_club_only_by_a_superuser(actor, championship):
+    """A guest organiser runs no club: neither a championship nor a circuit of their own
+    (DOMAIN.md "Clubs and who may do what"; a club's own are in tests/tournament/clubs)."""
     with pytest.raises(NotAllowed):
         championship_create(actor=actor, slug="x", name="X", season="2026", points_scale=[3])
     with pytest.raises(NotAllowed):
@@ -329,13 +331,29 @@ def test_load_demo_runs_twice_without_duplicates_and_prints_the_logins(django_us
     ) == [(1, 10), (1, 22)]
     assert event.published_qualifying is True
     assert sorted(django_user_model.objects.values_list("username", "is_superuser")) == [
+        ("accueil", False),
         ("admin", True),
         ("organisateur", False),
+        ("proprietaire", False),
     ]
+    # The demo club (DOMAIN.md "Clubs and who may do what"): its championships and circuits,
+    # an owner, an organiser and a desk login; nobody a guest organiser.
+    club = Club.objects.get()
+    assert set(Championship.objects.values_list("club", flat=True)) == {club.pk}
+    assert set(Circuit.objects.values_list("club", flat=True)) == {club.pk}
+    assert sorted(club.memberships.values_list("user__username", "role")) == [
+        ("accueil", "desk"),
+        ("organisateur", "organiser"),
+        ("proprietaire", "owner"),
+    ]
+    assert not Championship.organisers.through.objects.exists()
     assert championship.is_organiser(django_user_model.objects.get(username="organisateur"))
+    assert not championship.is_organiser(django_user_model.objects.get(username="accueil"))
     for output in (first.getvalue(), second.getvalue()):
         assert "admin / paddock-admin" in output
         assert "organisateur / paddock-pc" in output
+        assert "proprietaire / paddock-club   (owner of the demo club" in output
+        assert "accueil / paddock-accueil   (the demo club's desk" in output
         assert "/e/demo-grand-prix-de-printemps/desk/" in output
         assert output.count("/q/") == 4
 

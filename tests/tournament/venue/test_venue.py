@@ -129,7 +129,9 @@ def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(
         # the organiser's account, and refuses a published password (asked again).
         output.wait_for("The demo login 'admin' still opened with its published", timeout=120)
         output.wait_for("First start: the organiser", timeout=30)
-        venue.stdin.write(f"chef\npaddock-admin\npaddock-admin\n{PASSWORD}\n{PASSWORD}\n")
+        venue.stdin.write(
+            f"chef\npaddock-admin\npaddock-admin\n{PASSWORD}\n{PASSWORD}\nClub du Lion\n"
+        )
         venue.stdin.flush()
         output.wait_for("Organiser account created", timeout=30)
         assert any("démo" in line or "demo" in line for line in output.seen[-4:])
@@ -241,7 +243,7 @@ def test_venue_serves_the_network_with_debug_off_and_a_backup_restores(
 
 # --- The stop (issue 33) -------------------------------------------------------------------
 
-ORGANISER = f"chef\n{PASSWORD}\n{PASSWORD}\n"
+ORGANISER = f"chef\n{PASSWORD}\n{PASSWORD}\nClub du Lion\n"
 
 
 def start_venue(

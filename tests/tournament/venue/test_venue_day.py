@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from tests.test_deploy import dry_run
-from tournament.models import ApiToken
+from tournament.models import ApiToken, Club, Membership
 from tournament.venue.day import (
     NoAnswer,
     Venue,
@@ -42,8 +42,9 @@ def test_the_first_start_refuses_demo_and_common_passwords_and_asks_again() -> N
     out = io.StringIO()
     # The issue's three, each typed twice, then one of the organiser's own.
     stdin = answers(
-        "chef", "paddock-admin", "paddock-admin", "paddock-pc", "paddock-pc", GOOD, GOOD
-    )
+        "chef", "paddock-admin", "paddock-admin", "paddock-pc", "paddock-pc", GOOD, GOOD,
+        "Écurie du Lion",
+    )  # fmt: skip
 
     with translation.override("fr"):  # the venue's language, as ``make venue`` runs
         user = ask_organiser(stdin, out)
@@ -54,6 +55,29 @@ def test_the_first_start_refuses_demo_and_common_passwords_and_asks_again() -> N
     assert said.count("Organiser's username") == 1  # only the password was asked again
     # Issue 32, item 8: in the prompts' language (English), never French among them.
     assert said.count("demo") == 2 and "démo" not in said, said
+
+
+@pytest.mark.django_db
+def test_the_first_start_makes_the_organiser_the_owner_of_the_club_named() -> None:
+    """DOMAIN.md "Clubs and who may do what": the first start of make venue makes the
+    organiser the owner of one club, named at that prompt (an empty name is asked again)."""
+    out = io.StringIO()
+    stdin = answers("chef", GOOD, GOOD, "   ", "Écurie du Lion")
+
+    user = ask_organiser(stdin, out)
+
+    [membership] = Membership.objects.filter(user=user)
+    assert membership.role == "owner"
+    assert (membership.club.name, membership.club.slug) == ("Écurie du Lion", "ecurie-du-lion")
+    assert out.getvalue().count("Your club's name") == 2
+
+
+@pytest.mark.django_db
+def test_no_club_named_creates_no_account() -> None:
+    with pytest.raises(NoAnswer):
+        ask_organiser(answers("chef", GOOD, GOOD), io.StringIO())
+
+    assert not get_user_model().objects.exists() and not Club.objects.exists()
 
 
 @pytest.mark.django_db

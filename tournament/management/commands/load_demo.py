@@ -37,18 +37,19 @@ from qualifying.forms import RunForm
 from qualifying.models import DrawRoll, QualifyingTable
 from qualifying.seating.services import qualifying_tables_auto
 from qualifying.services import draw_record, run_record, session_create
-from races.games.demo import load_other_games
+from races.games.demo import belongs_to, load_other_games
 from races.grid.services import allocation_run
 from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus
 from races.results.services import result_confirm, result_save
 from races.sanctions.services import sanction_record
 from races.weather.services import race_weather_draw
 from tournament.access import Actor
+from tournament.clubs.models import Club, Membership, Role
 from tournament.models import Championship, Circuit, Driver, Event, Sanction
+from tournament.registration.circuits import circuit_create
 from tournament.registration.seasons import championship_next_season
 from tournament.registration.services import (
     championship_create,
-    circuit_create,
     driver_create,
     drivers_import,
     entries_checkin,
@@ -65,7 +66,20 @@ DEMO_LOGINS = [
     # username, password (published in the README: DEBUG on only), superuser
     ("admin", "paddock-admin", True),
     ("organisateur", "paddock-pc", False),
+    ("proprietaire", "paddock-club", False),
+    ("accueil", "paddock-accueil", False),
 ]
+#: The demo club: it owns the demo championships and circuits (DOMAIN.md "Clubs and who may
+#: do what"); its people, one role each, log in with the logins above.
+DEMO_CLUB = ("club-demo", "Club Formula Dé de démo")
+DEMO_ROLES = {"proprietaire": Role.OWNER, "organisateur": Role.ORGANISER, "accueil": Role.DESK}
+#: What each login is, printed beside it.
+DEMO_LOGIN_ROLES = {
+    "admin": "administrator: the server's operator",
+    "proprietaire": "owner of the demo club: its people and everything else",
+    "organisateur": "organiser of the demo club's championships",
+    "accueil": "the demo club's desk: entries, check-in, runs, results, sheets",
+}
 
 DRIVERS_CSV = """number;first_name;last_name;team;email;licence
 1;Élodie;Lefèvre;Écurie Étoile;elodie@example.org;FFJ-2019-0042
@@ -227,7 +241,8 @@ class Command(BaseCommand):
         users, logins = self._users(published=published)
         admin = Actor(user=users["admin"], via="demo")
         with transaction.atomic():
-            spring = self._championship(admin, users["organisateur"])
+            club = self._club(users)
+            spring = self._championship(admin, club)
             self._results(admin, spring, SPRING_RESULTS)
             self._sanction(admin, spring)
             summer = self._summer(admin, spring.championship)
@@ -235,7 +250,7 @@ class Command(BaseCommand):
             opening = self._next_season(admin, spring.championship)
             self._results(admin, opening, OPENING_RESULTS)
             # The other racing games, in their own "Club" championship.
-            others = load_other_games(admin=admin, organiser=users["organisateur"])
+            others = load_other_games(admin=admin, club=club)
         if not options["quiet"]:
             self._print([spring, summer, opening, *others], logins)
 
@@ -271,10 +286,21 @@ class Command(BaseCommand):
             logins.append((username, shown, superuser))
         return users, logins
 
-    def _championship(self, admin: Actor, organiser: Any) -> Event:
+    @staticmethod
+    def _club(users: dict[str, Any]) -> Club:
+        """The demo club and its three people (owner, organiser, desk)."""
+        slug, name = DEMO_CLUB
+        club = Club.objects.filter(slug=slug).first() or Club.objects.create(slug=slug, name=name)
+        for username, role in DEMO_ROLES.items():
+            Membership.objects.get_or_create(
+                club=club, user=users[username], defaults={"role": role}
+            )
+        return club
+
+    def _championship(self, admin: Actor, club: Club) -> Event:
         existing = Event.objects.filter(slug="demo-grand-prix-de-printemps").first()
         if existing is not None:
-            existing.championship.organisers.add(organiser)
+            belongs_to(club, existing.championship)
             if not existing.race_tables.exists():  # a demo loaded before race day existed
                 self._race_day(admin, existing)
             return existing
@@ -284,14 +310,16 @@ class Command(BaseCommand):
             name="Championnat de France de Formula Dé (démo)",
             season="2026",
             points_scale=[25, 18, 15, 12, 10, 8, 6, 4, 2, 1],
+            club=club,
         )
-        championship.organisers.add(organiser)
+        belongs_to(club, championship)
         circuit = Circuit.objects.filter(slug="monaco").first() or circuit_create(
             actor=admin,
             slug="monaco",
             name="Monaco",
             laps=3,
             weather_scale={"rain": [1, 4], "variable": [5, 8], "sun": [9, 20]},
+            club=club,
         )
         drivers_import(actor=admin, championship=championship, text=DRIVERS_CSV)
         event = event_create(
@@ -372,7 +400,9 @@ class Command(BaseCommand):
         """The next season (its drivers the same players) and its opening event; a
         newcomer named like a Club driver, for the matches page."""
         season = Championship.objects.filter(slug=NEXT_SEASON_SLUG).first()
-        if season is None:
+        if season is not None:
+            belongs_to(championship.club, season)
+        else:
             season = championship_next_season(
                 actor=admin,
                 championship=championship,
@@ -419,6 +449,7 @@ class Command(BaseCommand):
                 name="Spa-Francorchamps",
                 laps=3,
                 weather_scale={"rain": [1, 6], "variable": [7, 12], "sun": [13, 20]},
+                club=championship.club,
             )
             event = event_create(
                 actor=admin,
@@ -473,9 +504,8 @@ class Command(BaseCommand):
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Paddock is ready: " + base + "/"))
         self.stdout.write("Demo logins (username / password):")
-        for username, password, superuser in logins:
-            role = "administrator" if superuser else "organiser of the demo championships"
-            self.stdout.write(f"  {username} / {password}   ({role})")
+        for username, password, _superuser in logins:
+            self.stdout.write(f"  {username} / {password}   ({DEMO_LOGIN_ROLES[username]})")
         championships: dict[int, list[Event]] = {}
         for event in events:
             championships.setdefault(event.championship_id, []).append(event)

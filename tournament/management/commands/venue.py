@@ -137,13 +137,19 @@ class Command(BaseCommand):
         if not organiser_exists():
             out.write("First start: the organiser's account (race control logs in with it).")
             try:
-                ask_organiser(sys.stdin, sys.stdout)
+                organiser = ask_organiser(sys.stdin, sys.stdout)
             except NoAnswer:
                 raise CommandError(
                     "No organiser account: run make venue in a terminal to answer its "
                     "questions (or create one with manage.py createsuperuser)."
                 ) from None
-            out.write(self.style.SUCCESS("Organiser account created."))
+            club = organiser.memberships.select_related("club").first().club
+            out.write(
+                self.style.SUCCESS(
+                    f"Organiser account created, owner of the club {club.name}: its "
+                    "championships, circuits and people are made from its pages."
+                )
+            )
 
         address = options["address"] or lan_address()
         if not address:

@@ -25,7 +25,12 @@ from tournament.site.accounts.tokens import ApiToken
 
 #: load_demo's published logins (its ``DEMO_LOGINS``, README "Try it"): a test keeps the
 #: two equal. Here, on the ground floor, because every floor's forms validate against them.
-DEMO_LOGINS = {"admin": "paddock-admin", "organisateur": "paddock-pc"}
+DEMO_LOGINS = {
+    "admin": "paddock-admin",
+    "organisateur": "paddock-pc",
+    "proprietaire": "paddock-club",
+    "accueil": "paddock-accueil",
+}
 DEMO_PASSWORDS = frozenset(DEMO_LOGINS.values())
 
 logger = logging.getLogger(__name__)

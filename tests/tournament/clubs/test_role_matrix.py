@@ -1,0 +1,376 @@
+"""The role matrix (issue 41): every organiser page and API operation, for each role of a
+club (DOMAIN.md "Clubs and who may do what"), as tests/security/test_permission_matrix.py
+walks them for its callers. Run it on PostgreSQL (``DATABASE_URL``), as CI does.
+
+The world is the security matrix's (its event ``gp`` of championship ``cf``, unpublished),
+with clubs: ``cf-club`` owns ``cf`` and its circuit; its ``owner``, ``organiser`` and
+``desk``; ``guest`` is ``cf``'s own guest organiser; ``rival`` owns the club of the other
+championship; ``anonymous`` is nobody.
+
+What each expects is read from the security matrix, so that one table says who may open a
+page: the owner, the club's organiser and the guest get the organiser's answer there; the
+rival club's owner the outsider's (an organiser of another championship); ``anonymous`` the
+anonymous caller's. The desk gets the organiser's answer on the day's counter (``DESK``:
+entries, check-in, runs, results entered and confirmed, sheets, and reading the day) and a
+refusal everywhere else; where its answer differs for another reason, ``DIFFERS`` says
+why. The clubs' own operations are written out in ``CLUBS``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client, override_settings
+from django.urls import reverse
+from django.utils import translation
+
+from tests.security import test_permission_matrix as security
+from tests.security.conftest import World, build_world, english
+from tests.template_db import empty_database
+from tournament.models import ApiToken, Circuit, Club, Membership
+
+ROLES = ("owner", "organiser", "desk", "guest", "rival", "anonymous")
+#: Whose column of the security matrix each role reads, and whose URL arguments it uses.
+AS = {
+    "owner": "organiser",
+    "organiser": "organiser",
+    "desk": "organiser",
+    "guest": "organiser",
+    "rival": "outsider",
+    "anonymous": "anonymous",
+}
+CLUB = "cf-club"  # the name tests/security/test_permission_matrix.py gives {club}
+
+# --- Pages ------------------------------------------------------------------------------------
+
+#: The day's counter: the desk gets what the organisers get.
+DESK_PAGES = {
+    "driver-new",  # a driver arriving at the counter
+    "event",
+    "event-desk",
+    "desk-register",
+    "desk-checkin",
+    "qualifying-general",
+    "qualifying-session",
+    "qtable",
+    "qtable-count",
+    "qtable-name",
+    "qtable-cards",
+    "qtable-sheet",
+    "qtable-history",
+    "qtable-photo-add",
+    "run-preview",
+    "run-history",
+    "sheet-batch-request",
+    "sheet-batch",
+    "sheet-batch-download",
+    "where",
+    "rtable",
+    "rtable-sheet",
+    "rtable-stand",
+    "rtable-configuration",
+    "rtable-weather",
+    "rtable-history",
+    "rtable-start",
+    "rtable-name",
+    "rtable-photo-add",
+    "result-entry",
+    "result-summary",
+    "result-confirm",
+    "event-results",
+    "game-table-entry",
+    "game-table-sheet",
+    "rally-desk",
+    "rally-stage-times",
+    "results-desk",  # results entered and confirmed (reopening stays race control's)
+    # Anyone logged in: a desk member has an account like anyone.
+    "my-tables",
+    "password_change",
+    "password_change_done",
+}
+#: (page, method) → {role: status} where a role's answer differs from the rule above.
+PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
+    # Qualifying is closed (the race tables exist): corrections are race control's, so the
+    # desk is told so as a table's referee is (409), not refused.
+    ("run-save", "POST"): {"desk": 409},
+    ("run-cancel", "GET"): {"desk": 200},
+    ("run-cancel", "POST"): {"desk": 409},
+    # Sign-up's pages (tournament/signup): until the event is announced they show nothing to
+    # anyone but its organisers, as to an anonymous caller (404).
+    ("signup", "GET"): {"desk": 404},
+    ("signup", "POST"): {"desk": 404},
+    ("signup-entrants", "GET"): {"desk": 404},
+}
+
+# --- API --------------------------------------------------------------------------------------
+
+DESK_API = {
+    ("post", "/championships/{slug}/drivers"),
+    ("get", "/events/{event}"),
+    ("post", "/events/{event}/entries"),
+    ("get", "/events/{event}/entries"),
+    ("post", "/events/{event}/checkin"),
+    ("get", "/events/{event}/sessions"),
+    ("get", "/events/{event}/qualifying-tables"),
+    ("get", "/events/{event}/sessions/{n}/runs"),
+    ("post", "/events/{event}/sessions/{n}/runs"),
+    ("get", "/events/{event}/sessions/{n}/runs/{driver}"),
+    ("post", "/events/{event}/sessions/{n}/runs/{driver}/cancel"),
+    ("get", "/events/{event}/sessions/{n}/classification"),
+    ("get", "/events/{event}/qualifying"),
+    ("post", "/events/{event}/draw"),
+    ("get", "/events/{event}/tables"),
+    ("get", "/events/{event}/race-weather"),
+    ("post", "/events/{event}/tables/{t}/weather-draws"),
+    ("post", "/events/{event}/tables/{t}/start"),
+    ("get", "/events/{event}/sanctions"),
+    ("put", "/events/{event}/tables/{t}/stands"),
+    ("put", "/events/{event}/tables/{t}/configurations"),
+    ("get", "/events/{event}/tables/{t}/sheet.pdf"),
+    ("get", "/events/{event}/tables/{t}/result"),
+    ("put", "/events/{event}/tables/{t}/result"),
+    ("post", "/events/{event}/tables/{t}/confirm"),
+    ("get", "/events/{event}/results"),
+    ("post", "/events/{event}/tables/{t}/photos"),
+    ("get", "/events/{event}/tables/{t}/photos"),
+    ("post", "/events/{event}/qualifying-tables/{t}/photos"),
+    ("get", "/events/{event}/qualifying-tables/{t}/photos"),
+    ("post", "/events/{event}/stages"),
+    ("get", "/events/{event}/stages"),
+    ("put", "/events/{event}/stages/{n}/times"),
+    ("get", "/events/{event}/stages/{n}/classification"),
+    ("get", "/events/{event}/stages/{n}/start-order"),
+    ("put", "/events/{event}/stages/{n}/start-order"),
+    ("put", "/events/{event}/stages/{n}/snow"),
+    ("get", "/events/{event}/rally"),
+    ("get", "/events/{event}/entrants"),  # the psych sheet: reading the day
+    # Anyone signs up once the event is announced; the desk reads the event, and is told,
+    # as its organisers are, that sign-up is closed (409).
+    ("post", "/events/{event}/registrations"),
+    # A photo of table 1 (999999: none): the desk reaches the table, and finds no photo.
+    ("get", "/events/{event}/tables/{t}/photos/{id}"),
+    ("get", "/events/{event}/qualifying-tables/{t}/photos/{id}"),
+}
+API_DIFFER: dict[tuple[str, str], dict[str, int]] = {
+    # Qualifying is closed: the desk's correction is race control's (409), as a referee's.
+    ("patch", "/events/{event}/sessions/{n}/runs/{driver}"): {"desk": 409},
+}
+#: The clubs' own operations: (method, path sent, body) → statuses in ROLES order.
+CLUBS: dict[tuple[str, str], tuple[str, Any, str]] = {
+    ("post", "/championships"): (
+        "/championships",
+        {"slug": "nouvelle", "name": "Nouvelle", "season": 2027, "club": CLUB},
+        "201 201 403 403 403 401",
+    ),
+    ("post", "/circuits"): (
+        "/circuits",
+        {
+            "slug": "spa",
+            "name": "Spa",
+            "weather_scale": {"rain": [1, 4], "variable": [5, 8], "sun": [9, 20]},
+            "club": CLUB,
+        },
+        "201 201 403 403 403 401",
+    ),
+    ("patch", "/circuits/{slug}"): ("/circuits/monza", {"laps": 4}, "200 200 403 403 403 401"),
+    ("post", "/clubs"): ("/clubs", {"slug": "neuf", "name": "Neuf"}, "403 403 403 403 403 401"),
+    ("get", "/clubs"): ("/clubs", None, "200 200 200 200 200 401"),
+    ("get", "/me"): ("/me", None, "200 200 200 200 200 401"),
+    ("post", "/clubs/{club}/invitations"): (
+        f"/clubs/{CLUB}/invitations",
+        {"email": "a@example.org", "role": "desk"},
+        "202 403 403 403 403 401",
+    ),
+    ("get", "/clubs/{club}/invitations"): (
+        f"/clubs/{CLUB}/invitations",
+        None,
+        "200 403 403 403 403 401",
+    ),
+    ("delete", "/clubs/{club}/invitations/{id}"): (
+        f"/clubs/{CLUB}/invitations/999999",
+        None,
+        "404 403 403 403 403 401",
+    ),
+    ("post", "/invitations/accept"): (
+        "/invitations/accept",
+        {"token": "unknown"},
+        "404 404 404 404 404 404",
+    ),
+    ("get", "/clubs/{club}/members"): (f"/clubs/{CLUB}/members", None, "200 200 200 403 403 401"),
+    ("patch", "/clubs/{club}/members/{username}"): (
+        f"/clubs/{CLUB}/members/guichet",
+        {"role": "organiser"},
+        "200 403 403 403 403 401",
+    ),
+    ("delete", "/clubs/{club}/members/{username}"): (
+        f"/clubs/{CLUB}/members/guichet",
+        None,
+        "204 403 403 403 403 401",
+    ),
+    ("put", "/championships/{slug}/organisers"): (
+        "/championships/cf/organisers",
+        {"usernames": ["orga"]},
+        "200 200 403 403 403 401",
+    ),
+}
+
+
+def expected(base_text: str, *, desk_may: bool, differs: dict[str, int]) -> dict[str, int]:
+    """Each role's status from the security matrix's row ``base_text``."""
+    base = security.codes(base_text)
+    statuses = {role: base[AS[role]] for role in ROLES}
+    if not desk_may:
+        statuses["desk"] = 403
+    return {**statuses, **differs}
+
+
+def varies(text: str) -> bool:
+    """An organiser's page or operation: not the same answer for every caller."""
+    return len(set(text.split())) > 1
+
+
+# --- The world ----------------------------------------------------------------------------------
+
+
+class ClubWorld:
+    def __init__(self, world: World, users: dict[str, Any]) -> None:
+        self.world = world
+        self.users = users
+        self.tokens = {role: ApiToken.issue(user) for role, user in users.items()}
+        self.sessions: dict[str, str] = {}
+
+
+def build(django_user_model: Any) -> ClubWorld:
+    world = build_world(django_user_model)
+    make = django_user_model.objects.create_user
+    users = {
+        "owner": make("patronne", password="pw-1"),
+        "organiser": make("orgaclub", password="pw-1"),
+        "desk": make("guichet", password="pw-1"),
+        "guest": world.users["organiser"],  # cf's own guest organiser
+        "rival": make("rival", password="pw-1"),
+    }
+    club = Club.objects.create(slug=CLUB, name="Club de la Coupe")
+    for role in ("owner", "organiser", "desk"):
+        Membership.objects.create(club=club, user=users[role], role=role)
+    world.championship.club = club
+    world.championship.save(update_fields=["club"])
+    Circuit.objects.filter(slug="monza").update(club=club)
+    rival = Club.objects.create(slug="club-autre", name="Autre club")
+    Membership.objects.create(club=rival, user=users["rival"], role="owner")
+    world.other_championship.club = rival
+    world.other_championship.save(update_fields=["club"])
+    built = ClubWorld(world, users)
+    for role, user in users.items():
+        client = Client()
+        client.force_login(user)
+        built.sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return built
+
+
+@pytest.fixture(scope="module")
+def clubs(django_db_setup: None, django_db_blocker: Any) -> Any:
+    """Committed once for the module; each request's writes are rolled back."""
+    fast = override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"])
+    with django_db_blocker.unblock(), fast, translation.override("en"):
+        built = build(get_user_model())
+        try:
+            yield built
+        finally:
+            empty_database()
+
+
+def page_client(clubs: ClubWorld, role: str) -> Client:
+    client = Client()
+    if role in clubs.sessions:
+        client.cookies[settings.SESSION_COOKIE_NAME] = clubs.sessions[role]
+    return english(client)
+
+
+def api_client(clubs: ClubWorld, role: str) -> Client:
+    token = clubs.tokens.get(role)
+    headers = {"HTTP_ACCEPT_LANGUAGE": "en"}
+    if token:
+        headers["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    return Client(**headers)
+
+
+def _report(kind: str, key: Any, actual: dict[str, int]) -> None:
+    if os.environ.get("PRINT_MATRIX"):
+        print(f"\nROLES {kind} {key} {' '.join(str(actual[r]) for r in ROLES)}")
+
+
+def _wrong(want: dict[str, int], actual: dict[str, int]) -> list[str]:
+    return [
+        f"{role}: {actual[role]}, not {want[role]}" for role in ROLES if actual[role] != want[role]
+    ]
+
+
+# --- The walks ----------------------------------------------------------------------------------
+
+ORGANISER_PAGES = sorted(
+    (name, method)
+    for name, (_arguments, by_method) in security.PAGES.items()
+    for method, text in by_method.items()
+    if varies(text)
+)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "method"), ORGANISER_PAGES)
+def test_page(clubs: ClubWorld, name: str, method: str) -> None:
+    arguments, by_method = security.PAGES[name]
+    want = expected(
+        by_method[method],
+        desk_may=name in DESK_PAGES,
+        differs=PAGES_DIFFER.get((name, method), {}),
+    )
+    requests = {}
+    for role in ROLES:
+        url = reverse(name, kwargs=arguments(clubs.world, AS[role]))
+        client = page_client(clubs, role)
+        send = client.get if method == "GET" else client.post
+        requests[role] = lambda send=send, url=url: send(url)
+    actual = security.run_matrix(requests)
+    _report("page", (name, method), actual)
+    assert _wrong(want, actual) == [], (name, method)
+
+
+ORGANISER_OPERATIONS = sorted(op for op, (_body, text) in security.API.items() if varies(text))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("operation", ORGANISER_OPERATIONS, ids=lambda op: f"{op[0]} {op[1]}")
+def test_api(clubs: ClubWorld, operation: tuple[str, str]) -> None:
+    method, path = operation
+    if operation in CLUBS:
+        url_path, body, text = CLUBS[operation]
+        want = dict(zip(ROLES, (int(code) for code in text.split()), strict=True))
+    else:
+        body, base_text = security.API[operation]
+        url_path = security.api_path(clubs.world, path)
+        want = expected(
+            base_text,
+            desk_may=operation in DESK_API,
+            differs=API_DIFFER.get(operation, {}),
+        )
+    if callable(body):
+        body = body(clubs.world)
+    url = "/api/v1" + url_path
+    requests = {}
+    for role in ROLES:
+        client = api_client(clubs, role)
+        requests[role] = lambda client=client: security.api_request(client, method, url, body)
+    actual = security.run_matrix(requests)
+    _report("api", operation, actual)
+    assert _wrong(want, actual) == [], (method, path)
+
+
+def test_every_club_operation_is_walked() -> None:
+    """The clubs' operations of the OpenAPI document are all written out above."""
+    clubs_ops = {op for op in security.api_operations() if "/clubs" in op[1] or op[1] == "/me"}
+    assert clubs_ops <= set(CLUBS)

@@ -21,6 +21,7 @@ from races.grid.allocation import (
     RankedDriver,
     Swap,
     TeamConflict,
+    _closest_candidate,
     allocate,
     allocate_by_rating,
     table_sizes,
@@ -221,6 +222,31 @@ def test_allocate_picks_the_better_ranked_of_two_equally_close_candidates() -> N
     allocation = allocate(drivers, capacity=2)
     assert allocation.swaps == [Swap("b", "c", 1, 2, "a")]
     assert allocation.tables == [["a", "c"], ["b", "d"]]
+
+
+def test_the_swap_search_takes_the_better_ranked_of_two_candidates_equally_close() -> None:
+    """§1-3-3, DOMAIN.md "Tables and grids": the driver who leaves swaps with the closest in
+    rank at the other table; equally close, the better-ranked. Rank 5 leaves, ranks 4 and 6
+    are one place away on either side: rank 4 comes.
+
+    The search is tested by itself: through ``allocate`` two acceptable candidates never sit
+    on either side of the one leaving (the better-ranked side holds only drivers moved down
+    for a team-mate, who may not come back), so no allocation can tell the two rules apart;
+    the search must still say what DOMAIN.md says if the tables ever allow it."""
+    leaving, better, worse = (5, 0), (4, 1), (6, 2)
+    by_key = {
+        leaving: RankedDriver("x", 5, "red"),
+        better: RankedDriver("b", 4, None),
+        worse: RankedDriver("w", 6, None),
+    }
+    here, there = Counter({"red": 2}), Counter({None: 2})
+    found = _closest_candidate(leaving, "red", [better, worse], here, there, by_key)
+    assert found == better
+    # The better-ranked one cannot come (its team-mate is here): the other, as close, does.
+    by_key[better] = RankedDriver("b", 4, "blue")
+    found = _closest_candidate(leaving, "red", [better, worse], here + Counter({"blue": 1}),
+                               Counter({"blue": 1, None: 1}), by_key)  # fmt: skip
+    assert found == worse
 
 
 def test_allocate_without_team_separation_does_no_swap() -> None:

@@ -55,8 +55,8 @@ setup = Router(tags=["Setup"])
 
 class ChampionshipIn(Schema):
     slug: str
-    name: str
-    season: str
+    name: signup.OneLine
+    season: signup.OneLine
     points_scale: list[Int] = Field(default_factory=lambda: list(DEFAULT_POINTS_SCALE))
     points_mode: Literal["per_table", "overall"] = "per_table"
     best_results: Int | None = None
@@ -126,7 +126,7 @@ class WeatherScaleIn(Schema):
 
 class CircuitIn(Schema):
     slug: str
-    name: str
+    name: signup.OneLine
     laps: Int = 3
     weather_scale: WeatherScaleIn
     club: str | None = Field(
@@ -135,7 +135,7 @@ class CircuitIn(Schema):
 
 
 class TeamIn(Schema):
-    name: str
+    name: signup.OneLine
 
 
 class TeamOut(Schema):
@@ -153,9 +153,9 @@ def team_create(request: HttpRequest, slug: str, payload: TeamIn) -> Status[Any]
 
 class DriverIn(Schema):
     number: DriverNumber
-    first_name: str
-    last_name: str
-    team: str | None = None
+    first_name: signup.OneLine
+    last_name: signup.OneLine
+    team: signup.OneLine | None = None
     email: str = ""
     licence: str | None = Field(None, description="The federation's: finds the player.")
 
@@ -261,7 +261,7 @@ def driver_import(request: HttpRequest, slug: str) -> Any:
 
 class EventIn(Schema):
     slug: str
-    name: str
+    name: signup.OneLine
     date: datetime.date
     circuit: str
     game: Game = "formula_de"
@@ -425,7 +425,7 @@ class EventPatchIn(signup.AnnouncementPatch):
     """Any field of the event's creation body, and every setting of its settings page."""
 
     slug: str | None = None
-    name: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    name: Annotated[signup.OneLine, Field(min_length=1, max_length=200)] | None = None
     date: datetime.date | None = None
     circuit: str | None = None
     game: Game | None = None

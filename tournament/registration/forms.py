@@ -18,9 +18,16 @@ from tournament.errors import ServiceError
 from tournament.models import Driver, Event, Team
 from tournament.players.names import LICENCE_MAX
 from tournament.registration.csv_import import MAX_NUMBER
+from tournament.signup.rules import one_line
 from tournament.wording import PART_NAMES, configuration_messages, laps_errors
 
 MAX_UPLOAD = 2 * 1024 * 1024
+
+
+def validate_one_line(value: str) -> None:
+    """Names are one line (API.md): a line break stops a mail and a calendar."""
+    if not one_line(value or ""):
+        raise forms.ValidationError(_("One line only: no line break."), code="one_line")
 
 
 class DriverImportForm(forms.Form):
@@ -45,13 +52,20 @@ class DriverForm(forms.Form):
 
     number = forms.IntegerField(label=_("Number"), min_value=1, max_value=MAX_NUMBER)
     first_name = forms.CharField(
-        label=_("First name"), max_length=Driver._meta.get_field("first_name").max_length
+        label=_("First name"),
+        max_length=Driver._meta.get_field("first_name").max_length,
+        validators=[validate_one_line],
     )
     last_name = forms.CharField(
-        label=_("Last name"), max_length=Driver._meta.get_field("last_name").max_length
+        label=_("Last name"),
+        max_length=Driver._meta.get_field("last_name").max_length,
+        validators=[validate_one_line],
     )
     team = forms.CharField(
-        label=_("Team"), required=False, max_length=Team._meta.get_field("name").max_length
+        label=_("Team"),
+        required=False,
+        max_length=Team._meta.get_field("name").max_length,
+        validators=[validate_one_line],
     )
     email = forms.EmailField(label=_("E-mail"), required=False)
     licence = forms.CharField(
@@ -70,8 +84,8 @@ class NextSeasonForm(forms.Form):
         max_length=50,
         help_text=_("Lowercase letters, digits and hyphens."),
     )
-    name = forms.CharField(label=_("Name"), max_length=200)
-    season = forms.CharField(label=_("Season"), max_length=20)
+    name = forms.CharField(label=_("Name"), max_length=200, validators=[validate_one_line])
+    season = forms.CharField(label=_("Season"), max_length=20, validators=[validate_one_line])
 
 
 class NumberListField(forms.CharField):
@@ -251,6 +265,7 @@ class EventForm(forms.ModelForm):
         self.fields["crash_limit"].required = False
         if "race_end" in self.fields:
             self.fields["race_end"].required = False
+        self.fields["name"].validators.append(validate_one_line)
         self.fields["slug"].required = False
         self.fields["slug"].help_text = _("Empty: made from the name. It is in every link.")
         self.order_fields([*COMMON_FIELDS, *(f for f in self.fields if f not in COMMON_FIELDS)])

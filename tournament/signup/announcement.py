@@ -1,6 +1,7 @@
 """An event's announcement (place, time, schedule, fee, seats, registration window): the
 fields ``PATCH /api/v1/events/{event}`` takes beside the event's own, the service that
-stores them, and how the event's answer shows them."""
+stores them, and how the event's answer shows them; the one-line names the Setup API
+takes (``OneLine``)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,36 @@ from typing import Annotated, Any, Literal
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from ninja import Schema
-from pydantic import Field
+from pydantic import AfterValidator, Field, ValidationInfo
 
 from tournament.access import Actor
-from tournament.errors import InvalidInput
+from tournament.errors import Conflict, InvalidInput
 from tournament.models import Event
-from tournament.signup import services
+from tournament.signup import rules, services
 from tournament.signup.models import Announcement
 
 _TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 Seats = Annotated[int, Field(strict=True, ge=0, le=100_000)]
 
 
+def _one_line(value: str, info: ValidationInfo) -> str:
+    """Names (event, championship, circuit, team, person) are one line (API.md): a line
+    break is a 400 naming the field, never a mail that cannot leave."""
+    if not rules.one_line(value):
+        message = _("One line only: no line break.")
+        raise InvalidInput(message, {info.field_name or "__all__": [message]})
+    return value
+
+
+#: A name the API takes: text of one line (the OpenAPI document reads it as a string).
+OneLine = Annotated[str, AfterValidator(_one_line)]
+
+
 class StepIn(Schema):
     time: str = Field(description="HH:MM, the event's local time.")
-    label: Annotated[str, Field(min_length=1, max_length=200)]
+    label: Annotated[OneLine, Field(min_length=1, max_length=200)]
 
 
 class RegistrationWindowIn(Schema):
@@ -68,7 +83,9 @@ def take(changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def announcement_update(*, actor: Actor, event: Event, **sent: Any) -> Announcement | None:
-    """Store what was sent; a raised capacity moves the waiting list in, in order."""
+    """Store what was sent. The capacity never goes below the number accepted (409 saying
+    how many); a changed capacity moves the waiting list into the seats free, in order
+    (DOMAIN.md "Corrections": a freed seat always goes to the waiting list)."""
     if not sent:
         return None
     services.require_organiser(actor, event)
@@ -99,7 +116,16 @@ def announcement_update(*, actor: Actor, event: Event, **sent: Any) -> Announcem
     with transaction.atomic():
         services._locked_announcement(event)
         announcement = Announcement.objects.get(event=event)
-        before = announcement.capacity
+        accepted = services.accepted_count(event)
+        if "capacity" in fields and not rules.capacity_floor(fields["capacity"], accepted):
+            message = ngettext(
+                "%(count)s registrant is accepted: the capacity cannot go below it. Refuse "
+                "them or move them to the waiting list first.",
+                "%(count)s registrants are accepted: the capacity cannot go below that. "
+                "Refuse some or move them to the waiting list first.",
+                accepted,
+            ) % {"count": accepted}
+            raise Conflict(message, {"capacity": [message]})
         for name, value in fields.items():
             setattr(announcement, name, value)
         if (
@@ -111,11 +137,8 @@ def announcement_update(*, actor: Actor, event: Event, **sent: Any) -> Announcem
             raise InvalidInput(message, {"registration.closes_at": [message]})
         actor.stamp(announcement)
         announcement.save()
-    raised = announcement.capacity is None or (
-        before is not None and announcement.capacity > before
-    )
-    if "capacity" in fields and raised:
-        services.seats_fill(event=event, why="capacity raised")
+        if "capacity" in fields:  # under the same lock: no confirmation comes between
+            services.seats_fill(event=event, why="capacity raised")
     return announcement
 
 

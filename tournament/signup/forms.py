@@ -9,17 +9,37 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from tournament.registration.forms import validate_one_line
 from tournament.signup.models import Announcement, Message, Registration
 
 _STEP = re.compile(r"^\s*([01][0-9]|2[0-3])[:h]([0-5][0-9])\s+(.+)$")
 
 
+def _name(label: Any, autocomplete: str, required: bool = True) -> forms.CharField:
+    """A name of one line (API.md), with what the phone may fill it with."""
+    return forms.CharField(
+        label=label,
+        max_length=100,
+        required=required,
+        validators=[validate_one_line],
+        widget=forms.TextInput(attrs={"autocomplete": autocomplete}),
+    )
+
+
 class SignUpForm(forms.Form):
-    first_name = forms.CharField(label=_("First name"), max_length=100)
-    last_name = forms.CharField(label=_("Last name"), max_length=100)
-    email = forms.EmailField(label=_("Email"), max_length=254)
-    licence = forms.CharField(label=_("Licence number (optional)"), max_length=30, required=False)
-    team = forms.CharField(label=_("Team (optional)"), max_length=100, required=False)
+    first_name = _name(_("First name"), "given-name")
+    last_name = _name(_("Last name"), "family-name")
+    email = forms.EmailField(
+        label=_("Email"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    licence = forms.CharField(
+        label=_("Licence number (optional)"),
+        max_length=30,
+        required=False,
+        validators=[validate_one_line],
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    team = _name(_("Team (optional)"), "organization", required=False)
     public_name = forms.ChoiceField(
         label=_("Your name in public"),
         choices=Registration.PublicName.choices,
@@ -37,9 +57,9 @@ class SignUpForm(forms.Form):
 
 
 class OwnEditForm(forms.Form):
-    first_name = forms.CharField(label=_("First name"), max_length=100)
-    last_name = forms.CharField(label=_("Last name"), max_length=100)
-    team = forms.CharField(label=_("Team (optional)"), max_length=100, required=False)
+    first_name = _name(_("First name"), "given-name")
+    last_name = _name(_("Last name"), "family-name")
+    team = _name(_("Team (optional)"), "organization", required=False)
     public_name = forms.ChoiceField(
         label=_("Your name in public"),
         choices=Registration.PublicName.choices,

@@ -42,13 +42,15 @@ def free_seats(capacity: int | None, accepted: int) -> int | None:
     return max(0, capacity - accepted)
 
 
-def on_confirm(approval: str, capacity: int | None, accepted: int) -> Confirmed:
+def on_confirm(approval: str, capacity: int | None, accepted: int, waiting: int = 0) -> Confirmed:
     """What a registration becomes once its address is confirmed: in mode ``organiser`` it
-    awaits race control; in mode ``first_come`` it takes a free seat, else it waits."""
+    awaits race control; in mode ``first_come`` it takes a free seat, else it waits. While
+    anyone waits, a newcomer waits behind them, free seat or not (DOMAIN.md "Corrections":
+    a freed seat always goes to the waiting list)."""
     if approval == "organiser":
         return "pending"
     seats = free_seats(capacity, accepted)
-    return "accepted" if seats is None or seats > 0 else "waiting"
+    return "accepted" if waiting == 0 and (seats is None or seats > 0) else "waiting"
 
 
 def moving_in(capacity: int | None, accepted: int, waiting: int) -> int:
@@ -62,6 +64,12 @@ def may_accept(capacity: int | None, accepted: int) -> bool:
     """Race control may accept one more only while a seat is free."""
     seats = free_seats(capacity, accepted)
     return seats is None or seats > 0
+
+
+def capacity_floor(capacity: int | None, accepted: int) -> bool:
+    """A new capacity is allowed only at or above the number accepted (none: no limit);
+    race control refuses or moves people first (DOMAIN.md "Corrections")."""
+    return capacity is None or capacity >= accepted
 
 
 def may_edit(now: datetime.datetime, edit_until: datetime.datetime | None) -> bool:
@@ -90,6 +98,11 @@ def address_key(address: str) -> str:
     except (HeaderParseError, ValueError, IndexError, TypeError):
         return text.casefold()
     return f"{parsed.username}@{parsed.domain}".casefold()
+
+
+def one_line(text: str) -> bool:
+    """Names are one line (API.md): no line break of any kind (``\\n``, ``\\r``, U+2028…)."""
+    return "".join(text.splitlines()) == text
 
 
 def public_name(first_name: str, last_name: str, choice: str) -> str:

@@ -1,19 +1,89 @@
-"""Sign-up's reads: the registrations in confirmation order with their waiting-list rank,
-the psych sheet's entrants (ratings read from the players' ratings, floor 1)."""
+"""Sign-up's reads: seats taken and the waiting list (in confirmation order, with ranks),
+whether an event is announced and its window open, the registration a link opens, the
+psych sheet's entrants (ratings read from the players' ratings, floor 1)."""
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from django.db.models import Count, Q
 from django.db.models.functions import Lower
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 
+from tournament.errors import Conflict, NotFound
 from tournament.models import Event
 from tournament.players.models import Player, PlayerRating
 from tournament.players.odds import family_of, ratings_of
+from tournament.sealing import link_digest
 from tournament.signup import rules
 from tournament.signup.models import Announcement, Registration
+
+Status = Registration.Status
+
+
+def accepted_count(event: Event) -> int:
+    return Registration.objects.filter(event=event, status=Status.ACCEPTED).count()
+
+
+def waiting_list(event: Event) -> Any:
+    return Registration.objects.filter(event=event, status=Status.WAITING).order_by(
+        "confirmed_at", "pk"
+    )
+
+
+def rank_of(registration: Registration) -> int | None:
+    """Place on the waiting list (1 = next in), None when not waiting."""
+    if registration.status != Status.WAITING or registration.confirmed_at is None:
+        return None
+    ahead = Q(confirmed_at__lt=registration.confirmed_at) | Q(
+        confirmed_at=registration.confirmed_at, pk__lt=registration.pk
+    )
+    return waiting_list(registration.event).filter(ahead).count() + 1
+
+
+def announced(event: Event) -> bool:
+    """Public: an event whose registration has an opening date, or that published
+    anything. Before, its sign-up page and entrants are race control's only (404)."""
+    opens = Announcement.objects.filter(event=event).values_list("opens_at", flat=True).first()
+    return opens is not None or event.is_public()
+
+
+def window_refusal(event: Event, now: datetime.datetime) -> Conflict | None:
+    """The 409 of a registration window that is not open (saying when), else None."""
+    announcement = Announcement.objects.filter(event=event).first()
+    opens = announcement.opens_at if announcement else None
+    closes = announcement.closes_at if announcement else None
+    state = rules.window(now, opens, closes)
+    if state == "open":
+        return None
+    if state == "not_open":
+        when = formats.date_format(timezone.localtime(opens), "DATETIME_FORMAT")
+        return Conflict(_("Registration opens on %(when)s.") % {"when": when})
+    if state == "over":
+        when = formats.date_format(timezone.localtime(closes), "DATETIME_FORMAT")
+        return Conflict(_("Registration closed on %(when)s.") % {"when": when})
+    return Conflict(_("Registration for this event is not open."))
+
+
+def registration_for_link(token: str) -> Registration:
+    """The registration an own link opens (404 when unknown or replaced)."""
+    found = (
+        Registration.objects.select_related("event__championship", "event__circuit")
+        .filter(link_digest=link_digest(token))
+        .first()
+        if len(token) <= 100
+        else None
+    )
+    if found is None:
+        raise NotFound(
+            _(
+                "This link is unknown or was replaced by a newer one: use the last mail "
+                "you received."
+            )
+        )
+    return found
 
 
 def ranked(event: Event) -> list[tuple[Registration, int | None]]:
@@ -70,15 +140,25 @@ def _known_by_address(registrations: list[Registration]) -> dict[int, int]:
     """Before check-in, the player each registrant already is, found by the address they
     confirmed (double opt-in: theirs), when exactly one player has it: their rating sorts
     the psych sheet before the day. Never by licence, which anyone may type (a stranger
-    would borrow its holder's rank); nothing is merged or written here."""
-    wanted = {r.email.lower(): r.pk for r in registrations if r.email}
+    would borrow its holder's rank); nothing is merged or written here. An address shared
+    (by two players, or by two registrants: a parent and a child) tells no one's rating.
+    Addresses compare as the mail server delivers them (``rules.address_key``)."""
+    wanted: dict[str, list[int]] = {}
+    for r in registrations:
+        if r.email:
+            wanted.setdefault(r.email_key or rules.address_key(r.email), []).append(r.pk)
     if not wanted:
         return {}
     found: dict[str, list[int]] = {}
     rows = Player.objects.filter(merged_into=None).annotate(address=Lower("email"))
-    for address, player in rows.filter(address__in=wanted).values_list("address", "pk"):
-        found.setdefault(address, []).append(player)
-    return {wanted[a]: ids[0] for a, ids in found.items() if len(ids) == 1}
+    near = {*wanted, *(r.email.lower() for r in registrations if r.email)}
+    for address, player in rows.filter(address__in=near).values_list("email", "pk"):
+        found.setdefault(rules.address_key(address), []).append(player)
+    return {
+        wanted[key][0]: ids[0]
+        for key, ids in found.items()
+        if key in wanted and len(ids) == 1 and len(wanted[key]) == 1
+    }
 
 
 def registration_export(registration: Registration) -> dict[str, Any]:

@@ -20,15 +20,24 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Event
+from tournament.players.names import name_key
 from tournament.sealing import link_digest, new_link_secret, seal, unseal
 from tournament.signup import mails, rules, tasks
 from tournament.signup.models import Announcement, Mail, Registration
+
+# The reads every write here needs, named here too for the callers that knew them here.
+from tournament.signup.selectors import accepted_count as accepted_count
+from tournament.signup.selectors import announced as announced
+from tournament.signup.selectors import rank_of as rank_of
+from tournament.signup.selectors import registration_for_link as registration_for_link
+from tournament.signup.selectors import waiting_list as waiting_list
+from tournament.signup.selectors import window_refusal as window_refusal
 
 Status = Registration.Status
 #: Statuses that hold a place (a seat, a rank, or race control's attention).
@@ -53,26 +62,6 @@ def _locked_announcement(event: Event) -> Announcement:
     confirms next waits for it."""
     Announcement.objects.get_or_create(event=event)
     return Announcement.objects.select_for_update().get(event=event)
-
-
-def accepted_count(event: Event) -> int:
-    return Registration.objects.filter(event=event, status=Status.ACCEPTED).count()
-
-
-def waiting_list(event: Event) -> Any:
-    return Registration.objects.filter(event=event, status=Status.WAITING).order_by(
-        "confirmed_at", "pk"
-    )
-
-
-def rank_of(registration: Registration) -> int | None:
-    """Place on the waiting list (1 = next in), None when not waiting."""
-    if registration.status != Status.WAITING or registration.confirmed_at is None:
-        return None
-    ahead = Q(confirmed_at__lt=registration.confirmed_at) | Q(
-        confirmed_at=registration.confirmed_at, pk__lt=registration.pk
-    )
-    return waiting_list(registration.event).filter(ahead).count() + 1
 
 
 def _new_confirm(registration: Registration) -> str:
@@ -108,30 +97,6 @@ def require_organiser(actor: Actor, event: Event) -> None:
         raise NotAllowed(_("Only the organisers of this championship may do this."))
 
 
-def announced(event: Event) -> bool:
-    """Public: an event whose registration has an opening date, or that published
-    anything. Before, its sign-up page and entrants are race control's only (404)."""
-    opens = Announcement.objects.filter(event=event).values_list("opens_at", flat=True).first()
-    return opens is not None or event.is_public()
-
-
-def window_refusal(event: Event, now: datetime.datetime) -> Conflict | None:
-    """The 409 of a registration window that is not open (saying when), else None."""
-    announcement = Announcement.objects.filter(event=event).first()
-    opens = announcement.opens_at if announcement else None
-    closes = announcement.closes_at if announcement else None
-    state = rules.window(now, opens, closes)
-    if state == "open":
-        return None
-    if state == "not_open":
-        when = formats.date_format(timezone.localtime(opens), "DATETIME_FORMAT")
-        return Conflict(_("Registration opens on %(when)s.") % {"when": when})
-    if state == "over":
-        when = formats.date_format(timezone.localtime(closes), "DATETIME_FORMAT")
-        return Conflict(_("Registration closed on %(when)s.") % {"when": when})
-    return Conflict(_("Registration for this event is not open."))
-
-
 # --- sign up, confirm ------------------------------------------------------------------
 
 FIELDS = ("first_name", "last_name", "licence", "team", "public_name", "language")
@@ -139,10 +104,14 @@ FIELDS = ("first_name", "last_name", "licence", "team", "public_name", "language
 
 def _clean_fields(data: dict[str, Any]) -> dict[str, Any]:
     errors: dict[str, list[str]] = {}
-    cleaned = {k: str(data.get(k) or "").strip() for k in (*FIELDS, "email")}
+    raw = {k: str(data.get(k) or "") for k in (*FIELDS, "email")}
+    cleaned = {k: value.strip() for k, value in raw.items()}
     for name, limit in (("first_name", 100), ("last_name", 100), ("licence", 30), ("team", 100)):
         if len(cleaned[name]) > limit:
             errors[name] = [_("At most %(count)s characters.") % {"count": limit}]
+    for name in ("first_name", "last_name", "licence", "team"):
+        if not rules.one_line(raw[name]):  # a name is one line (API.md): never a 500
+            errors[name] = [_("One line only: no line break.")]
     for name in ("first_name", "last_name"):
         if not cleaned[name]:
             errors[name] = [_("This field is required.")]
@@ -177,9 +146,11 @@ def registrations_clean(*, now: datetime.datetime | None = None) -> int:
 def registration_sign_up(
     *, event: Event, now: datetime.datetime | None = None, **data: Any
 ) -> None:
-    """A sign-up. Answers nothing a stranger could read: a new address gets its
-    confirmation mail, an address already registered its own link again (or a new
-    confirmation while it is unconfirmed or was cancelled); never a second seat."""
+    """A sign-up. Answers nothing a stranger could read. One registration per person: an
+    address and a folded name (DOMAIN.md "Corrections": a parent may sign up two children,
+    each confirmed by its own mail, and no sign-up replaces another). A new person gets a
+    confirmation mail; the same person again their own link (or a new confirmation while
+    unconfirmed or cancelled); never a second seat."""
     now = now or timezone.now()
     refusal = window_refusal(event, now)
     if refusal is not None:
@@ -201,10 +172,11 @@ def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.dat
     existing = (
         Registration.objects.select_for_update()
         .select_related("event__championship")
-        .filter(event=event, email__iexact=email)
+        .filter(event=event, email_key=rules.address_key(email))
+        .filter(name_key=name_key(fields["first_name"], fields["last_name"]))
         .first()
     )
-    if existing is not None and existing.status in (*LIVE, Status.REFUSED):
+    if existing is not None and existing.status not in (Status.UNCONFIRMED, Status.CANCELLED):
         # Already registered: the mail says so and carries the link; nothing changes.
         return mails.queue(existing, Mail.Kind.LINK, link=own_link(existing), key="link")
     registration = existing or Registration(event=event, email=email)
@@ -243,20 +215,9 @@ def _confirm_mail(registration: Registration, status: str, link: str) -> Mail:
     return mails.render(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
 
 
-def registration_confirm(
-    *, token: str, now: datetime.datetime | None = None
-) -> tuple[Registration, str]:
-    """Confirm an address (the confirmation mail's token): the registration takes a seat,
-    waits, or awaits race control. Answers it and the registrant's own link.
-
-    A rush confirms hundreds a minute, each after the other under the seats' lock, so the
-    lock is taken last and held for one statement: everything else is written before it,
-    in the same transaction, for the likely outcome (from an unlocked count): the
-    registration, its history, its mail (rendered, a waiting rank as ``mails.RANK``). Under
-    the lock, one statement counts the seats and the waiting ahead and sets the time of
-    confirmation (the waiting list's order: the order the lock served) and the rank; only
-    when the count changed the outcome (at the last seat) is more done under it."""
-    now = now or timezone.now()
+def registration_to_confirm(token: str, now: datetime.datetime | None = None) -> Registration:
+    """The registration a confirmation link opens, while it may be confirmed: 404 when
+    unknown or replaced, 409 when confirmed already or expired (said before the button)."""
     found = (
         Registration.objects.select_related("event__championship")
         .filter(confirm_digest=link_digest(token))
@@ -271,12 +232,35 @@ def registration_confirm(
                 "use the last mail."
             )
         )
-    _confirmable(found, now)
+    _confirmable(found, now or timezone.now())
+    return found
+
+
+def registration_confirm(
+    *, token: str, now: datetime.datetime | None = None
+) -> tuple[Registration, str]:
+    """Confirm an address (the confirmation mail's token): the registration takes a seat,
+    waits, or awaits race control. Answers it and the registrant's own link.
+
+    A rush confirms hundreds a minute, each after the other under the seats' lock, so the
+    lock is taken last and held for one statement: everything else is written before it,
+    in the same transaction, for the likely outcome (from an unlocked count): the
+    registration, its history, its mail (rendered, a waiting rank as ``mails.RANK``). Under
+    the lock, one statement counts the seats and the waiting ahead and sets the time of
+    confirmation (the waiting list's order: the order the lock served) and the rank; only
+    when the count changed the outcome (at the last seat) is more done under it."""
+    now = now or timezone.now()
+    found = registration_to_confirm(token, now)
     event = found.event
     announcement = Announcement.objects.filter(event=event).first()
     if announcement is None:  # an event never announced (a registration made in the shell)
         announcement, _created = Announcement.objects.get_or_create(event=event)
-    likely = rules.on_confirm(announcement.approval, announcement.capacity, accepted_count(event))
+    likely = rules.on_confirm(
+        announcement.approval,
+        announcement.capacity,
+        accepted_count(event),
+        waiting_list(event).count(),
+    )
     secret = new_link_secret()
     link = mails.own_url(secret)
     with transaction.atomic():
@@ -315,7 +299,8 @@ counted AS (
 ),
 decided AS (
     SELECT CASE WHEN a.approval = 'organiser' THEN 'pending'
-                WHEN a.capacity IS NULL OR c.accepted < a.capacity THEN 'accepted'
+                WHEN c.ahead = 0 AND (a.capacity IS NULL OR c.accepted < a.capacity)
+                    THEN 'accepted'
                 ELSE 'waiting' END AS status,
            c.ahead + 1 AS rank, t.at
     FROM tournament_announcement a, counted c, t WHERE a.id = %(announcement)s
@@ -376,7 +361,9 @@ def _seat(
         accepted=Count("pk", filter=Q(status=Status.ACCEPTED)),
         ahead=Count("pk", filter=Q(status=Status.WAITING, confirmed_at__lte=at)),
     )
-    status = rules.on_confirm(announcement.approval, announcement.capacity, counts["accepted"])
+    status = rules.on_confirm(
+        announcement.approval, announcement.capacity, counts["accepted"], counts["ahead"]
+    )
     rank = counts["ahead"] + 1
     Registration.objects.filter(pk=registration.pk).update(confirmed_at=at)
     Registration.history.filter(history_id=_last_history(registration.pk)).update(confirmed_at=at)
@@ -384,25 +371,6 @@ def _seat(
         setattr(mail, name, getattr(mail, name).replace(mails.RANK, str(rank)))
     mail.save(update_fields=["subject", "body_text", "body_html"])
     return status, rank, at
-
-
-def registration_for_link(token: str) -> Registration:
-    """The registration an own link opens (404 when unknown or replaced)."""
-    found = (
-        Registration.objects.select_related("event__championship", "event__circuit")
-        .filter(link_digest=link_digest(token))
-        .first()
-        if len(token) <= 100
-        else None
-    )
-    if found is None:
-        raise NotFound(
-            _(
-                "This link is unknown or was replaced by a newer one: use the last mail "
-                "you received."
-            )
-        )
-    return found
 
 
 # --- changes -----------------------------------------------------------------------------
@@ -432,13 +400,16 @@ def registration_edit(
     return registration
 
 
-def _fill(event: Event, announcement: Announcement, why: str) -> list[int]:
-    """The first of the waiting list move into free seats, in order, each told. The
-    caller holds the announcement's lock. Not once check-in is closed: at the door, race
-    control gives the seats (DOMAIN.md)."""
+def _fill(
+    event: Event, announcement: Announcement, why: str, keep_out: int | None = None
+) -> list[int]:
+    """The first of the waiting list move into free seats, in order, each told; but
+    ``keep_out``, whom race control just moved out of a seat. The caller holds the
+    announcement's lock. Not once check-in is closed: at the door, race control gives the
+    seats (DOMAIN.md)."""
     if announcement.check_in_closed_at is not None:
         return []
-    waiting = list(waiting_list(event).select_for_update())
+    waiting = list(waiting_list(event).exclude(pk=keep_out).select_for_update())
     n = rules.moving_in(announcement.capacity, accepted_count(event), len(waiting))
     sent = []
     for registration in waiting[:n]:
@@ -510,7 +481,9 @@ def registration_decide(
     now: datetime.datetime | None = None,
 ) -> Registration:
     """Race control accepts, refuses or moves to the waiting list, with a reason; never
-    above capacity (409)."""
+    above capacity (409). Moved to the waiting list, a registrant takes its end (a new time
+    of confirmation); a seat freed by a refusal or a move goes to the first waiting, who is
+    told (DOMAIN.md "Corrections")."""
     now = now or timezone.now()
     event = registration.event
     require_organiser(actor, event)
@@ -539,21 +512,24 @@ def registration_decide(
             )
         registration.status = status
         registration.reason = reason.strip() if status == Status.REFUSED else ""
-        if registration.confirmed_at is None:
+        if status == Status.WAITING or registration.confirmed_at is None:
             registration.confirmed_at = now
         stamp(registration, actor, reason.strip())
         registration.save()
+        sent = []
+        if before == Status.ACCEPTED:
+            sent = _fill(event, announcement, "a seat freed up", keep_out=registration.pk)
         link = own_link(registration)
         if status == Status.ACCEPTED:
             kind = Mail.Kind.MOVED_IN if before == Status.WAITING else Mail.Kind.ACCEPTED
             mail = mails.queue(registration, kind, link=link)
         elif status == Status.REFUSED:
             mail = mails.queue(registration, Mail.Kind.REFUSED, link=link, reason=reason.strip())
-        else:
+        else:  # its rank once the seat it freed is taken
             mail = mails.queue(
                 registration, Mail.Kind.WAITING, link=link, rank=rank_of(registration)
             )
-        tasks.send_soon([mail.pk])
+        tasks.send_soon([mail.pk, *sent])
     return registration
 
 

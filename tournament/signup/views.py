@@ -1,6 +1,7 @@
 """Sign-up's public pages, phone first: the sign-up form of an event, the confirmation
-(a button: mail scanners open links, only a person presses), the registrant's own page,
-the psych sheet (the accepted entrants, as ``GET …/entrants`` shows them)."""
+(a button: mail scanners open links, only a person presses; a wrong link says so before
+it), the registrant's own page (a cancellation asks first), the psych sheet (the accepted
+entrants, as ``GET …/entrants`` shows them), the calendars."""
 
 from __future__ import annotations
 
@@ -26,8 +27,10 @@ from tournament.public.players import remember
 from tournament.registration.forms import apply_errors
 from tournament.signup import rules, selectors, services
 from tournament.signup.forms import OwnEditForm, SignUpForm
-from tournament.signup.models import Announcement
+from tournament.signup.models import Announcement, Registration
 from tournament.site import ratelimit
+from tournament.site.confirm import confirm_page as ask_first
+from tournament.site.confirm import confirmed
 
 NO_ROBOTS = "noindex, nofollow"
 
@@ -61,13 +64,19 @@ def signup_page(request: HttpRequest, slug: str) -> HttpResponse:
             return render(request, "signup/sent.html", {"event": event})
     elif request.method == "POST":
         status = 409 if refusal is not None else 400
+    accepted = selectors.accepted_count(event)
+    waiting = selectors.waiting_list(event).count()
     context = {
         "event": event,
         "announcement": announcement,
         "refusal": refusal.message if refusal else "",
         "form": form,
-        "accepted": services.accepted_count(event),
-        "waiting": services.waiting_list(event).count(),
+        "accepted": accepted,
+        "waiting": waiting,
+        # A newcomer waits while a seat is taken by all or anyone waits (DOMAIN.md).
+        "full": announcement.approval == Announcement.Approval.FIRST_COME
+        and rules.on_confirm(announcement.approval, announcement.capacity, accepted, waiting)
+        == "waiting",
     }
     return render(request, "signup/signup.html", context, status=status)
 
@@ -83,7 +92,14 @@ def confirm_page(request: HttpRequest, token: str) -> HttpResponse:
             )
         messages.success(request, _("Your address is confirmed."))
         return redirect("signup-own", token=link.rstrip("/").rsplit("/", 1)[1])
-    response = render(request, "signup/confirm.html", {"token": token})
+    try:  # a wrong, replaced, used or expired link says so at once, without a button
+        services.registration_to_confirm(token)
+    except ServiceError as exc:
+        response = render(
+            request, "signup/problem.html", {"message": exc.message}, status=exc.status
+        )
+    else:
+        response = render(request, "signup/confirm.html", {"token": token})
     response["X-Robots-Tag"] = NO_ROBOTS
     return response
 
@@ -107,6 +123,10 @@ def own_page(request: HttpRequest, token: str) -> HttpResponse:
     )
     status = 200
     if request.method == "POST":
+        if request.POST.get("action") == "cancel" and not confirmed(request):
+            response = _cancel_asked(request, registration)
+            response["X-Robots-Tag"] = NO_ROBOTS
+            return response
         if request.POST.get("action") == "cancel":
             try:
                 services.registration_cancel(registration=registration)
@@ -144,6 +164,30 @@ def own_page(request: HttpRequest, token: str) -> HttpResponse:
     return response
 
 
+def _cancel_asked(request: HttpRequest, registration: Registration) -> HttpResponse:
+    """What a cancellation will do, before it is done (DOMAIN.md "Corrections":
+    irreversible taps ask first); the second tap posts the same form, confirmed."""
+    names = {"event": registration.event.name, "rank": services.rank_of(registration)}
+    if registration.status == Registration.Status.ACCEPTED:
+        what = _("You give up your seat at %(event)s: the first on the waiting list takes it.")
+    elif registration.status == Registration.Status.WAITING:
+        what = _("You leave the waiting list of %(event)s (you are n° %(rank)s).")
+    else:
+        what = _("You withdraw your registration for %(event)s.")
+    return ask_first(
+        request,
+        title=_("Cancel your registration?"),
+        heading=_("What cancelling does:"),
+        undoes=[
+            what % names,
+            _("It cannot be undone: to come back, sign up again, as a newcomer."),
+        ],
+        confirm_label=_("Yes, cancel my registration"),
+        cancel=request.path,
+        fields={"action": "cancel"},
+    )
+
+
 @public_page(
     "tournament.Event",
     "tournament.Championship",
@@ -167,16 +211,31 @@ def entrants_page(request: HttpRequest, slug: str) -> HttpResponse:
 # --- calendars (RFC 5545 through the icalendar library) ---------------------------------
 
 
+def _one_line(text: str) -> str:
+    """A name written before names were one line, as one line."""
+    return " ".join(text.splitlines())
+
+
+def _end(announcement: Announcement) -> datetime.time:
+    """When the day ends: the time of the schedule's last line, when after the start;
+    else late in the evening."""
+    steps = [s["time"] for s in announcement.schedule or [] if s.get("time")]
+    last = datetime.time.fromisoformat(steps[-1]) if steps else None
+    if last is not None and announcement.starts_at is not None and last > announcement.starts_at:
+        return last
+    return datetime.time(23, 0)
+
+
 def _vevent(event: Event, announcement: Announcement | None) -> icalendar.Event:
     item = icalendar.Event()
     item.add("uid", f"{event.slug}@paddock")
     item.add("dtstamp", timezone.now())
-    item.add("summary", event.name)
+    item.add("summary", _one_line(event.name))
     if announcement is not None and announcement.starts_at is not None:
         zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)
         start = datetime.datetime.combine(event.date, announcement.starts_at, tzinfo=zone)
         item.add("dtstart", start)
-        item.add("dtend", datetime.datetime.combine(event.date, datetime.time(23, 0), zone))
+        item.add("dtend", datetime.datetime.combine(event.date, _end(announcement), zone))
     else:
         item.add("dtstart", event.date)
         item.add("dtend", event.date + datetime.timedelta(days=1))
@@ -190,12 +249,19 @@ def _vevent(event: Event, announcement: Announcement | None) -> icalendar.Event:
 
 
 def _calendar(items: list[icalendar.Event], name: str) -> HttpResponse:
+    """The calendar of ``items``, with a VTIMEZONE for each TZID they use (RFC 5545
+    3.8.3.1), its rules from a year before the first to a year after the last."""
     calendar = icalendar.Calendar()
     calendar.add("prodid", "-//Paddock//Formula Dé tournaments//EN")
     calendar.add("version", "2.0")
-    calendar.add("x-wr-calname", name)
+    calendar.add("x-wr-calname", _one_line(name))
     for item in items:
         calendar.add_component(item)
+    days = [item.decoded("dtstart") for item in items]
+    days = [d.date() if isinstance(d, datetime.datetime) else d for d in days]
+    if days:
+        year = datetime.timedelta(days=366)
+        calendar.add_missing_timezones(min(days) - year, max(days) + year)
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = 'inline; filename="paddock.ics"'
     return response
@@ -217,12 +283,12 @@ def event_ics(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_safe
 def events_ics(request: HttpRequest) -> HttpResponse:
-    """Upcoming events of every championship."""
+    """Upcoming events of every championship that announce their day (an announcement
+    whose registration has an opening date, or published): never a bare date."""
     today = timezone.localdate()
-    events = Event.objects.filter(date__gte=today).select_related("championship", "announcement")
+    events = Event.objects.filter(date__gte=today, announcement__isnull=False)
     items = []
-    for event in events.order_by("date", "pk"):
-        announcement = getattr(event, "announcement", None)
-        if _announced(event, announcement):
-            items.append(_vevent(event, announcement))
+    for event in events.select_related("championship", "announcement").order_by("date", "pk"):
+        if _announced(event, event.announcement):
+            items.append(_vevent(event, event.announcement))
     return _calendar(items, "Paddock")

@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tournament.errors import ServiceError
+from tournament.signup.rules import address_key
 from tournament.site.client_ip import client_ip
 
 log = logging.getLogger(__name__)
@@ -201,9 +202,11 @@ def _hit(key: str, most: int) -> bool:
 
 def signup_check(request: HttpRequest, email: str) -> None:
     """Count this sign-up from the request's address and for ``email``; 429 past a limit
-    (``SIGNUP_TRIES_PER_ADDRESS``, ``SIGNUP_TRIES_PER_EMAIL`` within ``SIGNUP_TRY_WINDOW``)."""
+    (``SIGNUP_TRIES_PER_ADDRESS``, ``SIGNUP_TRIES_PER_EMAIL`` within ``SIGNUP_TRY_WINDOW``).
+    An e-mail counts as the mail server delivers it: ``"victim"@CORP.example`` is
+    ``victim@corp.example`` (``address_key``)."""
     address = client_ip(request) or "unknown"
-    mail = hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    mail = hashlib.sha256(address_key(email).encode()).hexdigest()
     ok_address = _hit(
         f"{SIGNUP_PREFIX}ip:{address}", int(getattr(settings, "SIGNUP_TRIES_PER_ADDRESS", 30))
     )

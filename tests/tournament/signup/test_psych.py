@@ -9,8 +9,10 @@ import re
 import pytest
 from django.test import Client
 
+from tests.tournament.signup.conftest import last_token
 from tests.tournament.signup.test_views import english
 from tournament.models import Driver, Player, PlayerRating
+from tournament.signup import services
 from tournament.signup.models import Announcement, Registration
 
 pytestmark = pytest.mark.django_db
@@ -125,3 +127,62 @@ def test_before_check_in_a_known_player_is_found_by_the_address_they_confirmed(s
     assert rows(page)[0] == "1 Bob Lefèvre Bleu 18.00"
     assert "34.00" not in page
     assert not Registration.objects.filter(event=sheet, first_name="Bob").exclude(driver=None)
+
+
+def confirm_in_order(event, signed_up: list[str], confirmed: list[str]) -> None:
+    """Sign up ``signed_up`` (first names) in that order, then confirm them in the order of
+    ``confirmed``: registration order is the order of confirmation (DOMAIN.md)."""
+    for name in signed_up:
+        services.registration_sign_up(event=event, first_name=name, last_name="Lefèvre",
+                                      email=f"{name.lower()}@example.org")  # fmt: skip
+    for name in confirmed:
+        services.registration_confirm(token=last_token(f"{name.lower()}@example.org"))
+
+
+ORDER = ["Cyril", "Ana", "Dan", "Bob"]  # neither sign-up, alphabetical nor reverse order
+
+
+def test_equal_ratings_in_registration_order(open_event):
+    """API.md, the psych sheet: best rating first, ties in registration order, that is the
+    order of confirmation (here neither the order of sign-up nor of names)."""
+    event = open_event(capacity=None)
+    confirm_in_order(event, ["Ana", "Bob", "Cyril", "Dan"], ORDER)
+    for number, name in enumerate(ORDER, 1):
+        Registration.objects.filter(event=event, first_name=name).update(
+            driver=rate(event, number, 7.5, 3)
+        )
+    names = [
+        row.split()[1] for row in rows(english().get(f"/e/{event.slug}/entrants/").content.decode())
+    ]
+    assert names == ORDER
+
+
+def test_the_unrated_in_registration_order(open_event):
+    """API.md, the psych sheet: the unrated after the rated, in registration order (the
+    order of confirmation)."""
+    event = open_event(capacity=None)
+    confirm_in_order(event, ["Ana", "Bob", "Cyril", "Dan", "Eve"], [*ORDER, "Eve"])
+    Registration.objects.filter(event=event, first_name="Eve").update(driver=rate(event, 1, 2.0, 1))
+    names = [
+        row.split()[1] for row in rows(english().get(f"/e/{event.slug}/entrants/").content.decode())
+    ]
+    assert names == ["Eve", *ORDER]
+
+
+def test_an_address_shared_by_two_gives_neither_their_rating(open_event, sign_up_confirmed):
+    """Before check-in a registrant is rated as the one player holding the address they
+    confirmed. An address two players hold, or two registrants share (a parent and a child,
+    DOMAIN.md "Corrections"), tells no one's rating: it would lend one's rank to the other."""
+    event = open_event(capacity=None)
+    sign_up_confirmed(event, "bob@example.org", first_name="Bob")
+    sign_up_confirmed(event, "famille@example.org", first_name="Julie")
+    sign_up_confirmed(event, "famille@example.org", first_name="Léo")
+    for first_name, email, rating in (("Robert", "bob@example.org", 18.0),
+                                      ("Roberto", "BOB@example.org", 11.0),
+                                      ("Julie", "Famille@Example.org", 25.0)):  # fmt: skip
+        player = Player.objects.create(first_name=first_name, last_name="Lefèvre", email=email)
+        PlayerRating.objects.create(player=player, family="formula_de", mu=30, sigma=4,
+                                    rating=rating, races=12)  # fmt: skip
+    page = english().get(f"/e/{event.slug}/entrants/").content.decode()
+    assert rows(page) == ["1 Bob Lefèvre first race –", "2 Julie Lefèvre first race –",
+                          "3 Léo Lefèvre first race –"]  # fmt: skip

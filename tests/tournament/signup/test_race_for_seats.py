@@ -7,16 +7,20 @@ gone once they held it)."""
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connections
+from django.db import connection, connections, transaction
 from django.test import Client
 
 from tests.integrity.conftest import needs_postgresql
 from tests.tournament.signup.conftest import last_token
+from tournament.access import Actor
+from tournament.errors import Conflict
 from tournament.signup import mails, services
-from tournament.signup.models import Mail, Registration
+from tournament.signup.models import Announcement, Mail, Registration
 
 pytestmark = [needs_postgresql, pytest.mark.django_db(transaction=True)]
 
@@ -79,3 +83,91 @@ def test_exactly_capacity_accepted_when_all_confirm_at_once(open_event):
         last = registration.history.order_by("-history_id").first()
         assert (last.status, last.confirmed_at) == (registration.status, registration.confirmed_at)
         assert last.history_change_reason == f"address confirmed: {registration.status}"
+
+
+def _in_a_thread(work: Callable[[], str]) -> tuple[threading.Thread, dict[str, str]]:
+    """Run ``work`` in a thread of its own (its own database connection); its answer, or
+    the name of what it raised, lands in the dict."""
+    outcome: dict[str, str] = {}
+
+    def run() -> None:
+        try:
+            outcome["answer"] = work()
+        except Exception as exc:  # noqa: BLE001 - the test reads what it raised
+            outcome["answer"] = type(exc).__name__
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def _waits_on_a_lock_or_ends(outcome: dict[str, str]) -> str:
+    """Until the other thread either waits on a row lock (PostgreSQL's ``pg_locks``: a lock
+    not granted) or has answered: ``"waits"`` or ``"answered"``. No sleep decides it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if outcome:
+            return "answered"
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+            if cursor.fetchone()[0]:
+                return "waits"
+        time.sleep(0.01)
+    raise AssertionError("the other thread neither waited nor answered within 60 s")
+
+
+def _take_the_last_seat(event, registration: Registration) -> None:
+    """What a confirmation does under the seats' lock: the announcement's row locked (as
+    ``services._seat`` takes it), then the last seat taken; the lock held until commit."""
+    announcement = Announcement.objects.get(event=event)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM tournament_announcement WHERE id = %s FOR UPDATE", [announcement.pk]
+        )
+    Registration.objects.filter(pk=registration.pk).update(status="accepted")
+
+
+def _decide(registration: Registration, actor: Actor) -> Callable[[], str]:
+    def work() -> str:
+        services.registration_decide(
+            registration=registration, actor=actor, status="accepted", reason="ok"
+        )
+        return "accepted"
+
+    return work
+
+
+def _confirm(token: str) -> Callable[[], str]:
+    return lambda: services.registration_confirm(token=token)[0].status
+
+
+@pytest.mark.parametrize("who", ["decision", "confirmation"])
+def test_whoever_changes_seats_waits_for_the_seats_lock(open_event, organiser, who):
+    """The seats' lock (``select_for_update`` on the event's announcement, DOMAIN.md "never
+    more accepted than seats"): while one transaction holds it and takes the last seat, race
+    control's acceptance and a confirmation wait for it, then find the event full. Without
+    the lock they would count the seat as free (the first one's write is not committed
+    yet) and take it too: two accepted for one seat."""
+    event = open_event(capacity=1)
+    for name in ("a", "b"):
+        services.registration_sign_up(
+            event=event, first_name=name.upper(), last_name="Rush", email=f"{name}@example.org"
+        )
+    a = Registration.objects.get(email="a@example.org")
+    if who == "decision":
+        Announcement.objects.filter(event=event).update(approval="organiser")
+        services.registration_confirm(token=last_token("a@example.org"))
+        b, _link = services.registration_confirm(token=last_token("b@example.org"))
+        assert b.status == "pending"
+        work, expected = _decide(b, Actor(user=organiser)), Conflict.__name__
+    else:
+        work, expected = _confirm(last_token("b@example.org")), "waiting"
+    with transaction.atomic():
+        _take_the_last_seat(event, a)
+        thread, outcome = _in_a_thread(work)
+        seen = _waits_on_a_lock_or_ends(outcome)
+    thread.join(timeout=60)
+    assert (seen, outcome.get("answer")) == ("waits", expected)
+    assert Registration.objects.filter(event=event, status="accepted").count() == 1

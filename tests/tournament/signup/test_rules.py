@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tournament.signup import rules
@@ -50,6 +50,8 @@ def test_psych_sheet_best_rating_first_unrated_after_in_registration_order():
     assert [e.key for e in rules.psych_order(entrants)] == [4, 2, 1, 3]
 
 
+# No deadline: pure rules, and a loaded machine must not fail them (issue 40, "The suite").
+@settings(deadline=None)
 @given(
     capacity=st.one_of(st.none(), st.integers(0, 50)),
     accepted=st.integers(0, 60),
@@ -64,6 +66,7 @@ def test_the_waiting_list_never_fills_beyond_capacity(capacity, accepted, waitin
         assert moved == min(max(0, capacity - accepted), waiting)
 
 
+@settings(deadline=None)
 @given(capacity=st.integers(0, 30), confirmations=st.integers(0, 80))
 def test_confirmations_one_after_the_other_accept_exactly_capacity(capacity, confirmations):
     accepted = 0
@@ -75,3 +78,47 @@ def test_confirmations_one_after_the_other_accept_exactly_capacity(capacity, con
             waiting += 1
     assert accepted == min(capacity, confirmations)
     assert accepted + waiting == confirmations
+
+
+def test_the_window_opens_exactly_at_opens_at_and_closes_exactly_at_closes_at():
+    """DOMAIN.md "Before the day": the boundary instants. At ``opens_at`` it is open, a
+    microsecond before not yet; at ``closes_at`` it is over."""
+    tick = datetime.timedelta(microseconds=1)
+    assert rules.window(NOW, NOW, None) == "open"
+    assert rules.window(NOW - tick, NOW, None) == "not_open"
+    assert rules.window(NOW, NOW - HOUR, NOW + tick) == "open"
+    assert rules.window(NOW, NOW - HOUR, NOW) == "over"
+
+
+def test_changes_end_exactly_at_edit_until():
+    """DOMAIN.md "Before the day": the registrant changes or cancels until ``edit_until``;
+    at that instant, no longer."""
+    tick = datetime.timedelta(microseconds=1)
+    assert rules.may_edit(NOW - tick, NOW)
+    assert not rules.may_edit(NOW, NOW)
+    assert rules.may_edit(NOW, None)
+
+
+def test_a_newcomer_waits_while_anyone_waits_even_with_a_free_seat():
+    """DOMAIN.md "Corrections": a newcomer never confirms into a seat while someone waits."""
+    assert rules.on_confirm("first_come", 5, 2, waiting=0) == "accepted"
+    assert rules.on_confirm("first_come", 5, 2, waiting=1) == "waiting"
+    assert rules.on_confirm("first_come", None, 2, waiting=1) == "waiting"
+    assert rules.on_confirm("organiser", 5, 2, waiting=1) == "pending"
+
+
+@settings(deadline=None)
+@given(
+    capacity=st.one_of(st.none(), st.integers(0, 30)),
+    accepted=st.integers(0, 40),
+    waiting=st.integers(1, 40),
+)
+def test_nobody_confirms_past_the_waiting_list(capacity, accepted, waiting):
+    assert rules.on_confirm("first_come", capacity, accepted, waiting) == "waiting"
+
+
+def test_the_capacity_never_goes_below_the_number_accepted():
+    """DOMAIN.md "Corrections": race control refuses or moves people first."""
+    assert rules.capacity_floor(3, 3) and rules.capacity_floor(4, 3)
+    assert not rules.capacity_floor(2, 3)
+    assert rules.capacity_floor(None, 300)

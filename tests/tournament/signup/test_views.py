@@ -50,7 +50,14 @@ def test_sign_up_page_then_confirm_by_button_then_own_page(open_event):
     assert b"elodie@example.org" not in confirmed.content
     own = OWN.search(sent_text(Mail.objects.filter(kind="accepted").get())).group(1)
     assert client.get(f"/registrations/{own}/").status_code == 200
-    cancelled = client.post(f"/registrations/{own}/", {"action": "cancel"}, follow=True)
+    asked = client.post(f"/registrations/{own}/", {"action": "cancel"})
+    assert (
+        b"Cancel your registration?" in asked.content and b"You give up your seat" in asked.content
+    )
+    assert Registration.objects.get().status == "accepted"  # one tap asks, it does nothing
+    cancelled = client.post(
+        f"/registrations/{own}/", {"action": "cancel", "confirmed": "1"}, follow=True
+    )
     assert b"Cancelled." in cancelled.content
     assert client.get("/registrations/nothing-here/").status_code == 404
 

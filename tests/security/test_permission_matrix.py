@@ -771,6 +771,18 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         {"status": "accepted", "reason": "ok"},
         "404 403 403 403 403 401",
     ),
+    # The door and a person's data (issue 40): race control's only; no such registration.
+    ("post", "/events/{event}/registrations/{id}/checkin"): ({}, "404 403 403 403 403 401"),
+    ("post", "/events/{event}/registrations/{id}/present"): (
+        {"present": True},
+        "404 403 403 403 403 401",
+    ),
+    ("post", "/events/{event}/checkin/close"): ({}, "200 403 403 403 403 401"),
+    ("get", "/events/{event}/registrations/{id}/export"): (None, "404 403 403 403 403 401"),
+    ("post", "/events/{event}/registrations/{id}/erase"): (
+        {"reason": "asked by mail"},
+        "404 403 403 403 403 401",
+    ),
     ("post", "/registrations/confirm"): ({"token": "unknown"}, "404 404 404 404 404 404"),
     ("get", "/registrations/{token}"): (None, "404 404 404 404 404 404"),
     ("patch", "/registrations/{token}"): ({"team": "Rouge"}, "404 404 404 404 404 404"),

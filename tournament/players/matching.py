@@ -8,6 +8,10 @@ organisers decide). Never proposed: a pair race control said are two people
 (``NotSamePlayer``), two players holding different licence numbers, two players driving
 in one championship (one person drives once per championship). Nothing here writes: a
 merge is ``changes.players_merge``, done by a person.
+
+At the door, the drivers of a championship who may be a registrant (``drivers_like``: the
+licence typed, the address, the folded name) are shown side by side with the registration;
+the check-in joins one only when race control confirms (tournament/signup/checkin.py).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from django.utils.translation import gettext as _
 from tournament.access import Actor
 from tournament.models import Championship, Driver, NotSamePlayer, Player
 from tournament.players.changes import organised_championships
+from tournament.players.names import licence_key, name_key
+from tournament.signup.rules import address_key
 
 #: The most proposals one page lists (the oldest players first); the rest come next time.
 LIMIT = 100
@@ -177,3 +183,55 @@ def proposals(
     for proposal in found:
         proposal.seats = {pk: seats[pk] for pk in (proposal.player.pk, proposal.other.pk)}
     return found
+
+
+# --- a registrant at the door -------------------------------------------------------------
+
+
+@dataclass
+class DriverMatch:
+    """A driver of the championship who may be the registrant at the door, and why: the
+    evidence race control reads side by side before joining them (DOMAIN.md "Corrections to
+    'Before the day'": a licence typed by a registrant is a hint, never a key)."""
+
+    driver: Driver
+    #: ``licence``, ``email``, ``name``: what the two have in common.
+    reasons: list[str]
+    licence: str
+    email: str
+    folded: str
+
+
+def drivers_like(
+    *,
+    championship: Championship,
+    first_name: str,
+    last_name: str,
+    email: str,
+    licence: str,
+    exclude: set[int] | None = None,
+) -> list[DriverMatch]:
+    """The drivers of ``championship`` (but ``exclude``, their ids) whose player holds the
+    licence typed, whose address is the same as the mail server delivers it, or whose folded
+    name is the same; the most reasons first, then by number. Nothing is joined here."""
+    typed_licence = licence_key(licence)
+    typed_address = address_key(email) if email else ""
+    typed_name = name_key(first_name, last_name)
+    found = []
+    drivers = Driver.objects.filter(championship=championship).select_related("player")
+    for driver in drivers.exclude(pk__in=exclude or set()).order_by("number"):
+        player = driver.player
+        held = (player.licence or "") if player is not None else ""
+        addresses = {address_key(a) for a in (driver.email, player.email if player else "") if a}
+        folded = name_key(driver.first_name, driver.last_name)
+        reasons = []
+        if typed_licence and held == typed_licence:
+            reasons.append("licence")
+        if typed_address and typed_address in addresses:
+            reasons.append("email")
+        if typed_name and typed_name == folded:
+            reasons.append("name")
+        if reasons:
+            shown_email = driver.email or (player.email if player is not None else "")
+            found.append(DriverMatch(driver, reasons, held, shown_email, folded))
+    return sorted(found, key=lambda match: (-len(match.reasons), match.driver.number))

@@ -1,6 +1,8 @@
 """Sign-up's JSON API (API.md, "Sign-up before the day"): anyone signs up and confirms;
 the registrant's own token reads, changes and cancels; organisers list, decide and write
-to the registrants; the psych sheet is public."""
+to the registrants; the psych sheet is public. The door and a person's data (API.md, "The
+door and a person's data, through the API"): check-in, a waiting registrant present, the
+closing of check-in (previewed, then confirmed), a person's export and erasure."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from ninja.responses import Status
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from tournament.apikit import (
     ERRORS,
+    DriverNumber,
     ErrorOut,
     actor_of,
     get_event,
@@ -23,7 +27,8 @@ from tournament.apikit import (
 )
 from tournament.errors import NotFound
 from tournament.models import Event
-from tournament.signup import broadcast, selectors, services
+from tournament.players import erasure
+from tournament.signup import broadcast, checkin, rules, selectors, services
 from tournament.signup.models import Registration
 from tournament.site import ratelimit
 
@@ -249,3 +254,160 @@ def entrant_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     found = get_event(event)
     require_read(actor_of(request), found, published=services.announced(found))
     return selectors.entrants(found)
+
+
+# --- the door and a person's data ---------------------------------------------------------
+
+
+def _registration(event: Event, id: int) -> Registration:
+    """The registration ``id`` of ``event`` (404 otherwise, a huge id included)."""
+    found = (
+        Registration.objects.select_related("driver__team").filter(event=event, pk=id).first()
+        if 0 < id <= 2**63 - 1
+        else None
+    )
+    if found is None:
+        raise NotFound(_("Unknown registration."))
+    found.event = event
+    return found
+
+
+class CheckInIn(Schema):
+    paid: StrictBool = False
+    join: DriverNumber | None = Field(
+        None,
+        description="The number of the championship's driver race control confirms this "
+        "registrant is (the desk shows the proposal side by side: licence, e-mail, folded "
+        "name). Without it the registrant keeps their driver, or becomes a new one: a "
+        "licence typed at sign-up is a hint, never a key.",
+    )
+
+
+class DoorDriverOut(Schema):
+    number: int
+    name: str = Field(description="The public name the registrant chose.")
+    team: str | None
+
+
+class CheckInOut(Schema):
+    id: int
+    status: str = Field(
+        description="``accepted``; ``waiting`` when an absent registrant arrived late and "
+        "found no free seat (they wait at the door, present, and ``driver`` is null)."
+    )
+    driver: DoorDriverOut | None
+
+
+def _check_in_out(registration: Registration) -> dict[str, Any]:
+    driver = registration.driver if registration.driver_id else None
+    return {
+        "id": registration.pk,
+        "status": registration.status,
+        "driver": {
+            "number": driver.number,
+            "name": rules.public_name(
+                registration.first_name, registration.last_name, registration.public_name
+            ),
+            "team": driver.team.name if driver.team_id else None,
+        }
+        if driver is not None
+        else None,
+    }
+
+
+@router.post("/events/{event}/registrations/{id}/checkin", response={200: CheckInOut, **ERRORS})
+def registration_checkin(
+    request: HttpRequest, event: str, id: int, payload: CheckInIn
+) -> dict[str, Any]:
+    """An accepted registrant at the door: the championship's driver (the one race control
+    confirms with ``join``, the registrant's own, else a new number) and the event's entry,
+    checked in."""
+    registration = _registration(_organised(request, event), id)
+    checkin.registration_check_in(
+        reg=registration, actor=actor_of(request), paid=payload.paid, join=payload.join
+    )
+    return _check_in_out(_registration(registration.event, id))
+
+
+class PresentIn(Schema):
+    present: StrictBool
+
+
+class PresentOut(Schema):
+    id: int
+    status: str
+    present: bool
+    rank: int | None
+
+
+@router.post("/events/{event}/registrations/{id}/present", response={200: PresentOut, **ERRORS})
+def registration_present(
+    request: HttpRequest, event: str, id: int, payload: PresentIn
+) -> dict[str, Any]:
+    """A waiting registrant is at the door (or not): only the present take a seat."""
+    registration = _registration(_organised(request, event), id)
+    checkin.present_set(reg=registration, actor=actor_of(request), present=payload.present)
+    return {
+        "id": registration.pk,
+        "status": registration.status,
+        "present": registration.present,
+        "rank": services.rank_of(registration),
+    }
+
+
+class CloseIn(Schema):
+    confirm: StrictBool = False
+
+
+class CloseOut(Schema):
+    absent: list[int] = Field(description="The accepted registrants not checked in.")
+    moved_in: list[int] = Field(
+        description="The waiting registrants present who take their seats, in order."
+    )
+
+
+@router.post("/events/{event}/checkin/close", response={200: CloseOut, **ERRORS})
+def checkin_close(request: HttpRequest, event: str, payload: CloseIn) -> dict[str, Any]:
+    """Without ``confirm``, what closing check-in would do; with ``confirm: true``, done:
+    the accepted registrants not checked in are absent, the waiting ones present take
+    their seats in waiting-list order (each told by mail). Once only (409 after)."""
+    found = _organised(request, event)
+    actor = actor_of(request)
+    if payload.confirm:
+        closing = checkin.check_in_close(event=found, actor=actor)
+    else:
+        closing = checkin.check_in_preview(event=found, actor=actor)
+    return {
+        "absent": [r.pk for r in closing.absent],
+        "moved_in": [r.pk for r in closing.moved_in],
+    }
+
+
+@router.get("/events/{event}/registrations/{id}/export", response={200: dict[str, Any], **ERRORS})
+def registration_export(request: HttpRequest, event: str, id: int) -> dict[str, Any]:
+    """Everything kept about this registrant (their request for their data): the
+    registration, its recorded changes (who, when, why) and the mails sent."""
+    return selectors.registration_export(_registration(_organised(request, event), id))
+
+
+class EraseIn(Schema):
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class EraseOut(Schema):
+    driver: int | None = Field(
+        description="The racing number the registrant had: the driver now reads "
+        "“Pilote anonyme” with it. Null when they never checked in."
+    )
+
+
+@router.post("/events/{event}/registrations/{id}/erase", response={200: EraseOut, **ERRORS})
+def registration_erase(
+    request: HttpRequest, event: str, id: int, payload: EraseIn
+) -> dict[str, Any]:
+    """Erase the person on their request: name, address, licence and team text leave every
+    table (histories, mails, replayed answers included), every driver of the same player
+    reads "Pilote anonyme" with its number; results, points and others' ratings stay."""
+    registration = _registration(_organised(request, event), id)
+    erasure.person_erase(registration=registration, actor=actor_of(request), reason=payload.reason)
+    return {"driver": registration.driver.number if registration.driver_id else None}

@@ -1,141 +1,290 @@
-"""On the day (DOMAIN.md "Before the day", "At the door" and "The entry"): an accepted
-registration checks in as the championship's driver (the number this player already has in
-the championship, or a new one) and the event's entry; once race control closes check-in,
-waiting registrants present at the door take the absent ones' seats, in waiting-list order,
-when race control confirms.
+"""On the day (DOMAIN.md "Before the day", "At the door" and "The entry", and its
+"Corrections to 'Before the day'"): an accepted registration checks in as the championship's
+driver and the event's entry. Closing check-in makes the accepted registrants not checked in
+absent (a status of its own: no longer counted, gone from the psych sheet) and gives their
+seats to the waiting registrants present at the door, in waiting-list order; an absent one
+arriving late checks in only into a free seat, else joins the door's waiting line.
 
-The driver is made by the registration's own service (``driver_create``): its player is the
-one holding the licence, else a new one, and matches by e-mail or folded name are proposed
-to race control (tournament/players/matching.py), never merged here. The CSV import is
-untouched: drivers it made are found here by their licence or address.
+A licence typed by a registrant is a hint, never a key: the drivers of the championship who
+may be the registrant (the same licence, address or folded name) are proposed side by side
+(``proposals_for``), and the registration joins one only when race control confirms it
+(``join``); otherwise it is a new driver, whose player holds the licence typed only when no
+one else does (else it claims it: a match proposed to that player's organisers,
+tournament/players/matching.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import transaction
-from django.db.models import Max
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
-from tournament.errors import Conflict
-from tournament.models import Driver, Entry, Event
+from tournament.away.arrival import new_driver_number
+from tournament.errors import Conflict, InvalidInput
+from tournament.models import Driver, Entry, Event, Player
+from tournament.players.identity import checked_licence
+from tournament.players.matching import DriverMatch, drivers_like
 from tournament.registration import services as registration
-from tournament.signup import mails, services, tasks
+from tournament.signup import mails, rules, services, tasks
 from tournament.signup.models import Announcement, Mail, Registration
 
 Status = Registration.Status
 
 
-def _driver_of(reg: Registration, actor: Actor) -> Driver:
-    """The championship's driver of this registrant: the one already linked, the one whose
-    player holds the same licence, the one with the same address, else a new number."""
-    championship = reg.event.championship
+@dataclass
+class Closing:
+    """What closing check-in does (or did): who is absent, who takes a seat at the door."""
+
+    absent: list[Registration]
+    moved_in: list[Registration]
+
+
+# --- who the registrant is ------------------------------------------------------------------
+
+
+def proposals_for(reg: Registration) -> list[DriverMatch]:
+    """The championship's drivers who may be this registrant, for race control to confirm;
+    none once the registration has its driver. Drivers already another registration's at this
+    event are not proposed."""
     if reg.driver_id is not None:
-        return reg.driver
-    drivers = Driver.objects.filter(championship=championship)
-    found = None
-    if reg.licence:
-        found = drivers.filter(player__licence=reg.licence).first()
-    if found is None and reg.email:
-        found = drivers.filter(email__iexact=reg.email).first()
-    if found is not None:
-        return found
-    number = (drivers.aggregate(top=Max("number"))["top"] or 0) + 1
-    return registration.driver_create(
+        return []
+    taken = set(
+        Registration.objects.filter(event_id=reg.event_id, driver__isnull=False)
+        .exclude(pk=reg.pk)
+        .values_list("driver", flat=True)
+    )
+    return drivers_like(
+        championship=reg.event.championship,
+        first_name=reg.first_name,
+        last_name=reg.last_name,
+        email=reg.email,
+        licence=reg.licence,
+        exclude=taken,
+    )
+
+
+def _new_driver(reg: Registration, actor: Actor) -> Driver:
+    """A new driver of a new player: the licence typed is the player's only when no one
+    holds it, else only claimed (a proposed match, never a join)."""
+    championship = reg.event.championship
+    driver = registration.driver_create(
         actor=actor,
         championship=championship,
-        number=number,
+        number=new_driver_number(championship),
         first_name=reg.first_name,
         last_name=reg.last_name,
         team=reg.team or None,
         email=reg.email,
-        licence=reg.licence or None,
     )
+    licence = checked_licence(reg.licence)
+    player = driver.player
+    if licence is not None and player is not None:
+        if Player.objects.filter(licence=licence).exists():
+            player.claimed_licence = licence
+            player.save(update_fields=["claimed_licence"])
+        else:
+            player.licence = licence
+            player.save(update_fields=["licence"])
+    return driver
 
 
-def registration_check_in(*, reg: Registration, actor: Actor, paid: bool = False) -> Entry:
-    """An accepted registrant at the door: the driver and the entry, checked in."""
-    services.require_organiser(actor, reg.event)
-    if reg.status != Status.ACCEPTED:
-        raise Conflict(_("Only an accepted registration checks in."))
-    with transaction.atomic():
-        driver = _driver_of(reg, actor)
-        registration.entries_register(actor=actor, event=reg.event, numbers=[driver.number])
-        [entry] = registration.entries_checkin(
-            actor=actor, event=reg.event, numbers=[driver.number]
+def _driver_of(reg: Registration, actor: Actor, join: int | None) -> Driver:
+    """The registration's driver: the one it already has; the driver n° ``join`` of the
+    championship race control confirmed it is; else a new one."""
+    championship = reg.event.championship
+    if reg.driver_id is not None:
+        driver: Driver = reg.driver  # type: ignore[assignment]
+        if join is not None and join != driver.number:
+            raise Conflict(
+                _("This registrant already checked in as n° %(number)s.")
+                % {"number": driver.number}
+            )
+        return driver
+    if join is None:
+        return _new_driver(reg, actor)
+    driver = Driver.objects.filter(championship=championship, number=join).first()
+    if driver is None:
+        message = _("No driver n° %(number)s in this championship.") % {"number": join}
+        raise InvalidInput(message, {"join": [message]})
+    other = Registration.objects.filter(event_id=reg.event_id, driver=driver).exclude(pk=reg.pk)
+    if other.exists():
+        raise Conflict(
+            _("N° %(number)s already checked in for another registrant of this event.")
+            % {"number": join}
         )
+    return driver
+
+
+# --- the door ---------------------------------------------------------------------------------
+
+
+def _present_waiting(event: Event) -> list[Registration]:
+    return list(services.waiting_list(event).filter(present=True))
+
+
+def _seat_free(event: Event, announcement: Announcement) -> bool:
+    """A seat no one is owed: beyond the accepted and the waiting present at the door."""
+    taken = services.accepted_count(event) + len(_present_waiting(event))
+    return rules.may_accept(announcement.capacity, taken)
+
+
+def _late(reg: Registration, actor: Actor, announcement: Announcement) -> bool:
+    """An absent registrant arriving late: into a free seat (True), else at the end of the
+    door's waiting line, present (False)."""
+    if _seat_free(reg.event, announcement):
+        reg.status = Status.ACCEPTED
+        services.stamp(reg, actor, "arrived late: took a free seat")
+        return True
+    reg.status = Status.WAITING
+    reg.present = True
+    reg.confirmed_at = timezone.now()  # the end of the line, never its head
+    services.stamp(reg, actor, "arrived late: no free seat, waits at the door")
+    reg.save()
+    return False
+
+
+def registration_check_in(
+    *, reg: Registration, actor: Actor, paid: bool = False, join: int | None = None
+) -> Entry | None:
+    """A registrant at the door checks in: the driver (``join``: the number of the driver race
+    control confirmed they are, else their own or a new one) and the entry, checked in, with
+    the public name they chose. None when an absent one arrived late and found no free seat
+    (they wait at the door)."""
+    event = reg.event
+    services.require_organiser(actor, event)
+    with transaction.atomic():
+        announcement = services._locked_announcement(event)
+        reg = Registration.objects.select_for_update().get(pk=reg.pk)
+        reg.event = event
+        if reg.status == Status.ABSENT:
+            if not _late(reg, actor, announcement):
+                return None
+        elif reg.status == Status.WAITING:
+            raise Conflict(
+                _(
+                    "A waiting registrant takes a seat at the door: mark them present; once "
+                    "check-in is closed they take the free seats in waiting-list order."
+                )
+            )
+        elif reg.status != Status.ACCEPTED:
+            raise Conflict(_("Only an accepted registration checks in."))
+        else:
+            services.stamp(reg, actor, "checked in")
+        driver = _driver_of(reg, actor, join)
+        if driver.public_name_choice != reg.public_name:
+            driver.public_name_choice = reg.public_name
+            driver.save(update_fields=["public_name_choice"])
+        registration.entries_register(actor=actor, event=event, numbers=[driver.number])
+        [entry] = registration.entries_checkin(actor=actor, event=event, numbers=[driver.number])
         if paid and not entry.paid:
             entry.paid = True
             actor.stamp(entry).save(update_fields=["paid"])
         reg.driver = driver
-        actor.stamp(reg)
-        reg._change_reason = "checked in"  # type: ignore[attr-defined]
         reg.save()
     return entry
 
 
-def check_in_close(*, event: Event, actor: Actor) -> int:
-    """Close check-in: accepted registrants not checked in are absent. Answers how many."""
+def _closed(announcement: Announcement | None) -> Conflict | None:
+    if announcement is None or announcement.check_in_closed_at is None:
+        return None
+    when = formats.date_format(
+        timezone.localtime(announcement.check_in_closed_at), "SHORT_DATETIME_FORMAT"
+    )
+    return Conflict(_("Check-in was closed on %(when)s.") % {"when": when})
+
+
+def _closing(event: Event, announcement: Announcement | None) -> Closing:
+    accepted = list(
+        Registration.objects.filter(event=event, status=Status.ACCEPTED).order_by(
+            "confirmed_at", "pk"
+        )
+    )
+    here = set(
+        Entry.objects.filter(event=event, checked_in=True, driver__isnull=False).values_list(
+            "driver", flat=True
+        )
+    )
+    absent = [r for r in accepted if r.driver_id is None or r.driver_id not in here]
+    waiting = _present_waiting(event)
+    capacity = announcement.capacity if announcement is not None else None
+    seats = len(waiting) if capacity is None else capacity - (len(accepted) - len(absent))
+    return Closing(absent=absent, moved_in=waiting[: max(0, seats)])
+
+
+def check_in_preview(*, event: Event, actor: Actor) -> Closing:
+    """What closing check-in would do, changing nothing (race control reads it first)."""
+    services.require_organiser(actor, event)
+    announcement = Announcement.objects.filter(event=event).first()
+    refusal = _closed(announcement)
+    if refusal is not None:
+        raise refusal
+    return _closing(event, announcement)
+
+
+def _move_in(reg: Registration, actor: Actor) -> int:
+    """A present waiting registrant takes a seat (then checks in as any accepted one): told
+    by mail. Answers the mail's id."""
+    reg.status = Status.ACCEPTED
+    services.stamp(reg, actor, "took an absent one's seat at the door")
+    reg.save()
+    return mails.queue(reg, Mail.Kind.MOVED_IN, link=services.own_link(reg)).pk
+
+
+def check_in_close(*, event: Event, actor: Actor) -> Closing:
+    """Close check-in: the accepted registrants not checked in are absent, and the waiting
+    registrants present take their seats in waiting-list order, each told."""
     services.require_organiser(actor, event)
     with transaction.atomic():
         announcement = services._locked_announcement(event)
+        refusal = _closed(announcement)
+        if refusal is not None:
+            raise refusal
+        closing = _closing(event, announcement)
         announcement.check_in_closed_at = timezone.now()
         actor.stamp(announcement).save()
-        absent = 0
-        for reg in Registration.objects.filter(event=event, status=Status.ACCEPTED):
+        for reg in closing.absent:
+            reg.status = Status.ABSENT
+            services.stamp(reg, actor, "absent when check-in closed")
+            reg.save()
             entry = Entry.objects.filter(event=event, driver_id=reg.driver_id).first()
-            if reg.driver_id is None or entry is None or not entry.checked_in:
-                absent += 1
-                if entry is not None and not entry.absent:
-                    entry.absent = True
-                    actor.stamp(entry).save(update_fields=["absent"])
-    return absent
+            if reg.driver_id is not None and entry is not None and not entry.absent:
+                entry.absent = True
+                actor.stamp(entry).save(update_fields=["absent"])
+        tasks.send_soon([_move_in(reg, actor) for reg in closing.moved_in])
+    return closing
 
 
 def present_set(*, reg: Registration, actor: Actor, present: bool = True) -> Registration:
-    """A waiting registrant came to the door (or not)."""
+    """A waiting registrant came to the door (or not): only the present take a seat."""
     services.require_organiser(actor, reg.event)
+    if reg.status != Status.WAITING:
+        raise Conflict(_("Only a waiting registrant is marked at the door."))
     reg.present = present
-    actor.stamp(reg)
+    services.stamp(reg, actor, "at the door" if present else "not at the door")
     reg.save(update_fields=["present"])
     return reg
 
 
-def _checked_in(event: Event) -> int:
-    return Registration.objects.filter(
-        event=event,
-        status=Status.ACCEPTED,
-        driver__entries__event=event,
-        driver__entries__checked_in=True,
-    ).count()
-
-
 def door_candidates(event: Event) -> list[Registration]:
-    """Who would take the absent ones' seats: the present waiting, in order, as many as
-    seats are free once check-in is closed (none before)."""
+    """Who would take the free seats: the present waiting, in order, as many as seats are
+    free once check-in is closed (none before)."""
     announcement = Announcement.objects.filter(event=event).first()
     if announcement is None or announcement.check_in_closed_at is None:
         return []
-    waiting = list(services.waiting_list(event).filter(present=True))
+    waiting = _present_waiting(event)
     if announcement.capacity is None:
         return waiting
-    return waiting[: max(0, announcement.capacity - _checked_in(event))]
+    return waiting[: max(0, announcement.capacity - services.accepted_count(event))]
 
 
-def door_admit(*, event: Event, actor: Actor) -> list[Entry]:
-    """Race control confirms: the candidates are accepted and checked in, each told."""
+def door_admit(*, event: Event, actor: Actor) -> list[Registration]:
+    """Race control confirms: the candidates take the free seats (then check in), each told."""
     services.require_organiser(actor, event)
-    entries = []
     with transaction.atomic():
         services._locked_announcement(event)
-        sent = []
-        for reg in door_candidates(event):
-            reg.status = Status.ACCEPTED
-            actor.stamp(reg)
-            reg._change_reason = "took an absent one's seat at the door"  # type: ignore[attr-defined]
-            reg.save()
-            sent.append(mails.queue(reg, Mail.Kind.MOVED_IN, link=services.own_link(reg)).pk)
-            entries.append(registration_check_in(reg=reg, actor=actor))
-        tasks.send_soon(sent)
-    return entries
+        admitted = door_candidates(event)
+        tasks.send_soon([_move_in(reg, actor) for reg in admitted])
+    return admitted

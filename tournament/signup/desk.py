@@ -6,6 +6,7 @@ QR code to hand over)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import django_tables2 as tables
@@ -13,14 +14,18 @@ from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _l
 from django.views.decorators.http import require_http_methods
 
-from tournament.access import actor_for, organised_event
+from tournament.access import Actor, actor_for, organised_event
 from tournament.documents.printing import QR_QUIET_ZONE, qr_modules
-from tournament.errors import ServiceError
+from tournament.errors import InvalidInput, ServiceError
+from tournament.models import Event
+from tournament.players import erasure
+from tournament.players.matching import DriverMatch
 from tournament.registration.forms import apply_errors
 from tournament.registration.tables import sorted_or_exported
 from tournament.signup import broadcast, checkin, selectors, services, tasks
@@ -88,7 +93,12 @@ class RegistrationTable(tables.Table):
     email = tables.Column(verbose_name=_l("Email"))
     licence = tables.Column(verbose_name=_l("Licence number"), default="")
     team = tables.Column(verbose_name=_l("Team"), default="")
-    confirmed_at = tables.DateTimeColumn(verbose_name=_l("confirmed at"), default="")
+    #: Local time to the minute, as race control reads it (not UTC with microseconds).
+    confirmed_at = tables.Column(verbose_name=_l("confirmed at"), default="")
+
+
+def _local_minute(when: Any) -> str:
+    return timezone.localtime(when).strftime("%Y-%m-%d %H:%M") if when else ""
 
 
 def _table(rows: list[tuple[Registration, int | None]]) -> RegistrationTable:
@@ -102,7 +112,7 @@ def _table(rows: list[tuple[Registration, int | None]]) -> RegistrationTable:
                 "email": r.email,
                 "licence": r.licence,
                 "team": r.team,
-                "confirmed_at": r.confirmed_at,
+                "confirmed_at": _local_minute(r.confirmed_at),
             }
             for r, rank in rows
         ]
@@ -126,8 +136,15 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
         messages.success(request, _("%(count)s mails handed to the sender.") % {"count": count})
         return redirect(request.get_full_path())
     if action == "close":
-        absent = checkin.check_in_close(event=event, actor=actor)
-        messages.success(request, _("Check-in closed: %(count)s absent.") % {"count": absent})
+        if not request.POST.get("confirm"):
+            # Irreversible: race control reads who is absent and who moves in, then confirms.
+            return {"closing": checkin.check_in_preview(event=event, actor=actor)}
+        closing = checkin.check_in_close(event=event, actor=actor)
+        messages.success(
+            request,
+            _("Check-in closed: %(absent)s absent, %(moved)s took a seat.")
+            % {"absent": len(closing.absent), "moved": len(closing.moved_in)},
+        )
         return redirect(request.get_full_path())
     if action == "admit":
         admitted = checkin.door_admit(event=event, actor=actor)
@@ -136,15 +153,7 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
     registration = get_object_or_404(Registration, event=event, pk=request.POST.get("id"))
     registration.event = event
     if action == "checkin":
-        entry = checkin.registration_check_in(
-            reg=registration, actor=actor, paid=bool(request.POST.get("paid"))
-        )
-        messages.success(
-            request,
-            _("%(name)s checked in as n° %(number)s.")
-            % {"name": registration, "number": entry.driver.number},
-        )
-        return redirect(request.get_full_path())
+        return _check_in(request, registration, actor)
     if action == "export":
         body = json.dumps(selectors.registration_export(registration), ensure_ascii=False, indent=1)
         response = HttpResponse(body, content_type="application/json; charset=utf-8")
@@ -153,11 +162,7 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
         )
         return response
     if action == "erase":
-        services.registration_erase(
-            registration=registration, actor=actor, reason=request.POST.get("reason", "")
-        )
-        messages.success(request, _("Erased: %(name)s.") % {"name": registration})
-        return redirect(request.get_full_path())
+        return _erase(request, registration, actor)
     if action == "present":
         checkin.present_set(reg=registration, actor=actor, present=not registration.present)
         return redirect(request.get_full_path())
@@ -183,6 +188,86 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
         services.registration_decide(registration=registration, actor=actor, **data)
     messages.success(request, _("Saved: %(name)s.") % {"name": registration})
     return redirect(request.get_full_path())
+
+
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
+def _side_by_side(registration: Registration, match: DriverMatch) -> dict[str, Any]:
+    """One proposed driver beside the registrant: each line, both values, and whether they
+    are the same (licence, address and folded name are the evidence)."""
+    driver = match.driver
+    lines = [
+        (_("Name"), str(registration), driver.name, "name" in match.reasons),
+        (
+            _("Folded name"),
+            registration.name_key or "",
+            match.folded,
+            "name" in match.reasons,
+        ),
+        (_("Email"), registration.email, match.email, "email" in match.reasons),
+        (_("Licence number"), registration.licence, match.licence, "licence" in match.reasons),
+        (_("Team"), registration.team, driver.team.name if driver.team_id else "", False),
+    ]
+    return {"driver": driver, "lines": lines}
+
+
+def _check_in(request: HttpRequest, registration: Registration, actor: Actor) -> Any:
+    """Check in; where drivers of the championship may be this registrant, race control
+    first reads them side by side and confirms one, or says it is someone else."""
+    paid = bool(request.POST.get("paid"))
+    if not request.POST.get("decided"):
+        matches = checkin.proposals_for(registration)
+        if matches:
+            return {
+                "proposal": {
+                    "registration": registration,
+                    "paid": paid,
+                    "matches": [_side_by_side(registration, m) for m in matches],
+                }
+            }
+    join = request.POST.get("join", "")
+    entry = checkin.registration_check_in(
+        reg=registration,
+        actor=actor,
+        paid=paid,
+        join=int(join) if _NUMBER.fullmatch(join) else None,
+    )
+    if entry is None:
+        messages.warning(
+            request,
+            _("No free seat: %(name)s waits at the door, at the end of the line.")
+            % {"name": registration},
+        )
+    else:
+        messages.success(
+            request,
+            _("%(name)s checked in as n° %(number)s.")
+            % {"name": registration, "number": entry.driver.number},
+        )
+    return redirect(request.get_full_path())
+
+
+def _erase(request: HttpRequest, registration: Registration, actor: Actor) -> Any:
+    """Erase on request: race control first reads what goes (every driver of the person),
+    then confirms."""
+    reason = request.POST.get("reason", "").strip()
+    if not reason:
+        raise InvalidInput(_("Say why."), {"reason": [_("This field is required.")]})
+    if not request.POST.get("confirm"):
+        services.require_organiser(actor, registration.event)
+        person = erasure.person_of(registration)
+        return {"erasure": {"registration": registration, "reason": reason, "person": person}}
+    erasure.person_erase(registration=registration, actor=actor, reason=reason)
+    registration.refresh_from_db()
+    messages.success(request, _("Erased: %(name)s.") % {"name": erasure.erased_name(registration)})
+    return redirect(request.get_full_path())
+
+
+def _failed_mails(event: Event) -> dict[int, str]:
+    """Each registration's mail that failed for good: what the mail server said."""
+    failed = Mail.objects.filter(registration__event=event, state=Mail.State.FAILED)
+    return dict(failed.order_by("pk").values_list("registration", "last_error"))
 
 
 @require_http_methods(["GET", "POST"])
@@ -218,10 +303,11 @@ def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
         .values_list("registration", "n")
     )
     announcement = Announcement.objects.filter(event=event).first()
+    failed = _failed_mails(event)
     context = {
         "event": event,
         "announcement": announcement,
-        "rows": [(r, k, queued.get(r.pk, 0)) for r, k in rows],
+        "rows": [(r, k, queued.get(r.pk, 0), failed.get(r.pk)) for r, k in rows],
         "counts": counts,
         "statuses": Registration.Status.choices,
         "shown": shown,
@@ -234,6 +320,8 @@ def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
         "failed_total": Mail.objects.filter(
             Q(registration__event=event) & Q(state=Mail.State.FAILED)
         ).count(),
+        # "Check in" from the event's day on, not weeks before it.
+        "door_open": timezone.localdate() >= event.date,
         **extra,
     }
     return render(request, "signup/desk.html", context)

@@ -57,7 +57,7 @@ class ClassificationTable(tables.Table):
                 {
                     "rank": line.rank,
                     "number": line.driver.number,
-                    "name": line.driver.name,
+                    "name": line.driver.public_name,  # a public page and its exports
                     "team": line.driver.team.name if line.driver.team else None,
                     "absolute_time": line.absolute_time,
                     "throws": b.throws if b else None,

@@ -19,6 +19,7 @@ from qualifying.models import QualifyingSeat, QualifyingTable
 from races.models import GridSlot, RaceTable, ResultLine
 from tournament.models import Driver, Entry, Event, Team
 from tournament.public import freshness
+from tournament.public.names import shown_last_name
 
 #: How long an event's seating stays in the shared cache when nothing changes (its key
 #: changes with the data anyway).
@@ -89,8 +90,9 @@ def _plain(text: str) -> str:
 
 def name_matches(driver: Driver, words: list[str]) -> bool:
     """Every word of the query is the driver's number or a part of their name, in any
-    order: "Michel Manon", "manon mich" and "9" all find Manon Michel (number 9)."""
-    return _matches(str(driver.number), _plain(f"{driver.first_name} {driver.last_name}"), words)
+    order: "Michel Manon", "manon mich" and "9" all find Manon Michel (number 9). The name
+    as the public reads it: a driver shown as "Élodie L." is not found by "Lefèvre"."""
+    return _matches(str(driver.number), _plain(driver.public_name), words)
 
 
 def _matches(number: str, plain_name: str, words: list[str]) -> bool:
@@ -127,8 +129,9 @@ SEATING_TABLES = (
 
 
 class _Driver(NamedTuple):
-    """A driver of the event as a seat shows them, and the folded "first last" and number
-    that searches read (``_matches``)."""
+    """A driver of the event as a seat shows them (the last name as the public reads it:
+    "L." for a short name), and the folded "first last" and number that searches read
+    (``_matches``)."""
 
     pk: int
     number: int
@@ -253,17 +256,21 @@ class Seating:
 
 
 def seating_read(*, event: Event) -> Seating:
-    """The event's seating from the database: four queries of plain rows."""
-    drivers: dict[int, _Driver] = {
-        pk: _Driver(
+    """The event's seating from the database: four queries of plain rows. Its drivers are
+    named as they chose to be shown, and searched by that name alone (a public page: the
+    last name of "Élodie L." finds nobody)."""
+    drivers: dict[int, _Driver] = {}
+    for pk, number, first, full_last, choice, team_id, team in Driver.objects.filter(
+        Q(pk__in=Entry.objects.filter(event=event).values("driver"))
+        | Q(pk__in=GridSlot.objects.filter(event=event).values("driver"))
+        | Q(pk__in=QualifyingSeat.objects.filter(event=event).values("driver"))
+    ).values_list(
+        "pk", "number", "first_name", "last_name", "public_name_choice", "team_id", "team__name"
+    ):
+        last = shown_last_name(full_last, choice)
+        drivers[pk] = _Driver(
             pk, number, first, last, team_id, team or "", _plain(f"{first} {last}"), str(number)
         )
-        for pk, number, first, last, team_id, team in Driver.objects.filter(
-            Q(pk__in=Entry.objects.filter(event=event).values("driver"))
-            | Q(pk__in=GridSlot.objects.filter(event=event).values("driver"))
-            | Q(pk__in=QualifyingSeat.objects.filter(event=event).values("driver"))
-        ).values_list("pk", "number", "first_name", "last_name", "team_id", "team__name")
-    }
     table = ("table_id", "table__number", "table__token_digest", "table__token_sealed")
     race = GridSlot.objects.filter(event=event).order_by("table__number", "position")
     seats = QualifyingSeat.objects.filter(event=event).order_by(
@@ -321,7 +328,8 @@ def event_seating(*, event: Event) -> Seating:
 def _seating_of_version(event: Event, version: str) -> Seating:
     """The seating at ``version``: from the shared cache, else read and put there; kept in
     this process."""
-    key = f"paddock:seating:{event.pk}:{version}"
+    # "names": its drivers' names as the public reads them (rows kept before held full ones).
+    key = f"paddock:seating:names:{event.pk}:{version}"
     try:
         data = cache.get(key)
         seating = Seating.of_data(data) if isinstance(data, dict) else None

@@ -36,6 +36,7 @@ from tournament.models import (
     Driver,
     Event,
 )
+from tournament.public.names import driver_player_name
 from tournament.site import ratelimit
 
 # ---------------------------------------------------------------------------
@@ -218,8 +219,11 @@ class DriverOut(Schema):
 
 
 def player_ref(driver: Driver) -> dict[str, Any] | None:
-    """``{id, name}`` of the driver's player (select ``driver__player`` with the drivers)."""
-    return {"id": driver.player_id, "name": driver.player.name} if driver.player_id else None
+    """``{id, name}`` of the driver's player (select ``driver__player`` with the drivers),
+    named as the driver chose to be shown."""
+    if not driver.player_id:
+        return None
+    return {"id": driver.player_id, "name": driver_player_name(driver)}
 
 
 def with_players(drivers: Iterable[Driver]) -> list[Driver]:
@@ -230,10 +234,12 @@ def with_players(drivers: Iterable[Driver]) -> list[Driver]:
 
 
 def driver_out(driver: Driver) -> dict[str, Any]:
-    """A driver as the contract returns it: ``{number, name, team, player: {id, name}}``."""
+    """A driver as the contract returns it: ``{number, name, team, player: {id, name}}``.
+    The public name (DOMAIN.md "Corrections to 'Before the day'"): an answer of the API may
+    be shown to anyone, as the check-in's answer is (API.md)."""
     return {
         "number": driver.number,
-        "name": driver.name,
+        "name": driver.public_name,
         "team": driver.team.name if driver.team_id else None,
         "player": player_ref(driver),
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 
 import pdfplumber
 import pytest
@@ -14,6 +15,7 @@ from django.urls import reverse
 from races.games.rallyman.services import rally_sheet_data, stage_snow_set, stage_times_set
 from races.models import Stage, StageTime
 from tournament.access import Actor
+from tournament.models import Driver, Event
 
 pytestmark = pytest.mark.django_db
 
@@ -162,3 +164,22 @@ def test_the_snow_of_each_stage_is_printed(groseilles, organiser):
     ]
     # The text's picture of the snow face is missing (DOMAIN.md): the sheet says so.
     assert "does not show the snow face" in " ".join(lines) and "1 face in 6" in " ".join(lines)
+
+
+def test_published_the_public_reads_each_driver_as_they_chose(client, groseilles, organiser):
+    """DOMAIN.md "Corrections to 'Before the day'": once published, the sheet, the
+    classification and the API are the public's, and a driver who chose the short name reads
+    "Pilote2 L." there; race control's own copy of the sheet keeps the full name."""
+    Driver.objects.filter(championship=groseilles.championship, number=2).update(
+        public_name_choice="short"
+    )
+    Event.objects.filter(pk=groseilles.pk).update(published_results=True)
+    sheet = text_of(client.get(reverse("rally-sheet", args=["groseilles"])).content)
+    page = client.get(reverse("rally-classification", args=["groseilles"])).content.decode()
+    api = json.dumps(client.get("/api/v1/events/groseilles/rally").json(), ensure_ascii=False)
+    for text in (sheet, page, api):
+        assert "Pilote2 L." in text and "Pilote2 Lefèvre" not in text
+    client.force_login(organiser)
+    assert "Pilote2 Lefèvre" in text_of(
+        client.get(reverse("rally-sheet", args=["groseilles"])).content
+    )

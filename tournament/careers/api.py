@@ -91,7 +91,7 @@ def career_out(career: Career, *, licence: bool) -> dict[str, Any]:
     player = career.player
     return {
         "id": player.pk,
-        "name": player.name,
+        "name": career.name,
         "licence": player.licence if licence else None,
         "championships": [
             {

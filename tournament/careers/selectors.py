@@ -19,6 +19,7 @@ from django.db.models import Q
 from qualifying.selectors import ClassifiedLine, general_classification
 from races.models import ResultLine
 from tournament.models import Championship, Driver, Event, Player, PlayerRating, RatingPoint
+from tournament.public.names import SHORT, player_name
 from tournament.standings.selectors import Standing, standings_for
 
 #: A player merged into another, then that one into a third…: how far a lookup follows.
@@ -64,6 +65,9 @@ class Career:
     ratings: list[FamilyRating]
     #: The reader organises one of the player's championships (their licence is shown).
     organiser: bool = False
+    #: The name the public reads (``tournament.public.names``): first name and initial
+    #: when a driver of the player chose it.
+    name: str = ""
 
 
 def survivor_of(player: Player) -> Player:
@@ -154,6 +158,7 @@ def career_for(*, player: Player, organises: Callable[[Championship], bool]) -> 
         seasons=seasons,
         ratings=_ratings(player, organises),
         organiser=any(organiser.values()),
+        name=player_name(player, short=any(d.public_name_choice == SHORT for d in drivers)),
     )
 
 

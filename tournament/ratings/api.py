@@ -9,6 +9,7 @@ from ninja import Router, Schema
 from pydantic import Field
 
 from tournament.apikit import ERRORS, INT32_MAX, Game
+from tournament.public.names import player_name
 from tournament.ratings.selectors import ranking
 
 ratings_router = Router(tags=["Ratings"])
@@ -45,7 +46,7 @@ def ratings(
     return [
         {
             "rank": line.rank,
-            "player": {"id": line.player_id, "name": line.player.name},
+            "player": {"id": line.player_id, "name": player_name(line.player, short=line.short)},
             "mu": line.mu,
             "sigma": line.sigma,
             "rating": line.rating,

@@ -6,17 +6,19 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Rank, RowNumber
 
 from tournament.models import PlayerRating, RatingPoint
+from tournament.public.names import chose_short
 
 
 def ranking(*, game: str) -> QuerySet[PlayerRating]:
     """The ratings of ``game``, best conservative rating first, each with its ``rank``
     (shared on an equal rating: 1, 2, 2, 4, over the whole ranking even when sliced: the
     window runs before the page's LIMIT). Equal ratings in name order, so pages never
-    overlap. Served by the ``rating_ranking`` index (family, −rating)."""
+    overlap. Served by the ``rating_ranking`` index (family, −rating). ``short``: the
+    player is shown by first name and initial (``player_name``)."""
     return (
         PlayerRating.objects.filter(family=game)
         .select_related("player")
-        .annotate(rank=Window(Rank(), order_by=F("rating").desc()))
+        .annotate(rank=Window(Rank(), order_by=F("rating").desc()), short=chose_short("player_id"))
         .order_by("-rating", "player__last_name", "player__first_name", "player_id")
     )
 

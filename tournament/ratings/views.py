@@ -9,13 +9,19 @@ from django.utils.translation import gettext as _
 
 from tournament.models import Event
 from tournament.public.cache import public_page
+from tournament.public.names import player_name
 from tournament.ratings import rules
 from tournament.ratings.selectors import ranking, trends
 
 PER_PAGE = 50
 
 
-@public_page("tournament.PlayerRating", "tournament.Player", params=("page",))
+@public_page(
+    "tournament.PlayerRating",
+    "tournament.Player",
+    "tournament.Driver",  # the name each player chose to show (tournament.public.names)
+    params=("page",),
+)
 def ranking_view(request: HttpRequest, game: str = "formula_de") -> HttpResponse:
     """A page of the ranking; a page number out of range or unreadable shows the nearest
     page (the first, or the last), never an error."""
@@ -25,6 +31,7 @@ def ranking_view(request: HttpRequest, game: str = "formula_de") -> HttpResponse
     moved = trends(game=game, players=[line.player_id for line in page.object_list])
     for line in page.object_list:
         line.trend = moved.get(line.player_id)
+        line.name = player_name(line.player, short=line.short)
     return render(
         request,
         "ratings/ranking.html",

@@ -42,6 +42,7 @@ from tournament.models import (
     Entry,
     Event,
 )
+from tournament.public.names import shown_names
 from tournament.registration import services
 from tournament.registration.csv_import import decode
 from tournament.signup import announcement as signup
@@ -173,8 +174,7 @@ class DriverDetailOut(Schema):
 def driver_detail_out(driver: Driver, *, with_email: bool) -> dict[str, Any]:
     return {
         **driver_out(driver),
-        "first_name": driver.first_name,
-        "last_name": driver.last_name,
+        **shown_names(driver, full=with_email),  # "L." for a short name, but to organisers
         "email": driver.email if with_email else None,
     }
 

@@ -12,6 +12,7 @@ from django_tables2 import RequestConfig
 
 from tournament.documents import exports
 from tournament.models import Driver
+from tournament.public.names import shown_last_name
 
 
 def sorted_or_exported(
@@ -42,6 +43,10 @@ def sorted_or_exported(
 
 
 class DriverTable(tables.Table):
+    """The championship's drivers; on its public page and export, each last name as the
+    driver chose to show it ("L.", DOMAIN.md "Corrections to 'Before the day'"), in full
+    for its organisers (``full_names``)."""
+
     number = tables.Column(verbose_name=_("No."))
     first_name = tables.Column(verbose_name=_("First name"))
     last_name = tables.Column(verbose_name=_("Last name"))
@@ -52,3 +57,15 @@ class DriverTable(tables.Table):
         fields = ("number", "first_name", "last_name", "team")
         attrs = {"class": "striped"}
         order_by = ("number",)
+
+    def __init__(self, *args: Any, full_names: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.full_names = full_names
+
+    def render_last_name(self, value: str, record: Driver) -> str:
+        if self.full_names:
+            return value
+        return shown_last_name(value, record.public_name_choice)
+
+    def value_last_name(self, value: str, record: Driver) -> str:
+        return self.render_last_name(value, record)

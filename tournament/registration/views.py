@@ -12,6 +12,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournament.access import actor_for, desk_event, organised_event
 from tournament.away.arrival import next_door_number
 from tournament.errors import ServiceError
-from tournament.models import Championship, Driver, Event
+from tournament.models import Announcement, Championship, Driver, Event
 from tournament.players.matching import proposals
 from tournament.players.odds import event_favourites
 from tournament.public.cache import public_page
@@ -118,7 +119,7 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
     is_organiser = actor.can_organise(championship)
     at_desk = actor.can_desk(championship)
     drivers = Driver.objects.filter(championship=championship).select_related("team")
-    table = DriverTable(drivers)
+    table = DriverTable(drivers, full_names=at_desk)
     exported = sorted_or_exported(request, table, f"{championship.slug}-drivers", per_page=100)
     if exported:
         return exported
@@ -270,10 +271,21 @@ def championship_next_season(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+def signup_opened(event: Event) -> Announcement | None:
+    """The event's announcement once its sign-up has opened, else None: from then on the
+    event's page is public (DOMAIN.md "Corrections to 'Before the day'"), with the
+    announcement, the sign-up link and the entrants; results still wait for publication."""
+    announcement = Announcement.objects.filter(event=event).first()
+    if announcement is None or announcement.opens_at is None:
+        return None
+    return announcement if announcement.opens_at <= timezone.now() else None
+
+
 @public_page(
     "tournament.Event",
     "tournament.Championship",
     "tournament.Circuit",
+    "tournament.Announcement",
     "tournament.Entry",
     "tournament.Driver",
     "tournament.Team",
@@ -289,7 +301,8 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
     # The desk sees the event as its organisers do (its counter, unpublished parts).
     is_organiser = actor_for(request).can_desk(event.championship)
-    if not (is_organiser or event.is_public()):
+    announcement = signup_opened(event)
+    if not (is_organiser or event.is_public() or announcement):
         # The same answer as for an unknown event: nothing unpublished shows (API alike).
         raise Http404(_("This page does not exist, or it is not published yet."))
     race = event.published_allocation or is_organiser
@@ -299,6 +312,8 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "tournament/event.html",
         {
             "event": event,
+            # Before the day: what the sign-up says, and its link.
+            "announcement": announcement if event.date >= timezone.localdate() else None,
             "is_organiser": is_organiser,
             "driver_form": DriverForm() if is_organiser else None,
             "sessions": event.sessions.all(),

@@ -1,7 +1,9 @@
 """django-tables2 tables of results and standings (sortable, CSV/XLSX export).
 
 Rows are plain dicts built from the selectors' values: no query happens while a table
-renders, so a page costs the same number of queries at 10 drivers as at 200.
+renders, so a page costs the same number of queries at 10 drivers as at 200. Drivers are
+named as they chose to be shown (``Driver.public_name``): these pages and their exports are
+the public's.
 """
 
 from __future__ import annotations
@@ -219,7 +221,7 @@ class EventResultTable(tables.Table):
                     "table": line.table.number,
                     "position": line.position,
                     "number": driver.number,
-                    "name": driver.name,
+                    "name": driver.public_name,
                     "team": driver.team.name if driver.team else None,
                     "status": line.get_status_display(),
                     "status_code": line.status,
@@ -442,7 +444,7 @@ class StandingsTable(tables.Table):
             row: dict[str, Any] = {
                 "rank": line.rank,
                 "number": driver.number,
-                "name": driver.name,
+                "name": driver.public_name,
                 "team": driver.team.name if driver.team else None,
                 "total": line.points,
                 "removed": -line.points_removed if line.points_removed else None,
@@ -511,7 +513,7 @@ class TeamStandingsTable(tables.Table):
         for line in standings.lines:
             if line.driver.team_id:
                 members.setdefault(line.driver.team_id, []).append(
-                    f"{line.driver.name} ({line.points})"
+                    f"{line.driver.public_name} ({line.points})"
                 )
         rows = [
             {

@@ -463,9 +463,12 @@ def rally_allocation(
     return size, Allocation(tables=rallyman.games(order, size=size), swaps=[], conflicts=[])
 
 
-def rally_sheet_data(*, event: Event) -> Any:
-    """The FEUILLE P.C. COURSE's data: stages, chrono grid, scratches, re-classifications."""
+def rally_sheet_data(*, event: Event, public: bool = False) -> Any:
+    """The FEUILLE P.C. COURSE's data: stages, chrono grid, scratches, re-classifications.
+    ``public``: printed for a reader who is not race control, each driver named as they
+    chose to be shown (DOMAIN.md "Corrections to 'Before the day'")."""
     drivers = {d.number: d for d in rally_drivers(event)}
+    names = {n: d.public_name if public else d.name for n, d in drivers.items()}
     stages = stages_of(event)
     times: dict[tuple[int, int], Any] = {}
     scratches: dict[int, list[Any]] = {}
@@ -485,7 +488,7 @@ def rally_sheet_data(*, event: Event) -> Any:
             PrintedRank(
                 line.rank,
                 int(line.driver),
-                drivers[line.driver].name,  # type: ignore[index,call-overload]
+                names[line.driver],  # type: ignore[index]
                 rallyman.format_chrono(line.time) if not line.retired else _("retired"),
             )  # fmt: skip
             for line in rallyman.stage_scratch(_entries_of(stage))
@@ -495,7 +498,7 @@ def rally_sheet_data(*, event: Event) -> Any:
             PrintedRank(
                 line.rank,
                 int(line.driver),
-                drivers[line.driver].name,  # type: ignore[index,call-overload]
+                names[line.driver],  # type: ignore[index]
                 rallyman.format_chrono(line.total),
                 _("retired in ES%(number)s") % {"number": line.retired_in}
                 if line.retired_in
@@ -516,7 +519,7 @@ def rally_sheet_data(*, event: Event) -> Any:
             )
             for s in stages
         ],
-        drivers=[(n, d.name) for n, d in drivers.items()],
+        drivers=list(names.items()),
         times=times,
         scratches=scratches,
         after=after,

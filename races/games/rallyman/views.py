@@ -277,9 +277,10 @@ def rally_sheet(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
     if event.game != Event.Game.RALLYMAN:
         raise Http404(_("This event is not a rally."))
-    if not (event.published_results or actor_for(request).can_desk(event.championship)):
+    organiser = actor_for(request).can_desk(event.championship)
+    if not (event.published_results or organiser):
         raise Http404(_("The organisers have not published the results yet."))
-    pdf = RallySheet().render(game_services.rally_sheet_data(event=event))
+    pdf = RallySheet().render(game_services.rally_sheet_data(event=event, public=not organiser))
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{event.slug}-pc-course.pdf"'
     return response

@@ -6,12 +6,14 @@ another championship and an anonymous visitor.
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
-from tournament.models import Championship, Driver, Entry, Event
+from tournament.models import Announcement, Championship, Driver, Entry, Event
 
 
 @pytest.fixture(autouse=True)
@@ -305,6 +307,36 @@ def test_event_page_hides_qualifying_until_published(client, event):
     assert general not in client.get(reverse("event", args=[event.slug])).content.decode()
     Event.objects.filter(pk=event.pk).update(published_qualifying=True)
     assert general in client.get(reverse("event", args=[event.slug])).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_event_page_is_public_once_its_sign_up_opens(client, event):
+    """DOMAIN.md "Corrections to 'Before the day'": the event's page is public once its
+    sign-up opens (the announcement, the sign-up link, the entrants); results still follow
+    the publication settings. Before it opens, nothing is published: 404 as before."""
+    Event.objects.filter(pk=event.pk).update(
+        date=timezone.localdate() + datetime.timedelta(days=30)
+    )
+    announcement = Announcement.objects.create(
+        event=event,
+        place="Salle des fêtes",
+        capacity=12,
+        opens_at=timezone.now() + datetime.timedelta(days=1),
+    )
+    url = reverse("event", args=[event.slug])
+    assert client.get(url).status_code == 404
+
+    Announcement.objects.filter(pk=announcement.pk).update(
+        opens_at=timezone.now() - datetime.timedelta(minutes=1)
+    )
+    response = client.get(url)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Salle des fêtes" in html
+    assert f'href="{reverse("signup", args=[event.slug])}"' in html
+    assert f'href="{reverse("signup-entrants", args=[event.slug])}"' in html
+    assert reverse("event-results", args=[event.slug]) not in html
+    assert reverse("qualifying-general", args=[event.slug]) not in html
 
 
 # --- One driver at a time (driver-new) ---------------------------------------------------------

@@ -349,6 +349,16 @@ class EventForm(forms.ModelForm):
                 self.add_error("laps", error)
         return data
 
+    def _post_clean(self) -> None:
+        # The laps were judged in clean() on what was typed (§2-0-3; quick rules point 10).
+        # The model's clean() judges the same rule again, on the laps the instance kept (the
+        # old ones when the typed value was refused): said once, as the form said it.
+        said = self._errors.get("laps")
+        kept = list(said.data) if said else None
+        super()._post_clean()
+        if kept is not None:
+            self._errors["laps"].data[:] = kept
+
     def clean_min_stopwatch(self) -> str:
         text = (self.cleaned_data.get("min_stopwatch") or "").strip()
         try:

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tournament.models import Event
+from tournament.models import Circuit, Event
 from tournament.registration.forms import derived_slug
 
 pytestmark = pytest.mark.django_db
@@ -132,6 +132,30 @@ def test_a_competition_race_of_7_laps_is_refused_next_to_the_field(
     assert re.search(r'name="laps" value="7"', html)
     assert not Event.objects.filter(slug="gp-7").exists()
     assert organiser_client.post(url, {**typed, "laps": "3"}).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("mode", "laps", "says"),
+    [
+        ("best", "7", "A competition race is 3 laps (§2-0-3)."),
+        ("best", "", "A competition race is 3 laps (§2-0-3), and the circuit has 5"),
+        ("draw", "7", "Quick rules: a race of 1, 2 or 3 laps."),
+        ("draw", "", "Quick rules: a race of 1, 2 or 3 laps, and the circuit has 5"),
+    ],
+    ids=["competition", "competition-empty", "quick-rules", "quick-rules-empty"],
+)
+def test_the_laps_error_is_said_once(organiser_client, championship, circuit, mode, laps, says):
+    """Issue 40: the "3 tours" error was printed twice under the field, once by the form on
+    the laps typed and once by the model's own check of the same rule (§2-0-3; quick rules
+    point 10) on the laps it kept, here on a circuit of 5 laps."""
+    Circuit.objects.filter(pk=circuit.pk).update(laps=5)
+    url = reverse("event-new", args=[championship.slug])
+    typed = base(circuit, game="formula_de", qualifying_mode=mode, laps=laps, slug="gp-x")
+    refused = organiser_client.post(url, typed)
+    assert refused.status_code == 200
+    errors = refused.context["form"].errors["laps"]
+    assert len(errors) == 1 and errors[0].startswith(says)
+    assert refused.content.decode().count("laps (§2-0-3)" if mode == "best" else "3 laps") == 1
 
 
 def test_the_favourites_and_the_seeding_by_rating_are_off_and_worded_as_options(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from playwright.sync_api import expect
 
@@ -22,6 +23,15 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 # answer from a live server that shares two cores with three test workers and their servers
 # (a state, never a clock: a passing wait ends as soon as the state is there).
 expect.set_options(timeout=10_000)
+# Hypothesis's own clocks (a 200 ms deadline per example, the "too slow" health check of
+# its data generation) fail a property on a loaded machine, not on a wrong rule: a property
+# is judged by its examples, never by their speed.
+hypothesis.settings.register_profile(
+    "paddock",
+    deadline=None,
+    suppress_health_check=[hypothesis.HealthCheck.too_slow],
+)
+hypothesis.settings.load_profile("paddock")
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 IN_CI = bool(os.environ.get("CI"))

@@ -231,7 +231,7 @@ def _blank_registrations(
             setattr(registration, name, value)
         registration.erased_at = registration.erased_at or now
         actor.stamp(registration)
-        why = _hide(reason.strip(), words) if pk == asked else _("same person")
+        why = _hide(reason.strip(), words) if pk == asked else "same person"
         registration._change_reason = f"erased on request: {why}"[:100]  # type: ignore[attr-defined]
         registration.save()
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _l
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from tournament.access import Actor, actor_for, organised_event
@@ -140,15 +141,20 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
             # Irreversible: race control reads who is absent and who moves in, then confirms.
             return {"closing": checkin.check_in_preview(event=event, actor=actor)}
         closing = checkin.check_in_close(event=event, actor=actor)
+        absent = len(closing.absent)
         messages.success(
             request,
-            _("Check-in closed: %(absent)s absent, %(moved)s took a seat.")
-            % {"absent": len(closing.absent), "moved": len(closing.moved_in)},
+            ngettext(
+                "Check-in closed: %(count)s registrant absent.",
+                "Check-in closed: %(count)s registrants absent.",
+                absent,
+            )
+            % {"count": absent},
         )
+        _took_seats(request, len(closing.moved_in))
         return redirect(request.get_full_path())
     if action == "admit":
-        admitted = checkin.door_admit(event=event, actor=actor)
-        messages.success(request, _("%(count)s took a seat.") % {"count": len(admitted)})
+        _took_seats(request, len(checkin.door_admit(event=event, actor=actor)))
         return redirect(request.get_full_path())
     registration = get_object_or_404(Registration, event=event, pk=request.POST.get("id"))
     registration.event = event
@@ -191,6 +197,19 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
 
 
 _NUMBER = re.compile(r"[0-9]{1,9}")
+
+
+def _took_seats(request: HttpRequest, count: int) -> None:
+    if count:
+        messages.success(
+            request,
+            ngettext(
+                "%(count)s registrant took a seat at the door.",
+                "%(count)s registrants took a seat at the door.",
+                count,
+            )
+            % {"count": count},
+        )
 
 
 def _side_by_side(registration: Registration, match: DriverMatch) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """Where the day stands, for race control's desk: one line per step of a tournament day,
-in the order the day runs, each done or not, with what it counts and where to do it.
+in the order the day runs, each done or not, with what it counts and where to do it. An
+event announced before the day (DOMAIN.md "Before the day") starts with sign-up's steps:
+the announcement, the opening, the list of registrants, the messages to them.
 
 Race day's rows (tables, sheets, weather, results) live on the floor above: they are read
 through the event's reverse relations (``event.race_tables``, ``event.sheet_batches``),
@@ -14,11 +16,13 @@ from typing import Protocol
 
 from django.db.models import Count, Q
 from django.urls import reverse
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from qualifying.selectors import TableProgress
 from tournament.models import Event
+from tournament.signup.models import Announcement, Message, Registration
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ def day_steps(
     checked_in = sum(1 for entry in entries if entry.checked_in)
     absent = sum(1 for entry in entries if entry.absent)
     steps = [
+        *signup_steps(event),
         Step(
             "registered",
             _("Drivers registered"),
@@ -147,3 +152,55 @@ def day_steps(
         ),
     ]
     return steps
+
+
+def _when(moment: object) -> str:
+    return formats.date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
+
+
+def signup_steps(event: Event) -> list[Step]:
+    """Sign-up's steps, first of the day's when the event has an announcement (none
+    otherwise): announced (its registration window set), open, the list of registrants
+    (done once sign-up has closed), the messages sent to them."""
+    announcement = Announcement.objects.filter(event=event).first()
+    if announcement is None:
+        return []
+    now = timezone.now()
+    page = reverse("signup-announcement", args=[event.slug])
+    registrations = reverse("signup-desk", args=[event.slug])
+    opens, closes = announcement.opens_at, announcement.closes_at
+    if opens is None:
+        window = _("no opening date yet")
+    elif opens > now:
+        window = _("opens on %(date)s") % {"date": _when(opens)}
+    elif closes is not None and closes <= now:
+        window = _("closed on %(date)s") % {"date": _when(closes)}
+    elif closes is not None:
+        window = _("open until %(date)s") % {"date": _when(closes)}
+    else:
+        window = _("open")
+    counts = Registration.objects.filter(event=event).aggregate(
+        accepted=Count("pk", filter=Q(status=Registration.Status.ACCEPTED)),
+        waiting=Count("pk", filter=Q(status=Registration.Status.WAITING)),
+    )
+    seats = "" if announcement.capacity is None else f" / {announcement.capacity}"
+    sent = Message.objects.filter(event=event).count()
+    return [
+        Step("signup_announced", _("Sign-up announced"), opens is not None, window, page),
+        Step("signup_open", _("Sign-up opened"), opens is not None and opens <= now, "", page),
+        Step(
+            "signup_list",
+            _("Registrations: the list"),
+            closes is not None and closes <= now,
+            _("accepted: %(accepted)s · waiting: %(waiting)s")
+            % {"accepted": f"{counts['accepted']}{seats}", "waiting": counts["waiting"]},
+            registrations,
+        ),
+        Step(
+            "signup_messages",
+            _("Messages to registrants"),
+            sent > 0,
+            ngettext("%(count)s message", "%(count)s messages", sent) % {"count": sent},
+            registrations,
+        ),
+    ]

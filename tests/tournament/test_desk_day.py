@@ -4,9 +4,11 @@ to each step, messages in view after each action, a check-in counter that follow
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from qualifying.seating.services import qualifying_tables_auto
 from qualifying.services import run_record, session_create
@@ -17,6 +19,8 @@ from races.weather.services import race_weather_draw
 from tests.security.conftest import _run_data
 from tournament.access import Actor
 from tournament.registration.services import entries_checkin, event_publish
+from tournament.signup.broadcast import message_send
+from tournament.signup.models import Announcement, Registration
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +123,38 @@ def test_the_qualifying_tables_are_published_from_the_desk(desk, make_event):
     assert event.published_qualifying_tables
     assert not (event.published_allocation or event.published_results)
     assert 'name="qualifying_tables" value="1" role="switch" checked' in page(desk, event)
+
+
+def test_an_announced_event_starts_with_the_sign_up_steps(desk, make_event, actor):
+    """DOMAIN.md "Before the day": sign-up comes before the day's first step. The
+    checklist of an event with an announcement starts with it: announced, opened, the list
+    of registrants (final once sign-up closes), the messages sent to them."""
+    event = make_event(n_drivers=2)
+    assert not any(key.startswith("signup") for key in steps(page(desk, event)))
+    now = timezone.now()
+    announcement = Announcement.objects.create(
+        event=event, capacity=10, opens_at=now + timedelta(days=1),
+        closes_at=now + timedelta(days=9),
+    )  # fmt: skip
+    html = page(desk, event)
+    done = steps(html)
+    assert list(done)[:5] == [
+        "signup_announced", "signup_open", "signup_list", "signup_messages", "registered",
+    ]  # fmt: skip
+    assert [done[key] for key in list(done)[:4]] == ["done", "todo", "todo", "todo"]
+    assert "opens on" in html
+    links = dict(re.findall(r'<li id="step-([a-z_]+)"[^>]*><a href="([^"]+)"', html))
+    assert links["signup_announced"] == reverse("signup-announcement", args=[event.slug])
+    assert links["signup_list"] == reverse("signup-desk", args=[event.slug])
+    Registration.objects.create(
+        event=event, first_name="Élodie", last_name="Lefèvre", email="e@example.org",
+        status="accepted", confirmed_at=now,
+    )  # fmt: skip
+    announcement.opens_at = now - timedelta(days=9)
+    announcement.closes_at = now - timedelta(days=1)
+    announcement.save()
+    message_send(event=event, actor=actor, to="all", subject="Horaires", body="9 h 30.")
+    html = page(desk, event)
+    assert [steps(html)[key] for key in list(steps(html))[:4]] == ["done"] * 4
+    assert "accepted: 1 / 10 · waiting: 0" in html
+    assert "1 message" in html

@@ -532,38 +532,3 @@ def registration_decide(
         tasks.send_soon([mail.pk, *sent])
     return registration
 
-
-# --- privacy: erasure on request ------------------------------------------------------------
-
-ERASED_FIRST = "Pilote anonyme"
-
-
-def registration_erase(*, registration: Registration, actor: Actor, reason: str) -> Registration:
-    """Erase a person's data on request (DOMAIN.md "Erasure"): name and contact become
-    "Pilote anonyme n° N" here, in the registration's history, on its driver and player;
-    its mails are deleted. Results, points and ratings stay as they are (they hang on the
-    driver and player, which stay). The erasure itself is recorded (who, when, why)."""
-    require_organiser(actor, registration.event)
-    if not reason.strip():
-        raise InvalidInput(_("Say why."), {"reason": [_("This field is required.")]})
-    anonymous = {"first_name": ERASED_FIRST, "last_name": f"n° {registration.pk}"}
-    contact = {"email": "", "licence": ""}
-    with transaction.atomic():
-        Registration.history.filter(id=registration.pk).update(**anonymous, **contact)
-        Mail.objects.filter(registration=registration).delete()
-        for name, value in {**anonymous, **contact}.items():
-            setattr(registration, name, value)
-        registration.erased_at = timezone.now()
-        registration.link_digest = registration.confirm_digest = None
-        registration.link_sealed = ""
-        stamp(registration, actor, f"erased on request: {reason.strip()}")
-        registration.save()
-        driver = registration.driver
-        if driver is not None:
-            type(driver).objects.filter(pk=driver.pk).update(**anonymous, email="")
-            if driver.player_id is not None:
-                player = driver.player
-                player.first_name, player.last_name = anonymous.values()
-                player.email, player.licence = "", None
-                player.save()
-    return registration

@@ -43,7 +43,7 @@ UV_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY) --require-hashes
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --generate-hashes --universal \
 	--python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: run venue export backup restore test lock bench lint format messages system-deps clean
+.PHONY: run venue export push backup restore test lock bench lint format messages system-deps clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,12 @@ venue: $(VENV)/.runtime
 export: $(VENV)/.runtime
 	@test -n $(call quoted,EVENT) || { echo "Which event? make export EVENT=<slug> (the slug is in the event's address: /e/<slug>/)"; exit 2; }
 	$(VENUE) $(PY) manage.py export_event $(call quoted,EVENT) --output $(if $(value OUT),$(call quoted,OUT),$(call quoted,DATA))
+
+## Or, with internet on the laptop, send it straight: make push EVENT=<slug> TO=https://<hosted
+## server> TOKEN=<an organiser's API token there>
+push: $(VENV)/.runtime
+	@test -n $(call quoted,EVENT) -a -n $(call quoted,TO) -a -n $(call quoted,TOKEN) || { echo "make push EVENT=<slug> TO=https://<hosted server> TOKEN=<an organiser's API token there>"; exit 2; }
+	@$(VENUE) $(PY) manage.py push_event $(call quoted,EVENT) --to $(call quoted,TO) --token $(call quoted,TOKEN)
 
 ## A backup of the venue's whole database now (make venue takes one every 5 minutes)
 backup: $(VENV)/.runtime

@@ -70,7 +70,7 @@ def test_make_export_writes_the_way_back_whole_or_not_at_all(
     way_back = json.loads(back.read_text())
     assert way_back["format"] == bundle.BACK
     assert bundle.verify(way_back, out["checkout"]["key"])
-    assert "push_event gp" in done.stdout and str(back) in done.stdout
+    assert "make push EVENT=gp" in done.stdout and str(back) in done.stdout
     assert [p.name for p in data.iterdir() if p.name.startswith(".")] == []  # no partial file
 
 
@@ -85,7 +85,7 @@ def test_the_laptops_trip_page_shows_the_way_back(make_event, organiser, client)
     page = client.get(f"/e/{event.slug}/away/").content.decode()
     assert "Download the day&#x27;s file" in page or "Download the day's file" in page
     assert f"make export EVENT={event.slug}" in page
-    assert f"push_event {event.slug}" in page
+    assert f"make push EVENT={event.slug}" in page
     assert "Check out to a laptop" not in page
     download = client.get(f"/e/{event.slug}/away/back/")
     assert download.status_code == 200

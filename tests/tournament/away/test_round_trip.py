@@ -27,11 +27,12 @@ from django.conf import settings
 from django.db import connection
 
 from qualifying.models import Run
-from races.models import RaceResult, RaceTable, ReplacedLink, SheetPhoto
+from races.models import RaceResult, RaceTable, SheetPhoto
 from races.photos import storage
 from tests.faults.processes import start, stop, wait_until
 from tournament.away import bundle
 from tournament.away.checkout import under_way
+from tournament.away.models import Checkout
 from tournament.models import (
     ApiToken,
     Championship,
@@ -106,7 +107,8 @@ def laptop(data: Path):
 def killed_return(event: Event, back: Path, tmp_path: Path) -> None:
     """``manage.py return_event`` on the hosted database (a server's process of its own),
     killed (SIGKILL) while its transaction is open: it has added the day's rows and waits
-    on a lock this test holds on the referee links it renews last of all."""
+    on a lock this test holds on the check-outs' table, whose row it marks returned last of
+    all (the day's own tables it locks itself from its first id read to its commit)."""
     url = (
         urlsplit(os.environ["DATABASE_URL"])
         ._replace(path="/" + connection.settings_dict["NAME"])
@@ -122,7 +124,7 @@ def killed_return(event: Event, back: Path, tmp_path: Path) -> None:
     log = tmp_path / "return.log"
     # pg_stat_activity is read once a transaction: asked in autocommit, of another connection.
     with psycopg.connect(url) as lock, psycopg.connect(url, autocommit=True) as look:
-        lock.execute(f"LOCK TABLE {ReplacedLink._meta.db_table} IN SHARE MODE")
+        lock.execute(f"LOCK TABLE {Checkout._meta.db_table} IN SHARE MODE")
         server = start([sys.executable, "manage.py", "return_event", str(back)], env=env, log=log)
         try:
             waiting = """SELECT pid FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))

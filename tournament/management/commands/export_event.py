@@ -73,6 +73,6 @@ class Command(BaseCommand):
         self.stdout.write(
             f"The day of {event} is in {shown} ({len(text.encode()) // 1024 + 1} kB).\n"
             'Bring it home: on the hosted server, the event\'s desk, "The day on a laptop", '
-            "upload this file; or, with internet here: manage.py push_event "
-            f"{event} --to https://<hosted server> --token <an organiser's API token>."
+            f"upload this file; or, with internet here: make push EVENT={event} "
+            "TO=https://<hosted server> TOKEN=<an organiser's API token there>."
         )

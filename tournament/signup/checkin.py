@@ -159,6 +159,8 @@ def registration_check_in(
         announcement = services._locked_announcement(event)
         reg = Registration.objects.select_for_update().get(pk=reg.pk)
         reg.event = event
+        if reg.erased_at is not None:
+            raise Conflict(_("This registration was erased: nothing more is done with it."))
         if reg.status == Status.ABSENT:
             if not _late(reg, actor, announcement):
                 return None

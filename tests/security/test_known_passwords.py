@@ -106,7 +106,13 @@ def test_the_password_change_page_refuses_them(world: World, password: str) -> N
     assert response.context["form"].errors["new_password2"]
     organiser.refresh_from_db()
     assert organiser.check_password("orga-pass-1")
-    assert sorted(DEMO_PASSWORDS) == ["paddock-admin", "paddock-pc"]
+    # The demo club's owner and desk logins (issue 41) are published too.
+    assert sorted(DEMO_PASSWORDS) == [
+        "paddock-accueil",
+        "paddock-admin",
+        "paddock-club",
+        "paddock-pc",
+    ]
 
 
 # --- A demo password opens nothing with DEBUG off -----------------------------------------------

@@ -2,7 +2,11 @@
 outbox (``tournament.signup.models.Mail``, its ``invitation`` set, no registration, key
 ``invitation``) in the same transaction as the invitation, in the invitee's language, as
 text and HTML. Sending is the outbox's job (``tournament.signup.tasks``): exactly once,
-retried; nothing here talks to a mail server."""
+retried; nothing here talks to a mail server.
+
+The link opens the club to whoever holds it: as sign-up's mails do, the bodies keep
+``tournament.signup.mails.LINK`` in its place and the link is sealed beside them
+(``Mail.link_sealed``); the outbox writes it in when the mail leaves."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
 from tournament.clubs.models import Invitation, Role
+from tournament.signup import mails as outbox
 from tournament.signup.models import Mail
 
 #: One invitation mail per invitation (``Mail``'s constraint: one per invitation and key).
@@ -26,7 +31,8 @@ def invitation_url(secret: str) -> str:
 
 
 def render(invitation: Invitation, *, link: str) -> Mail:
-    """The invitation's mail, rendered in the invitee's language, not saved."""
+    """The invitation's mail, rendered in the invitee's language, not saved; ``link``
+    sealed apart from the bodies."""
     with translation.override(invitation.language or settings.LANGUAGE_CODE):
         facts = {
             "club": invitation.club.name,
@@ -54,7 +60,7 @@ def render(invitation: Invitation, *, link: str) -> Mail:
         context = {
             "club": invitation.club,
             "paragraphs": paragraphs,
-            "link": link,
+            "link": outbox.LINK,
             "link_label": _("Join %(club)s") % facts,
             "language": invitation.language,
         }
@@ -67,9 +73,10 @@ def render(invitation: Invitation, *, link: str) -> Mail:
         key=KEY,
         to=invitation.email,
         language=invitation.language,
-        subject=subject[:250],
+        subject=outbox.one_line(subject)[:250],
         body_text=text,
         body_html=html,
+        link_sealed=outbox.seal_link(link),
         message_id_header=make_msgid(domain="paddock.invalid"),
     )
 

@@ -100,6 +100,8 @@ def test_the_owner_invites_and_the_mail_is_queued_once(clubs, django_capture_on_
     valid = sent.expires_at - sent.sent_at
     assert abs(valid - datetime.timedelta(days=7)) < datetime.timedelta(seconds=5)
     [mail] = Mail.objects.filter(invitation=sent)
+    # No row holds the link as it is: the bodies keep a mark, the link is sealed beside.
+    assert "/invitations/" not in mail.body_text + mail.body_html and mail.link_sealed
     assert (mail.kind, mail.key, mail.registration, mail.to) == (
         "invitation",
         "invitation",
@@ -307,6 +309,15 @@ def test_a_club_s_organiser_creates_its_championship_season_as_a_number(clubs):
     assert response.json()["season"] == "2027" and response.json()["club"] == "aix"
     assert clubs.api(None).get("/championships/aix-2027").json()["club"] == "aix"
     assert Championship.objects.get(slug="aix-2027").club == clubs.club
+
+
+def test_the_next_season_belongs_to_the_same_club(clubs):
+    """A club's season follows it: its people run the next one too."""
+    body = {"slug": "aix-2027", "name": "Coupe d’Aix", "season": "2027"}
+    response = clubs.api("orga").post("/championships/aix-2026/next-season", body)
+    assert response.status_code == 201, response.content
+    assert response.json()["club"] == "aix"
+    assert clubs.api("guichet").get("/events/aix-gp").status_code == 200
 
 
 def test_a_championship_needs_a_club_the_caller_runs(clubs):

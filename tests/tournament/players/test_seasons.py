@@ -170,6 +170,7 @@ def test_api_next_season_answers_the_new_championship_and_its_drivers_players(
         "points_scale": [25, 18, 15],
         "points_mode": "overall",
         "best_results": 2,
+        "club": None,
     }
     old = {d["number"]: d["player"]["id"] for d in api.get("/championships/cf-2025/drivers").json()}
     new = {

@@ -156,17 +156,17 @@ def test_a_real_backups_columns_are_those_the_migrations_make(
 #: Columns Paddock never makes, in tables it does: each refused by name.
 RESHAPED = {
     "ALTER TABLE tournament_championship ADD COLUMN note text":
-        "une colonne inconnue note dans la table tournament_championship",
+        "an unknown column note in the table tournament_championship",
     "ALTER TABLE tournament_team ADD COLUMN shout text GENERATED ALWAYS AS (upper(name)) STORED":
-        "une colonne inconnue shout dans la table tournament_team",
+        "an unknown column shout in the table tournament_team",
     "ALTER TABLE tournament_event ALTER COLUMN name TYPE text":
-        "la colonne name de la table tournament_event manque",
+        "the column name of the table tournament_event is missing",
     "ALTER TABLE tournament_driver ALTER COLUMN last_name SET DEFAULT current_user":
-        "la colonne last_name de la table tournament_driver manque",
+        "the column last_name of the table tournament_driver is missing",
     "ALTER TABLE races_racetable ALTER COLUMN number DROP NOT NULL":
-        "la colonne number de la table races_racetable manque",
+        "the column number of the table races_racetable is missing",
     "ALTER TABLE tournament_circuit DROP COLUMN name":
-        "la colonne name de la table tournament_circuit manque",
+        "the column name of the table tournament_circuit is missing",
 }  # fmt: skip
 
 
@@ -219,17 +219,17 @@ def test_a_real_backups_constraints_indexes_and_defaults_are_those_the_migration
 PLANTED_RULES = {
     "ALTER TABLE django_session ADD CONSTRAINT spin "
     "CHECK (length(session_key) > 0 OR pg_sleep(0) IS NULL)":
-        "la contrainte spin de la table django_session, que Paddock ne crée jamais",
+        "the constraint spin of the table django_session, which Paddock never makes",
     "ALTER TABLE qualifying_qualifyingsession DROP CONSTRAINT session_roll_d20, "
     "ADD CONSTRAINT session_roll_d20 CHECK (roll >= 1 AND current_user IS NOT NULL)":
-        "la contrainte session_roll_d20 de la table qualifying_qualifyingsession diffère de "
-        "ce que crée Paddock",
+        "the constraint session_roll_d20 of the table qualifying_qualifyingsession is not "
+        "Paddock's",
     "CREATE INDEX shadow ON tournament_event ((abs(id) + 1))":
-        "l’index shadow, que Paddock ne crée jamais",
+        "the index shadow, which Paddock never makes",
     "ALTER TABLE tournament_entry "
     "DROP CONSTRAINT tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id":
-        "la contrainte tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id de la table "
-        "tournament_entry manque",
+        "the constraint tournament_entry_driver_id_76f15c8c_fk_tournament_driver_id of the table "
+        "tournament_entry is missing",
 }  # fmt: skip
 
 

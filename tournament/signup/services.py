@@ -396,7 +396,12 @@ def registration_edit(
     for name in ("first_name", "last_name", "team", "public_name"):
         setattr(registration, name, fields[name])
     stamp(registration, None, "changed by the registrant")
-    registration.save()
+    try:  # one registration per address and name: a child renamed as their sibling is refused
+        with transaction.atomic():
+            registration.save()
+    except IntegrityError:
+        message = _("Someone of this name is already registered with this address.")
+        raise InvalidInput(message, {"first_name": [message]}) from None
     return registration
 
 
@@ -531,4 +536,3 @@ def registration_decide(
             )
         tasks.send_soon([mail.pk, *sent])
     return registration
-

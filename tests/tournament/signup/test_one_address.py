@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.test import Client, RequestFactory
 
 from tests.tournament.signup.conftest import CONFIRM, OWN, last_token, sent_text
+from tournament.errors import InvalidInput
 from tournament.signup import services
 from tournament.signup.models import Mail, Registration
 from tournament.site import ratelimit
@@ -122,3 +123,24 @@ def test_the_per_address_limit_counts_an_address_as_delivered(settings):
     with pytest.raises(ratelimit.TooManySignUps):
         ratelimit.signup_check(request, "Victim@Corp.Example")
     cache.clear()
+
+
+def test_a_registrant_renamed_as_another_at_the_same_address_is_refused(
+    open_event, sign_up_confirmed
+):
+    """One registration per address and name (DOMAIN.md "Corrections"): Léo's own page
+    renaming him Julie, whose address it is too, is a form error, not a 500."""
+    event = open_event(capacity=None)
+    sign_up_confirmed(event, "famille@example.org", first_name="Julie")
+    leo, _link = sign_up_confirmed(event, "famille@example.org", first_name="Léo")
+    with pytest.raises(InvalidInput, match="already registered with this address"):
+        services.registration_edit(registration=leo, first_name="JULIE")
+    own = OWN.search(sent_text(Mail.objects.filter(registration=leo, kind="accepted").get()))
+    client = Client()
+    client.cookies["django_language"] = "en"
+    answer = client.post(
+        f"/registrations/{own.group(1)}/",
+        {"action": "edit", "first_name": "Julie", "last_name": "Lefèvre", "public_name": "full"},
+    )
+    assert answer.status_code == 400 and b"already registered with this address" in answer.content
+    assert Registration.objects.get(pk=leo.pk).first_name == "Léo"

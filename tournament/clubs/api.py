@@ -40,7 +40,7 @@ def _person(actor: Actor) -> Actor:
 
 
 def _club(slug: str) -> Club:
-    club = Club.objects.filter(slug=slug).first() if len(slug) <= 60 else None
+    club = Club.objects.filter(slug=slug).first() if services.is_slug(slug) else None
     if club is None:
         raise NotFound(_("Unknown club “%(slug)s”.") % {"slug": slug[:60]})
     return club

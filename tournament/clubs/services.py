@@ -36,6 +36,11 @@ INVITATION_DAYS = 7
 _SLUG = re.compile(r"^[a-z0-9-]{1,60}$")
 
 
+def is_slug(text: str) -> bool:
+    """A club's slug may be this (lowercase letters, digits, hyphens; 60 at most)."""
+    return bool(_SLUG.match(text))
+
+
 def role_checked(role: str) -> str:
     """``role`` if it is one of the three, else a 400 naming them."""
     if role not in Role.values:
@@ -327,7 +332,7 @@ def member_of(club: Club, username: str) -> Membership:
     """``username``'s membership of ``club``; 404 when they are not a member."""
     found = (
         Membership.objects.select_related("user").filter(club=club, user__username=username).first()
-        if username and len(username) <= 150
+        if username and len(username) <= 150 and "\x00" not in username
         else None
     )
     if found is None:

@@ -390,5 +390,7 @@ def test_a_club_is_unknown_or_a_slug_is_odd_never_a_500(clubs):
     owner = clubs.api("patronne")
     assert owner.get("/clubs/" + "x" * 300 + "/members").status_code == 404
     assert owner.patch("/clubs/aix/members/" + "y" * 300, {"role": "desk"}).status_code == 404
+    assert owner.delete("/clubs/aix/members/a%00b").status_code == 404
+    assert owner.get("/clubs/a%00b/members").status_code == 404
     assert owner.post("/clubs", {"slug": "a", "name": ""}).status_code == 400
     assert not Club.objects.filter(slug="a").exists()

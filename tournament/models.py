@@ -25,7 +25,7 @@ from tournament.players.models import (  # noqa: F401
     RatingPoint,
 )
 from tournament.players.names import driver_name
-from tournament.scales import (  # noqa: F401  (migrations and callers read them here)
+from tournament.registration.scales import (  # noqa: F401  (migrations and callers read them here)
     DEFAULT_POINTS_SCALE,
     WEATHER_NAMES,
     validate_points_scale,

@@ -169,7 +169,7 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
     )  # fmt: skip
     assert acted.returncode == 0, acted.stderr
     tables = len(world.qtables) + len(world.rtables)
-    assert f"{tables} liens commissaires ont été scellés avec une autre SECRET_KEY" in acted.stdout
+    assert f"{tables} referee links were sealed with another SECRET_KEY" in acted.stdout
     with psycopg.connect(postgresql.url(with_role)) as db:
         owners = db.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'")
         assert owners.fetchall() == [(postgresql.role,)]

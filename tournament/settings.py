@@ -374,7 +374,8 @@ AXES_LOCKOUT_CALLABLE = "tournament.site.ratelimit.login_locked"
 TOKEN_FAILURE_LIMIT = int(env_str("TOKEN_FAILURE_LIMIT", "20"))
 TOKEN_FAILURE_WINDOW = int(env_str("TOKEN_FAILURE_WINDOW", "600"))
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+# "My clubs" for a club's person, the championships for anyone else (tournament.clubs).
+LOGIN_REDIRECT_URL = "after-login"
 LOGOUT_REDIRECT_URL = "home"
 
 LANGUAGE_CODE = "fr"

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from races import history_views, referee_views
 from tournament.away.trip import views as away_views
@@ -8,6 +8,7 @@ from tournament.standings import views as standings_views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("", include("tournament.clubs.urls")),
     path("language/<str:code>/", views.language_switch, name="language"),
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),

@@ -47,7 +47,7 @@ from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
 from tests.security.query_reads import ALL, parameters_read
-from tournament.models import Driver, Player
+from tournament.models import Club, Driver, Membership, Player
 from tournament.signup.models import Registration
 
 #: A small phone photo (EXIF, GPS) for the photo uploads.
@@ -152,6 +152,19 @@ def rdriver(world: World, role: str) -> dict[str, Any]:
     return {"token": rtoken(world, role), "number": world.rdriver(1)}
 
 
+def club(world: World, role: str, **extra: Any) -> dict[str, Any]:
+    """A club whose owner is the organiser (made the first time)."""
+    found, _created = Club.objects.get_or_create(slug="matrix-club", defaults={"name": "Club"})
+    Membership.objects.get_or_create(
+        club=found, user=world.users["organiser"], defaults={"role": "owner"}
+    )
+    return {"club": found.slug, **extra}
+
+
+def club_member(world: World, role: str) -> dict[str, Any]:
+    return club(world, role, username=world.users["organiser"].get_username())
+
+
 def codes(text: str) -> dict[str, int]:
     """ "200 403 403 403 403 403" → one status per caller, in ROLES order."""
     values = [int(code) for code in text.split()]
@@ -239,6 +252,26 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": POST_ONLY, "POST": ORGANISER_PAGE},
     ),
     "my-tables": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
+    # Clubs and their people (issue 41): "my clubs" and one's own page for anyone signed in;
+    # the people page, invitations, roles and removals for the club's owners only (an
+    # empty form comes back with its errors; a removal asks first); an unknown invitation
+    # is a 404 to everyone.
+    "my-clubs": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
+    "after-login": (none, {"GET": "302 302 302 302 302 302", "POST": GET_ONLY}),
+    "me": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
+    "me-token": (none, {"GET": POST_ONLY, "POST": LOGIN_REQUIRED}),
+    "club-people": (club, {"GET": "200 302 403 403 403 302", "POST": GET_ONLY}),
+    "club-invite": (club, {"GET": POST_ONLY, "POST": "400 302 403 403 403 302"}),
+    "club-member-role": (club_member, {"GET": POST_ONLY, "POST": "302 302 403 403 403 302"}),
+    "club-member-remove": (club_member, {"GET": POST_ONLY, "POST": "200 302 403 403 403 302"}),
+    "club-invitation-withdraw": (
+        lambda world, role: club(world, role, pk=999999),
+        {"GET": POST_ONLY, "POST": "404 302 403 403 403 302"},
+    ),
+    "invitation": (
+        lambda world, role: {"token": UNKNOWN_TOKEN},
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
     # Players (issue 22): any championship's organisers (the outsider runs another one) see
     # what they may decide; nothing sent is a message back (302); no change 999999 (404).
     "player-matches": (none, {"GET": "200 403 403 403 200 403", "POST": GET_ONLY}),

@@ -24,6 +24,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -141,10 +142,10 @@ def _owned_club(request: HttpRequest, slug: str) -> Club:
 
 
 _STATUS_WORDS = {
-    "pending": lambda: _("waiting for an answer"),
-    "accepted": lambda: _("accepted"),
-    "withdrawn": lambda: _("withdrawn"),
-    "expired": lambda: _("expired"),
+    "pending": lambda: pgettext("invitation", "waiting for an answer"),
+    "accepted": lambda: pgettext("invitation", "accepted"),
+    "withdrawn": lambda: pgettext("invitation", "withdrawn"),
+    "expired": lambda: pgettext("invitation", "expired"),
 }
 
 
@@ -279,7 +280,7 @@ def invitation_withdraw(request: HttpRequest, club: str, pk: int) -> HttpRespons
             title=_("Withdraw the invitation to %(email)s?") % facts,
             undoes=[_("The link sent to %(email)s opens nothing any more.") % facts],
             note=_("You can send a new invitation afterwards."),
-            confirm_label=_("Withdraw"),
+            confirm_label=pgettext("invitation", "Withdraw"),
             cancel=reverse("club-people", args=[found.slug]),
         )
     try:
@@ -295,8 +296,10 @@ def invitation_withdraw(request: HttpRequest, club: str, pk: int) -> HttpRespons
 
 
 def _no_referrer(response: HttpResponse) -> HttpResponse:
-    # The address holds the invitation's secret: no other site reads it in a Referer.
-    response["Referrer-Policy"] = "no-referrer"
+    # The address holds the invitation's secret: no other site reads it in a Referer. Not
+    # "no-referrer": Chromium then sends the page's own form "Origin: null", which Django's
+    # CSRF check refuses.
+    response["Referrer-Policy"] = "same-origin"
     return response
 
 

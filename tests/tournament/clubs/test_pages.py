@@ -192,7 +192,7 @@ def test_a_new_person_joins_through_the_invitation_page(clubs):
     assert page.status_code == 200
     text = page.content.decode()
     assert "Club d’Aix" in text and "as desk" in text
-    assert page["Referrer-Policy"] == "no-referrer"
+    assert page["Referrer-Policy"] == "same-origin"
 
     weak = client.post(
         url,

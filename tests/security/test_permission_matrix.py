@@ -165,6 +165,24 @@ def club_member(world: World, role: str) -> dict[str, Any]:
     return club(world, role, username=world.users["organiser"].get_username())
 
 
+def running_club(world: World, role: str) -> dict[str, Any]:
+    """The championship's club where it has one (tests/tournament/clubs/test_role_matrix.py),
+    else the club whose owner is the organiser."""
+    championship = type(world.championship).objects.get(pk=world.championship.pk)  # as saved
+    if championship.club_id:
+        return {"club": championship.club.slug}
+    return club(world, role)
+
+
+def club_circuit(world: World, role: str) -> dict[str, Any]:
+    """The world's circuit, made by a club the organiser runs (its own when it has one)."""
+    circuit = type(world.event.circuit).objects.get(pk=world.event.circuit_id)  # as saved
+    if circuit.club_id is None:
+        circuit.club = Club.objects.get(slug=running_club(world, role)["club"])
+        circuit.save(update_fields=["club"])
+    return {"slug": circuit.slug}
+
+
 def codes(text: str) -> dict[str, int]:
     """ "200 403 403 403 403 403" → one status per caller, in ROLES order."""
     values = [int(code) for code in text.split()]
@@ -272,6 +290,22 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         lambda world, role: {"token": UNKNOWN_TOKEN},
         {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
     ),
+    # A club's season pages (issue 41): its owners and organisers create championships and
+    # circuits and change the circuits it made (an empty form comes back with its errors);
+    # the circuit catalogue is everyone's.
+    "club-championship-new": (
+        running_club,
+        {"GET": "200 302 403 403 403 302", "POST": "200 302 403 403 403 302"},
+    ),
+    "club-circuit-new": (
+        running_club,
+        {"GET": "200 302 403 403 403 302", "POST": "200 302 403 403 403 302"},
+    ),
+    "circuit-edit": (
+        club_circuit,
+        {"GET": "200 302 403 403 403 302", "POST": "200 302 403 403 403 302"},
+    ),
+    "circuit-catalogue": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
     # Players (issue 22): any championship's organisers (the outsider runs another one) see
     # what they may decide; nothing sent is a message back (302); no change 999999 (404).
     "player-matches": (none, {"GET": "200 403 403 403 200 403", "POST": GET_ONLY}),

@@ -92,6 +92,8 @@ DESK_PAGES = {
     "password_change",
     "password_change_done",
 }
+#: A club's season pages (tournament/clubs/season_pages.py).
+SEASON_PAGES = ("club-championship-new", "club-circuit-new", "circuit-edit")
 #: (page, method) → {role: status} where a role's answer differs from the rule above.
 PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     # Qualifying is closed (the race tables exist): corrections are race control's, so the
@@ -104,6 +106,9 @@ PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     ("signup", "GET"): {"desk": 404},
     ("signup", "POST"): {"desk": 404},
     ("signup-entrants", "GET"): {"desk": 404},
+    # A club's season pages: a championship's guest organiser runs that championship, not
+    # its club (no championship nor circuit of the club).
+    **{(name, method): {"guest": 403} for name in SEASON_PAGES for method in ("GET", "POST")},
 }
 
 # --- API --------------------------------------------------------------------------------------

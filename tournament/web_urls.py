@@ -9,6 +9,7 @@ from tournament.standings import views as standings_views
 urlpatterns = [
     path("", views.home, name="home"),
     path("", include("tournament.clubs.urls")),
+    path("", include("tournament.clubs.season_urls")),
     path("language/<str:code>/", views.language_switch, name="language"),
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),

@@ -47,16 +47,18 @@ def day_steps(
     entries: Sequence[EntryCount],
     progress: list[TableProgress],
     sessions: int | None = None,
+    organiser: bool = True,
 ) -> list[Step]:
     """The steps of ``event``'s day (the desk's "where we are" checklist); ``sessions``: how
-    many the event has, when the caller knows."""
+    many the event has, when the caller knows. Read by the desk (``organiser`` False), the
+    steps done on the organisers' pages link nowhere (the desk is refused them)."""
     desk = reverse("event-desk", args=[event.slug])
-    allocation = reverse("allocation", args=[event.slug])
+    allocation = reverse("allocation", args=[event.slug]) if organiser else ""
     registered = len(entries)
     checked_in = sum(1 for entry in entries if entry.checked_in)
     absent = sum(1 for entry in entries if entry.absent)
     steps = [
-        *signup_steps(event),
+        *signup_steps(event, organiser=organiser),
         Step(
             "registered",
             _("Drivers registered"),
@@ -158,15 +160,16 @@ def _when(moment: object) -> str:
     return formats.date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
 
 
-def signup_steps(event: Event) -> list[Step]:
+def signup_steps(event: Event, *, organiser: bool = True) -> list[Step]:
     """Sign-up's steps, first of the day's when the event has an announcement (none
     otherwise): announced (its registration window set), open, the list of registrants
-    (done once sign-up has closed), the messages sent to them."""
+    (done once sign-up has closed), the messages sent to them. The announcement's page is
+    the organisers' (``organiser`` False: its steps link nowhere)."""
     announcement = Announcement.objects.filter(event=event).first()
     if announcement is None:
         return []
     now = timezone.now()
-    page = reverse("signup-announcement", args=[event.slug])
+    page = reverse("signup-announcement", args=[event.slug]) if organiser else ""
     registrations = reverse("signup-desk", args=[event.slug])
     opens, closes = announcement.opens_at, announcement.closes_at
     if opens is None:

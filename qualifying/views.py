@@ -78,7 +78,12 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
         return render(
             request,
             "qualifying/_progress.html",
-            {"event": event, "sessions": sessions, "progress": progress},
+            {
+                "event": event,
+                "sessions": sessions,
+                "progress": progress,
+                "can_organise": organiser,
+            },
         )
     # Plain rows: the entries' models (a thousand at 300 drivers, with their drivers and
     # teams) are read only when the entries table is built again (``_entries_table``).
@@ -96,7 +101,9 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
     next_session = (max((s.number for s in sessions), default=0)) + 1
     fast = [e.number for e in entries if e.fast]
     progress = qualifying_progress(event=event, sessions=sessions)
-    steps = day_steps(event=event, entries=entries, progress=progress, sessions=len(sessions))
+    steps = day_steps(
+        event=event, entries=entries, progress=progress, sessions=len(sessions), organiser=organiser
+    )
     ran = Run.objects.filter(session__event=event).exists()
     return render(
         request,

@@ -432,7 +432,14 @@ def sheet_batch_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse
     return render(
         request,
         template,
-        {"event": event, "batch": batch, "stalled": stalled, "untaken": untaken},
+        {
+            "event": event,
+            "batch": batch,
+            "stalled": stalled,
+            "untaken": untaken,
+            # Back to the race tables, the organisers' page; the desk back to its own.
+            "can_organise": actor_for(request).can_organise(event.championship),
+        },
     )
 
 

@@ -1,5 +1,6 @@
 """API v1, photos of the signed sheets: a table's photos (its referee's token or an
-organiser), a pile matched by QR code (organisers), and the images themselves.
+organiser), a pile matched by QR code (race control: the desk and the organisers), and the
+images themselves.
 
 - ``POST /events/{event}/tables/{t}/photos`` multipart ``photo`` (``file`` too, its older
   name; and ``replaces``: the id of one of the table's photos) → the photo; another table's
@@ -11,8 +12,8 @@ organiser), a pile matched by QR code (organisers), and the images themselves.
 - ``POST /events/{event}/photos`` multipart ``photo`` → the photo, its ``table`` the number
   its QR code matched (``kind``: a race or a qualifying table's sheet), or ``"unmatched"``
   with the ``reason``;
-- ``GET /events/{event}/photos`` → every photo of the event (organisers);
-- ``GET /events/{event}/photos/{id}`` → the image of any of them (organisers).
+- ``GET /events/{event}/photos`` → every photo of the event (the desk, the organisers);
+- ``GET /events/{event}/photos/{id}`` → the image of any of them (the desk, the organisers).
 
 A refused file is a 400 whose detail says why (empty, too large, not a photo, damaged, too
 many pixels); nothing is stored then. A table full of photos or a link sending too fast is a
@@ -148,11 +149,12 @@ def _own_table(
     return table
 
 
-def _organised(actor: Actor, event: Event, *, write: bool = False) -> Event:
-    """Race control only; a read refused to a table's link or anonymous caller is a 404."""
+def _race_control(actor: Actor, event: Event, *, write: bool = False) -> Event:
+    """Race control only (the desk and the organisers: sheets are the day's counter); a
+    read refused to a table's link or anonymous caller is a 404."""
     if write:
         require_token(actor)
-    if not actor.can_organise(event.championship):
+    if not actor.can_desk(event.championship):
         if write:
             raise NotAllowed(_("Only race control may do this."))
         raise refuse_read(actor, event)
@@ -302,7 +304,7 @@ def event_photo_match(
     ``"unmatched"`` (no readable code, a replaced link, another event's sheet) with the
     ``reason``; race control then assigns it by hand. Organisers only."""
     actor = actor_of(request)
-    found = _organised(actor, get_event(event), write=True)
+    found = _race_control(actor, get_event(event), write=True)
     upload = _required(photo, file)
     stored = services.photo_match(
         actor=actor, event=found, data=services.read_upload(upload), name=upload.name or ""
@@ -313,7 +315,7 @@ def event_photo_match(
 @router.get("/events/{event}/photos", response={200: list[PhotoOut], **ERRORS})
 def event_photos(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """Every photo of the event, matched or not, replaced or not. Organisers only."""
-    found = _organised(actor_of(request), get_event(event))
+    found = _race_control(actor_of(request), get_event(event))
     return [photo_out(photo) for photo in selectors.event_photos(found)]
 
 
@@ -326,5 +328,5 @@ def event_photo_image(
     request: HttpRequest, event: str, id: int, size: ImageSize = "full"
 ) -> HttpResponse:
     """Any photo of the event as a JPEG (``size=thumbnail``: the small one). Organisers."""
-    found = _organised(actor_of(request), get_event(event))
+    found = _race_control(actor_of(request), get_event(event))
     return image_response(_photo(found, id), thumbnail=size == "thumbnail")

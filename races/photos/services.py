@@ -216,8 +216,9 @@ def _was_replaced(digest: str) -> bool:
 
 def photo_match(*, actor: Actor, event: Event, data: bytes, name: str = "") -> SheetPhoto:
     """A photo or scan sent to race control: matched to its table by the QR code of its
-    sheet, else kept unmatched (its reason in ``unmatched_reason``). Organisers only."""
-    if not actor.can_organise(event.championship):
+    sheet, else kept unmatched (its reason in ``unmatched_reason``). Race control: the desk
+    and the organisers (sheets are the day's counter)."""
+    if not actor.can_desk(event.championship):
         raise NotAllowed(_("Only race control may send a pile of sheets."))
     image = _checked(data)
     links = sheet_links(image.picture, first_look=image.stored)
@@ -241,8 +242,8 @@ def photo_assign(
     *, actor: Actor, photo: SheetPhoto, table: RaceTable | QualifyingTable
 ) -> SheetPhoto:
     """Race control gives a photo its table by hand (one of the tray, or a wrong match): a
-    race table or a qualifying table of the photo's event."""
-    if not actor.can_organise(photo.event.championship):
+    race table or a qualifying table of the photo's event (the desk, or an organiser)."""
+    if not actor.can_desk(photo.event.championship):
         raise NotAllowed(_("Only race control may assign a photo to a table."))
     if table.event_id != photo.event_id:
         raise InvalidInput(_("This table is not one of this event's."))

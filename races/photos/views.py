@@ -3,7 +3,8 @@ phone's camera opens), race control drops a pile of photos or scans on the desk 
 qualifying sheets), assigns the unmatched ones by hand, and looks at a photo beside the
 typed result.
 
-Images are served only to organisers and to the table's own link, ``private, no-store``:
+Race control's pages are the desk's and the organisers' (sheets are the day's counter).
+Images are served only to them and to the table's own link, ``private, no-store``:
 never kept by the public cache, a proxy or the browser's disk.
 """
 
@@ -26,7 +27,7 @@ from races.photos import selectors, services, storage
 from races.photos.limits import TooManyPhotos
 from races.results.views import desk_rows
 from races.views import _race_table
-from tournament.access import Actor, actor_for, organised_event
+from tournament.access import Actor, actor_for, desk_event
 from tournament.errors import ServiceError
 
 #: One referee's request: front and back, and a spare.
@@ -170,7 +171,7 @@ def qtable_photo(request: HttpRequest, token: str, photo_id: int, size: str) -> 
 def photo_desk(request: HttpRequest, slug: str) -> HttpResponse:
     """The drop zone for a pile of photos or scans, what became of each, and the tray of
     photos no QR code matched, each with the table race control gives it."""
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     outcomes: list[dict[str, Any]] = []
     status = 200
     if request.method == "POST":
@@ -213,7 +214,7 @@ def photo_desk(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 def photo_assign(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse:
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     photo = get_object_or_404(SheetPhoto, event=event, pk=photo_id)
     number = request.POST.get("table", "")
     model: Any = QualifyingTable if number.startswith("q") else RaceTable
@@ -238,7 +239,7 @@ def photo_assign(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse
 @require_GET
 def desk_photo(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse:
     """A photo large, beside its table's typed result: zoom (the image at full size), turn."""
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     photo = get_object_or_404(
         SheetPhoto.objects.select_related("table", "qualifying_table"), event=event, pk=photo_id
     )
@@ -259,6 +260,6 @@ def desk_photo(request: HttpRequest, slug: str, photo_id: int) -> HttpResponse:
 
 @require_GET
 def desk_photo_image(request: HttpRequest, slug: str, photo_id: int, size: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    event = desk_event(request, slug)
     photo = get_object_or_404(SheetPhoto, event=event, pk=photo_id)
     return image_response(photo, thumbnail=size == "thumb")

@@ -300,7 +300,8 @@ def signup_opened(event: Event) -> Announcement | None:
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
     # The desk sees the event as its organisers do (its counter, unpublished parts).
-    is_organiser = actor_for(request).can_desk(event.championship)
+    actor = actor_for(request)
+    is_organiser = actor.can_desk(event.championship)
     announcement = signup_opened(event)
     if not (is_organiser or event.is_public() or announcement):
         # The same answer as for an unknown event: nothing unpublished shows (API alike).
@@ -315,6 +316,8 @@ def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
             # Before the day: what the sign-up says, and its link.
             "announcement": announcement if event.date >= timezone.localdate() else None,
             "is_organiser": is_organiser,
+            # The race tables' page is the organisers' (the desk is refused it): its link too.
+            "can_organise": is_organiser and actor.can_organise(event.championship),
             "driver_form": DriverForm() if is_organiser else None,
             "sessions": event.sessions.all(),
             "show_qualifying": is_organiser or event.published_qualifying,

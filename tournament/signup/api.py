@@ -28,6 +28,7 @@ from tournament.apikit import (
 from tournament.errors import NotFound
 from tournament.models import Event
 from tournament.players import erasure
+from tournament.registration.services import require_desk
 from tournament.signup import broadcast, checkin, rules, selectors, services
 from tournament.signup.models import Registration
 from tournament.site import ratelimit
@@ -158,6 +159,16 @@ def _organised(request: HttpRequest, slug: str) -> Event:
     return event
 
 
+def _at_the_door(request: HttpRequest, slug: str) -> Event:
+    """The door's operations (the list, check-in, present, closing check-in): the day's
+    counter, the club's desk as its organisers (DOMAIN.md "Clubs and who may do what")."""
+    actor = actor_of(request)
+    require_token(actor)
+    event = get_event(slug)
+    require_desk(actor, event.championship)
+    return event
+
+
 def registration_out(registration: Registration, rank: int | None) -> dict[str, Any]:
     return {
         "id": registration.pk,
@@ -173,10 +184,12 @@ def registration_out(registration: Registration, rank: int | None) -> dict[str, 
     }
 
 
+# The desk reads it too, at the door (API.md "Clubs and their people"); the docstring is the
+# OpenAPI document's description, said again when the snapshot is next regenerated.
 @router.get("/events/{event}/registrations", response={200: list[RegistrationOut], **ERRORS})
 def registration_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
     """Every registration (organisers only: it carries the addresses)."""
-    return [registration_out(r, k) for r, k in selectors.ranked(_organised(request, event))]
+    return [registration_out(r, k) for r, k in selectors.ranked(_at_the_door(request, event))]
 
 
 class DecisionIn(Schema):
@@ -322,7 +335,7 @@ def registration_checkin(
     """An accepted registrant at the door: the championship's driver (the one race control
     confirms with ``join``, the registrant's own, else a new number) and the event's entry,
     checked in."""
-    registration = _registration(_organised(request, event), id)
+    registration = _registration(_at_the_door(request, event), id)
     checkin.registration_check_in(
         reg=registration, actor=actor_of(request), paid=payload.paid, join=payload.join
     )
@@ -345,7 +358,7 @@ def registration_present(
     request: HttpRequest, event: str, id: int, payload: PresentIn
 ) -> dict[str, Any]:
     """A waiting registrant is at the door (or not): only the present take a seat."""
-    registration = _registration(_organised(request, event), id)
+    registration = _registration(_at_the_door(request, event), id)
     checkin.present_set(reg=registration, actor=actor_of(request), present=payload.present)
     return {
         "id": registration.pk,
@@ -371,7 +384,7 @@ def checkin_close(request: HttpRequest, event: str, payload: CloseIn) -> dict[st
     """Without ``confirm``, what closing check-in would do; with ``confirm: true``, done:
     the accepted registrants not checked in are absent, the waiting ones present take
     their seats in waiting-list order (each told by mail). Once only (409 after)."""
-    found = _organised(request, event)
+    found = _at_the_door(request, event)
     actor = actor_of(request)
     if payload.confirm:
         closing = checkin.check_in_close(event=found, actor=actor)

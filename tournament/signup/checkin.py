@@ -11,6 +11,9 @@ may be the registrant (the same licence, address or folded name) are proposed si
 (``join``); otherwise it is a new driver, whose player holds the licence typed only when no
 one else does (else it claims it: a match proposed to that player's organisers,
 tournament/players/matching.py).
+
+Everything here is the day's counter: the club's desk does it as the organisers do (DOMAIN.md
+"Clubs and who may do what").
 """
 
 from __future__ import annotations
@@ -154,7 +157,7 @@ def registration_check_in(
     the public name they chose. None when an absent one arrived late and found no free seat
     (they wait at the door)."""
     event = reg.event
-    services.require_organiser(actor, event)
+    registration.require_desk(actor, event.championship)
     with transaction.atomic():
         announcement = services._locked_announcement(event)
         reg = Registration.objects.select_for_update().get(pk=reg.pk)
@@ -218,7 +221,7 @@ def _closing(event: Event, announcement: Announcement | None) -> Closing:
 
 def check_in_preview(*, event: Event, actor: Actor) -> Closing:
     """What closing check-in would do, changing nothing (race control reads it first)."""
-    services.require_organiser(actor, event)
+    registration.require_desk(actor, event.championship)
     announcement = Announcement.objects.filter(event=event).first()
     refusal = _closed(announcement)
     if refusal is not None:
@@ -238,7 +241,7 @@ def _move_in(reg: Registration, actor: Actor) -> int:
 def check_in_close(*, event: Event, actor: Actor) -> Closing:
     """Close check-in: the accepted registrants not checked in are absent, and the waiting
     registrants present take their seats in waiting-list order, each told."""
-    services.require_organiser(actor, event)
+    registration.require_desk(actor, event.championship)
     with transaction.atomic():
         announcement = services._locked_announcement(event)
         refusal = _closed(announcement)
@@ -261,7 +264,7 @@ def check_in_close(*, event: Event, actor: Actor) -> Closing:
 
 def present_set(*, reg: Registration, actor: Actor, present: bool = True) -> Registration:
     """A waiting registrant came to the door (or not): only the present take a seat."""
-    services.require_organiser(actor, reg.event)
+    registration.require_desk(actor, reg.event.championship)
     if reg.status != Status.WAITING:
         raise Conflict(_("Only a waiting registrant is marked at the door."))
     reg.present = present
@@ -284,7 +287,7 @@ def door_candidates(event: Event) -> list[Registration]:
 
 def door_admit(*, event: Event, actor: Actor) -> list[Registration]:
     """Race control confirms: the candidates take the free seats (then check in), each told."""
-    services.require_organiser(actor, event)
+    registration.require_desk(actor, event.championship)
     with transaction.atomic():
         services._locked_announcement(event)
         admitted = door_candidates(event)

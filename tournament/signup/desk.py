@@ -1,7 +1,8 @@
 """Race control's pages of sign-up: the announcement (place, schedule, seats, window) and
 the list of registrations (status, rank, counts against capacity, filters, CSV/XLSX,
 decisions with reasons, messages, and at a venue without mail each registrant's link and
-QR code to hand over)."""
+QR code to hand over). The desk keeps the list's door (check-in, present, closing check-in,
+the door's seats); the rest is the organisers'."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_lazy as _l
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
-from tournament.access import Actor, actor_for, organised_event
+from tournament.access import Actor, actor_for, desk_event, organised_event
 from tournament.documents.printing import QR_QUIET_ZONE, qr_modules
 from tournament.errors import InvalidInput, ServiceError
 from tournament.models import Event
@@ -289,11 +290,20 @@ def _failed_mails(event: Event) -> dict[int, str]:
     return dict(failed.order_by("pk").values_list("registration", "last_error"))
 
 
+#: What the desk does at the door (DOMAIN.md "Clubs and who may do what": the day's
+#: counter, check-in included); every other action of this page is the organisers'.
+DOOR_ACTIONS = frozenset({"checkin", "present", "close", "admit"})
+
+
 @require_http_methods(["GET", "POST"])
 def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
-    event = organised_event(request, slug)
+    """The list and the door: the desk and the organisers. Decisions, messages, mails sent
+    again, links, a person's export and erasure: the organisers only (403 to the desk)."""
+    event = desk_event(request, slug)
     extra: dict[str, Any] = {}
     if request.method == "POST":
+        if request.POST.get("action") not in DOOR_ACTIONS:
+            organised_event(request, slug)
         try:
             answer = _post(request, event)
         except ServiceError as exc:
@@ -325,6 +335,8 @@ def registrations_page(request: HttpRequest, slug: str) -> HttpResponse:
     failed = _failed_mails(event)
     context = {
         "event": event,
+        # The desk sees the list and the door; the organisers' forms only to them.
+        "can_organise": actor_for(request).can_organise(event.championship),
         "announcement": announcement,
         "rows": [(r, k, queued.get(r.pk, 0), failed.get(r.pk)) for r, k in rows],
         "counts": counts,

@@ -42,7 +42,9 @@ def _announcement(event: Event) -> Announcement:
 @require_http_methods(["GET", "POST"])
 def signup_page(request: HttpRequest, slug: str) -> HttpResponse:
     event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
-    if not services.announced(event) and not actor_for(request).can_organise(event.championship):
+    # Before the announcement, race control's only; the desk reads the event as its organisers
+    # do (the event page, the API's sign-up: DOMAIN.md "Clubs and who may do what").
+    if not services.announced(event) and not actor_for(request).can_desk(event.championship):
         raise Http404
     announcement = _announcement(event)
     refusal = services.window_refusal(event, timezone.now())
@@ -200,9 +202,10 @@ def _cancel_asked(request: HttpRequest, registration: Registration) -> HttpRespo
 def entrants_page(request: HttpRequest, slug: str) -> HttpResponse:
     """The psych sheet: the accepted entrants, best rating first, unrated after in
     registration order, names as each chose; what the public API shows and nothing more.
-    Before the event announces anything, race control's only (404), as in the API."""
+    Before the event announces anything, race control's only (404), as in the API; the desk
+    reads it as the organisers do (the door's list)."""
     event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
-    if not services.announced(event) and not actor_for(request).can_organise(event.championship):
+    if not services.announced(event) and not actor_for(request).can_desk(event.championship):
         raise Http404
     entrants = selectors.entrants(event)
     return render(request, "signup/entrants.html", {"event": event, "entrants": entrants})

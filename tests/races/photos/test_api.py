@@ -23,7 +23,7 @@ from tests.races.photos import images
 from tests.races.photos.conftest import Sheets, api_client, english, logged_in
 from tests.security.conftest import World
 from tournament.access import Actor
-from tournament.models import Championship, Event
+from tournament.models import ApiToken, Championship, Club, Event, Membership
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +75,25 @@ def test_a_jpeg_at_an_angle_is_matched_and_another_table_s_stays_its_own(
     first = organiser.post(event_url(world), upload(sheets.angled_jpeg)).json()
     second = organiser.post(event_url(world), upload(sheets.table2_jpeg)).json()
     assert (first["table"], second["table"]) == (1, 2)
+
+
+def test_the_club_s_desk_sends_the_pile_and_reads_the_event_s_photos(
+    world: World, sheets: Sheets, django_user_model
+) -> None:
+    """The sheets are the day's counter (DOMAIN.md "Clubs and who may do what"): a desk
+    member of the championship's club sends the pile and reads every photo of the event,
+    as the organisers do (API.md "Clubs and their people")."""
+    club = Club.objects.create(slug="club-coupe", name="Club de la Coupe")
+    world.championship.club = club
+    world.championship.save(update_fields=["club"])
+    member = django_user_model.objects.create_user("guichet", password="guichet-password-1")
+    Membership.objects.create(club=club, user=member, role="desk")
+    desk = Client(HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(member)}")
+    sent = desk.post(event_url(world), upload(sheets.angled_jpeg))
+    assert sent.status_code == 201 and sent.json()["table"] == 1
+    assert [p["id"] for p in desk.get(event_url(world)).json()] == [sent.json()["id"]]
+    image = desk.get(f"{event_url(world)}/{sent.json()['id']}")
+    assert image.status_code == 200 and image["Content-Type"] == "image/jpeg"
 
 
 def test_a_replaced_link_s_sheet_lands_unmatched(world: World, sheets: Sheets) -> None:

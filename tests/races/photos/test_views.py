@@ -19,6 +19,7 @@ from tests.races.photos import images
 from tests.races.photos.conftest import english, logged_in
 from tests.security.conftest import World
 from tournament.access import Actor
+from tournament.models import Club, Membership
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +144,35 @@ def test_the_desk_matches_a_pile_and_assigns_the_unmatched_by_hand(
         reverse("photo-desk", args=[slug]), {"photo": photo(scan)}
     )
     assert refused.status_code == 403
+
+
+def test_the_club_s_desk_drops_the_pile_assigns_by_hand_and_reads_a_photo(
+    world: World, scan: bytes, django_user_model: Any
+) -> None:
+    """The sheets are the day's counter (DOMAIN.md "Clubs and who may do what"): a desk
+    member of the championship's club drops the pile, gives an unmatched photo its table and
+    reads a photo beside its result, as the organisers do; the race tables stay theirs."""
+    club = Club.objects.create(slug="club-coupe", name="Club de la Coupe")
+    world.championship.club = club
+    world.championship.save(update_fields=["club"])
+    member = django_user_model.objects.create_user("guichet", password="guichet-password-1")
+    Membership.objects.create(club=club, user=member, role="desk")
+    desk, slug = logged_in(member), world.event.slug
+    assert desk.get(reverse("photo-desk", args=[slug])).status_code == 200
+    answer = desk.post(
+        reverse("photo-desk", args=[slug]),
+        {"photo": [photo(scan, "scan-001.jpg"), photo(images.oriented_jpeg(), "blurry.jpg")]},
+    )
+    assert answer.status_code == 200
+    matched, unmatched = SheetPhoto.objects.order_by("pk")
+    assert (matched.table, unmatched.table) == (world.rtables[0], None)
+    desk.post(reverse("photo-assign", args=[slug, unmatched.pk]), {"table": "2"})
+    unmatched.refresh_from_db()
+    assert (unmatched.table, unmatched.source) == (world.rtables[1], "hand")
+    assert desk.get(reverse("desk-photo", args=[slug, matched.pk])).status_code == 200
+    image = desk.get(reverse("desk-photo-image", args=[slug, matched.pk, "thumb"]))
+    assert image.status_code == 200 and image["Cache-Control"] == "private, no-store"
+    assert desk.get(reverse("allocation", args=[slug])).status_code == 403
 
 
 def test_the_desk_shows_the_photo_beside_the_result_and_a_confirmed_table_without_one(

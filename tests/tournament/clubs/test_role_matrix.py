@@ -18,7 +18,10 @@ why. The clubs' own operations are written out in ``CLUBS``.
 
 from __future__ import annotations
 
+import html
 import os
+import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -26,12 +29,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from tests.security import test_permission_matrix as security
 from tests.security.conftest import World, build_world, english
 from tests.template_db import empty_database
 from tournament.models import ApiToken, Circuit, Club, Membership
+from tournament.signup.models import Announcement
 
 ROLES = ("owner", "organiser", "desk", "guest", "rival", "anonymous")
 #: Whose column of the security matrix each role reads, and whose URL arguments it uses.
@@ -87,6 +91,17 @@ DESK_PAGES = {
     "rally-desk",
     "rally-stage-times",
     "results-desk",  # results entered and confirmed (reopening stays race control's)
+    # The sheets' photos: the drop zone, the tray assigned by hand, a photo beside its result.
+    "photo-desk",
+    "photo-assign",
+    "desk-photo",
+    "desk-photo-image",
+    # Sign-up at the door: the list and check-in (its decisions stay the organisers', below);
+    # before the event is announced the desk reads its sign-up page and psych sheet as the
+    # organisers do, as it reads the event.
+    "signup-desk",
+    "signup",
+    "signup-entrants",
     # Anyone logged in: a desk member has an account like anyone.
     "my-tables",
     "password_change",
@@ -101,11 +116,8 @@ PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     ("run-save", "POST"): {"desk": 409},
     ("run-cancel", "GET"): {"desk": 200},
     ("run-cancel", "POST"): {"desk": 409},
-    # Sign-up's pages (tournament/signup): until the event is announced they show nothing to
-    # anyone but its organisers, as to an anonymous caller (404).
-    ("signup", "GET"): {"desk": 404},
-    ("signup", "POST"): {"desk": 404},
-    ("signup-entrants", "GET"): {"desk": 404},
+    # A post without an action is a decision on a registration: the organisers' (403).
+    ("signup-desk", "POST"): {"desk": 403},
     # A club's season pages: a championship's guest organiser runs that championship, not
     # its club (no championship nor circuit of the club).
     **{(name, method): {"guest": 403} for name in SEASON_PAGES for method in ("GET", "POST")},
@@ -153,6 +165,16 @@ DESK_API = {
     ("put", "/events/{event}/stages/{n}/snow"),
     ("get", "/events/{event}/rally"),
     ("get", "/events/{event}/entrants"),  # the psych sheet: reading the day
+    # The door: the list, a registration's check-in, a waiting one present, closing
+    # check-in (decisions, messages, a person's export and erasure stay the organisers').
+    ("get", "/events/{event}/registrations"),
+    ("post", "/events/{event}/registrations/{id}/checkin"),
+    ("post", "/events/{event}/registrations/{id}/present"),
+    ("post", "/events/{event}/checkin/close"),
+    # The sheets' photos: a pile matched by QR code, every photo of the event, one of them.
+    ("post", "/events/{event}/photos"),
+    ("get", "/events/{event}/photos"),
+    ("get", "/events/{event}/photos/{id}"),
     # Anyone signs up once the event is announced; the desk reads the event, and is told,
     # as its organisers are, that sign-up is closed (409).
     ("post", "/events/{event}/registrations"),
@@ -379,3 +401,42 @@ def test_every_club_operation_is_walked() -> None:
     """The clubs' operations of the OpenAPI document are all written out above."""
     clubs_ops = {op for op in security.api_operations() if "/clubs" in op[1] or op[1] == "/me"}
     assert clubs_ops <= set(CLUBS)
+
+
+# --- What the desk is shown ---------------------------------------------------------------------
+
+#: The sheets, PDFs: no link in them.
+PDF_PAGES = {"qtable-cards", "qtable-sheet", "rtable-sheet", "sheet-batch-download"}
+#: The day's pages the desk opens (200) in the world above.
+DESK_READS = sorted(
+    name
+    for name in DESK_PAGES - PDF_PAGES
+    if security.codes(security.PAGES[name][1]["GET"])["organiser"] == 200
+)
+#: Every link of a page, but the static files and a fragment of the page itself.
+HREF = re.compile(r'href="(/[^"#]*)')
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", DESK_READS)
+def test_the_desk_is_shown_no_link_it_may_not_open(clubs: ClubWorld, name: str) -> None:
+    """Each link of a page the desk opens is one it may follow: the organisers' pages (the
+    race tables, the announcement, the event's settings) are shown to the organisers only
+    (DOMAIN.md "Clubs and who may do what": the desk keeps the day's counter, nothing else).
+    The event is announced and open for sign-up here, so that the pages show sign-up's links
+    too (the desk's checklist starts with sign-up's steps)."""
+    Announcement.objects.create(
+        event=clubs.world.event, capacity=10, opens_at=timezone.now() - timedelta(days=1)
+    )
+    arguments, _by_method = security.PAGES[name]
+    client = page_client(clubs, "desk")
+    page = security.get_as(client, reverse(name, kwargs=arguments(clubs.world, "organiser")))
+    assert page.status_code == 200, name
+    assert page["Content-Type"].startswith("text/html"), name
+    links = {html.unescape(link) for link in HREF.findall(page.content.decode())}
+    followed = {
+        link: security.get_as(client, link).status_code
+        for link in sorted(links)
+        if not link.startswith(settings.STATIC_URL)
+    }
+    assert {link: status for link, status in followed.items() if status == 403} == {}, name

@@ -65,3 +65,17 @@ def sign_up_confirmed():
         return services.registration_confirm(token=last_token(email))
 
     return run
+
+
+@pytest.fixture
+def desk_member(django_user_model, championship):
+    """A desk member of the club that owns the championship (DOMAIN.md "Clubs and who may do
+    what": the day's counter only)."""
+    from tournament.models import Club, Membership
+
+    club = Club.objects.create(slug="club-coupe", name="Club de la Coupe")
+    championship.club = club
+    championship.save(update_fields=["club"])
+    user = django_user_model.objects.create_user("guichet", password="guichet-password-1")
+    Membership.objects.create(club=club, user=user, role="desk")
+    return user

@@ -11,6 +11,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from tournament.access import Actor
@@ -155,3 +156,44 @@ def test_the_csv_says_when_each_confirmed_in_local_time_to_the_minute(
     csv = desk(organiser).get(path_of(event) + "?_export=csv").content.decode()
     assert "2026-07-01 10:05" in csv  # Paris, summer time
     assert "08:05" not in csv and "123456" not in csv
+
+
+def test_the_club_s_desk_keeps_the_door_and_is_shown_no_organiser_form(
+    open_event, sign_up_confirmed, desk_member
+):
+    """DOMAIN.md "Clubs and who may do what": the desk keeps the day's counter (the list,
+    check-in, a waiting registrant at the door, closing check-in), never registrations'
+    decisions, messages, a person's data or the announcement (issue 41): those forms are not
+    shown to it, and posted anyway they are refused (403), nothing changed."""
+    event = open_event(capacity=1)
+    accepted, _ = sign_up_confirmed(event, "a@example.org", first_name="Bruno")
+    waiting, _ = sign_up_confirmed(event, "w@example.org", first_name="Nina")
+    client, path = desk(desk_member), path_of(event)
+    answer = client.get(path)
+    page = answer.content.decode()
+    assert answer.status_code == 200 and "a@example.org" in page
+    assert 'value="checkin"' in page and 'value="present"' in page and 'value="close"' in page
+    for organisers in ('name="status"', 'value="message"', 'value="link"', 'value="export"'):
+        assert organisers not in page
+    assert 'value="erase"' not in page
+    assert reverse("signup-announcement", args=[event.slug]) not in page
+    refused = {
+        "decide": {"status": "refused", "reason": "non", "confirm": "1"},
+        "message": {"to": "all", "subject": "Parking", "body": "Rue de la Gare."},
+        "send": {},
+        "link": {},
+        "export": {},
+        "erase": {"reason": "asked", "confirm": "1"},
+    }
+    for action, data in refused.items():
+        answer = client.post(path, {"action": action, "id": accepted.pk, **data})
+        assert answer.status_code == 403, action
+    assert Registration.objects.get(pk=accepted.pk).status == "accepted"
+    assert not Registration.objects.filter(erased_at__isnull=False).exists()
+    client.post(path, {"action": "present", "id": waiting.pk})
+    assert Registration.objects.get(pk=waiting.pk).present
+    client.post(path, {"action": "checkin", "id": accepted.pk, "paid": "1"})
+    checked_in = Registration.objects.get(pk=accepted.pk)
+    assert checked_in.driver.entries.get(event=event).paid
+    client.post(path, {"action": "close", "confirm": "1"})
+    assert Announcement.objects.get(event=event).check_in_closed_at is not None

@@ -108,6 +108,41 @@ def test_present_then_close_previews_then_confirms(open_event, sign_up_confirmed
     assert late.json() == {"id": away.pk, "status": "waiting", "driver": None}  # no seat
 
 
+def test_the_club_s_desk_keeps_the_door_and_is_refused_decisions_and_a_person_s_data(
+    open_event, sign_up_confirmed, desk_member
+):
+    """DOMAIN.md "Clubs and who may do what" and API.md "Clubs and their people": the desk
+    reads the list, checks in, marks a waiting registrant present and closes check-in; a
+    decision, a message, a person's export and erasure are the organisers' (403)."""
+    desk = ApiToken.issue(desk_member)
+    event = open_event(capacity=1)
+    accepted, _ = sign_up_confirmed(event, "a@example.org", first_name="Bruno")
+    waiting, _ = sign_up_confirmed(event, "w@example.org", first_name="Nina")
+    listed = call("get", door(event, "/registrations"), None, desk)
+    assert listed.status_code == 200
+    assert {r["email"] for r in listed.json()} == {"a@example.org", "w@example.org"}
+    organisers = [
+        ("post", f"/registrations/{accepted.pk}/decision", {"status": "refused", "reason": "n"}),
+        ("post", "/messages", {"to": "all", "subject": "Parking", "body": "Rue de la Gare."}),
+        ("get", "/messages", None),
+        ("get", f"/registrations/{accepted.pk}/export", None),
+        ("post", f"/registrations/{accepted.pk}/erase", {"reason": "asked"}),
+    ]
+    for method, path, body in organisers:
+        assert call(method, door(event, path), body, desk).status_code == 403, path
+    assert Registration.objects.get(pk=accepted.pk).status == "accepted"
+    present = call(
+        "post", door(event, f"/registrations/{waiting.pk}/present"), {"present": True}, desk
+    )
+    assert present.status_code == 200 and present.json()["present"] is True
+    checked_in = call("post", door(event, f"/registrations/{accepted.pk}/checkin"), {}, desk)
+    assert checked_in.status_code == 200 and checked_in.json()["driver"]["number"] == 1
+    preview = call("post", door(event, "/checkin/close"), {}, desk)
+    assert preview.status_code == 200 and preview.json() == {"absent": [], "moved_in": []}
+    closed = call("post", door(event, "/checkin/close"), {"confirm": True}, desk)
+    assert closed.status_code == 200
+
+
 def test_export_then_erase(open_event, sign_up_confirmed, token, outsider_token):
     event = open_event(capacity=None)
     registration, _ = sign_up_confirmed(event, "e@example.org", licence="L-12")

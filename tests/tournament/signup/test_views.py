@@ -198,3 +198,20 @@ def test_home_lists_upcoming_events_with_their_registration_state(open_event, si
     )
     cache.clear()
     assert "registration opens on" in english().get("/").content.decode()
+
+
+def test_before_the_announcement_the_desk_reads_the_sign_up_page_and_the_entrants(
+    open_event, sign_up_confirmed, desk_member
+):
+    """Nothing announced is race control's only (404 to anyone else), and the club's desk is
+    race control: it reads the event as its organisers do (DOMAIN.md "Clubs and who may do
+    what"), its sign-up page and psych sheet too, as the API answers it."""
+    event = open_event()
+    sign_up_confirmed(event, "ana@example.org", first_name="Ana")
+    Announcement.objects.filter(event=event).update(opens_at=None)
+    desk = english()
+    desk.force_login(desk_member)
+    for path in (f"/e/{event.slug}/signup/", f"/e/{event.slug}/entrants/"):
+        assert english().get(path).status_code == 404, path
+        assert desk.get(path).status_code == 200, path
+    assert b"Ana Lef" in desk.get(f"/e/{event.slug}/entrants/").content

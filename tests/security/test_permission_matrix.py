@@ -264,6 +264,9 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "away-checkout": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "away-cancel": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "away-return": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    # The way back, on the laptop: its organisers only; this event was not loaded from a
+    # bundle here, so the organiser is sent back to the trip's page, which says so (302).
+    "away-back": (event, {"GET": ORGANISER_POST, "POST": GET_ONLY}),
     # A new link asks the organiser first (the confirmation page names what it undoes).
     "qualifying-referee-link": (
         event_and(number=lambda w: 1),
@@ -464,9 +467,10 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "signup": (event, {"GET": UNPUBLISHED, "POST": "409 404 404 404 404 404"}),
     "events-ics": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
     "event-ics": (event, {"GET": "404 404 404 404 404 404", "POST": GET_ONLY}),
+    # A wrong confirmation link says so at once, before any button (issue 40), to everyone.
     "signup-confirm": (
         lambda world, role: {"token": UNKNOWN_TOKEN},
-        {"GET": PUBLIC, "POST": "404 404 404 404 404 404"},
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
     ),
     "signup-own": (
         lambda world, role: {"token": UNKNOWN_TOKEN},

@@ -13,7 +13,8 @@ rival club's owner the outsider's (an organiser of another championship); ``anon
 anonymous caller's. The desk gets the organiser's answer on the day's counter (``DESK``:
 entries, check-in, runs, results entered and confirmed, sheets, and reading the day) and a
 refusal everywhere else; where its answer differs for another reason, ``DIFFERS`` says
-why. The clubs' own operations are written out in ``CLUBS``.
+why. The clubs' own operations are written out in ``CLUBS``, their people pages in
+``CLUB_PAGES``.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ DESK_PAGES = {
     "my-tables",
     "password_change",
     "password_change_done",
+    "my-clubs",
+    "me",
+    "me-token",
 }
 #: A club's season pages (tournament/clubs/season_pages.py).
 SEASON_PAGES = ("club-championship-new", "club-circuit-new", "circuit-edit")
@@ -121,6 +125,25 @@ PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     # A club's season pages: a championship's guest organiser runs that championship, not
     # its club (no championship nor circuit of the club).
     **{(name, method): {"guest": 403} for name in SEASON_PAGES for method in ("GET", "POST")},
+}
+
+#: The club's people pages, for ``cf-club`` itself (the security matrix's club is another):
+#: (page, method) → (URL arguments, statuses in ROLES order). Its owners only; anyone else
+#: signed in is refused (403), nobody is sent to log in (302).
+CLUB_PAGES: dict[tuple[str, str], tuple[dict[str, Any], str]] = {
+    ("club-people", "GET"): ({"club": CLUB}, "200 403 403 403 403 302"),
+    # An empty form comes back with its errors (400); a role changed without one is told so.
+    ("club-invite", "POST"): ({"club": CLUB}, "400 403 403 403 403 302"),
+    ("club-member-role", "POST"): (
+        {"club": CLUB, "username": "guichet"},
+        "302 403 403 403 403 302",
+    ),
+    # A removal asks first (200).
+    ("club-member-remove", "POST"): (
+        {"club": CLUB, "username": "guichet"},
+        "200 403 403 403 403 302",
+    ),
+    ("club-invitation-withdraw", "POST"): ({"club": CLUB, "pk": 999999}, "404 403 403 403 403 302"),
 }
 
 # --- API --------------------------------------------------------------------------------------
@@ -351,14 +374,19 @@ ORGANISER_PAGES = sorted(
 @pytest.mark.parametrize(("name", "method"), ORGANISER_PAGES)
 def test_page(clubs: ClubWorld, name: str, method: str) -> None:
     arguments, by_method = security.PAGES[name]
-    want = expected(
-        by_method[method],
-        desk_may=name in DESK_PAGES,
-        differs=PAGES_DIFFER.get((name, method), {}),
-    )
+    club_page = CLUB_PAGES.get((name, method))
+    if club_page is not None:
+        want = dict(zip(ROLES, (int(code) for code in club_page[1].split()), strict=True))
+    else:
+        want = expected(
+            by_method[method],
+            desk_may=name in DESK_PAGES,
+            differs=PAGES_DIFFER.get((name, method), {}),
+        )
     requests = {}
     for role in ROLES:
-        url = reverse(name, kwargs=arguments(clubs.world, AS[role]))
+        kwargs = club_page[0] if club_page is not None else arguments(clubs.world, AS[role])
+        url = reverse(name, kwargs=kwargs)
         client = page_client(clubs, role)
         send = client.get if method == "GET" else client.post
         requests[role] = lambda send=send, url=url: send(url)

@@ -302,7 +302,7 @@ def event_photo_match(
     """A photo or scan of any sheet of the event (race or qualifying), matched to its table
     by the sheet's QR code: ``table`` is its number (``kind`` says which), or
     ``"unmatched"`` (no readable code, a replaced link, another event's sheet) with the
-    ``reason``; race control then assigns it by hand. Organisers only."""
+    ``reason``; race control then assigns it by hand. Race control only (organisers and desk)."""
     actor = actor_of(request)
     found = _race_control(actor, get_event(event), write=True)
     upload = _required(photo, file)
@@ -314,7 +314,8 @@ def event_photo_match(
 
 @router.get("/events/{event}/photos", response={200: list[PhotoOut], **ERRORS})
 def event_photos(request: HttpRequest, event: str) -> list[dict[str, Any]]:
-    """Every photo of the event, matched or not, replaced or not. Organisers only."""
+    """Every photo of the event, matched or not, replaced or not. Race control only
+    (organisers and desk)."""
     found = _race_control(actor_of(request), get_event(event))
     return [photo_out(photo) for photo in selectors.event_photos(found)]
 

@@ -184,11 +184,10 @@ def registration_out(registration: Registration, rank: int | None) -> dict[str, 
     }
 
 
-# The desk reads it too, at the door (API.md "Clubs and their people"); the docstring is the
-# OpenAPI document's description, said again when the snapshot is next regenerated.
 @router.get("/events/{event}/registrations", response={200: list[RegistrationOut], **ERRORS})
 def registration_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
-    """Every registration (organisers only: it carries the addresses)."""
+    """Every registration (race control: its organisers and its desk at the door; it carries
+    the addresses)."""
     return [registration_out(r, k) for r, k in selectors.ranked(_at_the_door(request, event))]
 
 

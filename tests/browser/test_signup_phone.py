@@ -34,7 +34,13 @@ def test_sign_up_confirm_and_own_page_fit_a_phone(
     )
     for language, button, confirm, status in (
         ("fr", "S’inscrire", "Confirmer mon inscription", "Vous êtes inscrit."),
-        ("en", "Sign up", "Confirm my registration", "You are n° 1 on the waiting list."),
+        # The one seat taken by then: the button says where the sign-up leads (issue 40).
+        (
+            "en",
+            "Join the waiting list",
+            "Confirm my registration",
+            "You are n° 1 on the waiting list.",
+        ),
     ):
         context = browser.new_context(viewport=VIEWPORT, locale=language)
         context.add_cookies(

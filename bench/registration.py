@@ -7,7 +7,8 @@ from an address of its own behind one proxy (``TRUSTED_PROXY_COUNT=1`` and its
 ``X-Forwarded-For``, settings the app already reads: the limits per address and per e-mail
 stay as they are). Each reads its confirmation token in the mail the server wrote to its
 outbox (``tournament_mail``: the server has no mail server, as at a venue, so the mails stay
-queued there) and confirms at once. Then the database is checked: exactly ``capacity``
+queued there; the link as the mail carries it, unsealed from ``link_sealed``) and confirms
+at once. Then the database is checked: exactly ``capacity``
 accepted, every other one waiting, the accepted ones the first confirmed, each waiting rank
 its place in the order of confirmation, and each answer what the database holds.
 
@@ -105,15 +106,14 @@ def flush_redis() -> None:
 
 
 def _token(email: str) -> str | None:
+    """The token of the confirmation mail's link, read in its text as it leaves: the row
+    keeps the link sealed apart (``mails.bodies_as_sent``)."""
+    from tournament.signup import mails
     from tournament.signup.models import Mail
 
-    body = (
-        Mail.objects.filter(to=email, kind=Mail.Kind.CONFIRM)
-        .order_by("-pk")
-        .values_list("body_text", flat=True)
-        .first()
-    )
-    found = CONFIRM.search(body or "")
+    mail = Mail.objects.filter(to=email, kind=Mail.Kind.CONFIRM).order_by("-pk").first()
+    bodies = mails.bodies_as_sent(mail) if mail else None
+    found = CONFIRM.search(bodies[0]) if bodies else None
     return found.group(1) if found else None
 
 

@@ -62,7 +62,7 @@ class Holding:
 
 
 def test_a_worker_killed_mid_send_loses_no_mail_and_sends_none_twice(
-    open_event, tmp_path: Path
+    open_event, tmp_path: Path, settings
 ) -> None:
     from tournament.celery import app
 
@@ -79,6 +79,8 @@ def test_a_worker_killed_mid_send_loses_no_mail_and_sends_none_twice(
         EMAIL_USE_TLS="false",
         DEFAULT_FROM_EMAIL="paddock@example.org",
     )
+    # The links are sealed here and unsealed by the worker: both hold the same key.
+    settings.SECRET_KEY = env["SECRET_KEY"]
     worker = start(
         [sys.executable, "-m", "celery", "-A", "tournament", "worker", "--pool", "prefork",
          "--concurrency", "1", "--loglevel", "info", "--without-heartbeat", "--without-gossip",

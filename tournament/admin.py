@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from races.results.services import results_rescore
+from tournament.clubs.models import Club, Invitation, Membership
 from tournament.models import (
     Announcement,
     ApiToken,
@@ -105,6 +106,36 @@ class CircuitAdmin(admin.ModelAdmin):
     )
     search_fields = ("name", "slug")
     list_filter = ("laps",)
+
+
+@admin.register(Club)
+class ClubAdmin(SimpleHistoryAdmin):
+    list_display = ("name", "slug", "created_at")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+
+
+@admin.register(Membership)
+class MembershipAdmin(SimpleHistoryAdmin):
+    list_display = ("club", "user", "role", "since")
+    search_fields = ("club__name", "club__slug", "user__username", "user__email")
+    list_filter = ("role", "club")
+    list_select_related = ("club", "user")
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Invitations are sent by a club's owners (the secret goes by mail, only its digest is
+    kept): the admin shows them and may withdraw one, never makes one."""
+
+    list_display = ("email", "club", "role", "sent_at", "expires_at", "accepted_at", "withdrawn_at")
+    search_fields = ("email", "club__name", "club__slug")
+    list_filter = ("role", "club")
+    list_select_related = ("club",)
+    readonly_fields = ("digest", "invited_by", "sent_at", "accepted_at", "accepted_by")
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
 
 
 @admin.register(Team)

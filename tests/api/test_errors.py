@@ -197,7 +197,7 @@ def test_openapi_document_lists_every_path(anon):
         "/api/v1/championships": {"get", "post"},
         "/api/v1/championships/{slug}": {"get"},
         "/api/v1/circuits": {"get", "post"},
-        "/api/v1/circuits/{slug}": {"get"},
+        "/api/v1/circuits/{slug}": {"get", "patch"},
         "/api/v1/championships/{slug}/teams": {"post"},
         "/api/v1/championships/{slug}/drivers": {"get", "post"},
         "/api/v1/championships/{slug}/drivers/import": {"post"},

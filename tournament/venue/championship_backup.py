@@ -178,6 +178,13 @@ NOT_EXPORTED = {
     "tournament.ArrivedRegistration",
     "tournament.ArrivedPlayer",
     "tournament.IdempotencyKey",
+    # The clubs belong to this server, not to a championship: their people and invitations
+    # (secrets' digests, addresses) stay here; the whole-database backup holds them.
+    "tournament.Club",
+    "tournament.HistoricalClub",
+    "tournament.Membership",
+    "tournament.HistoricalMembership",
+    "tournament.Invitation",
 }
 
 

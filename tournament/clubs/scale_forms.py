@@ -10,6 +10,8 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from qualifying.scoring import WeatherScale
@@ -36,9 +38,18 @@ def scale_text(scale: list[int] | tuple[int, ...]) -> str:
     return "-".join(str(value) for value in scale)
 
 
+def _default_label(scale: str) -> str:
+    return gettext("%(scale)s (Formula Dé’s default)") % {"scale": scale}
+
+
+#: Translated when shown, not when this module is imported: a lazy string's ``%`` is
+#: evaluated at once, in whatever language the first request that imported it was in.
+_default_label_lazy = lazy(_default_label, str)
+
+
 def _preset_label(key: str, scale: tuple[int, ...]) -> str:
     if list(scale) == DEFAULT_POINTS_SCALE:
-        return _("%(scale)s (Formula Dé’s default)") % {"scale": scale_text(scale)}
+        return _default_label_lazy(scale_text(scale))
     return scale_text(scale)
 
 

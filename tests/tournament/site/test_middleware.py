@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
@@ -28,7 +29,11 @@ def small_limit(settings):
 
 
 def guesser() -> Client:
-    return Client(REMOTE_ADDR=ADDRESS, HTTP_ACCEPT_LANGUAGE="en")
+    """A stranger reading English: pages follow the language cookie (the menu's), not
+    Accept-Language, which only the API reads."""
+    client = Client(REMOTE_ADDR=ADDRESS, HTTP_ACCEPT_LANGUAGE="en")
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    return client
 
 
 def test_wrong_registrant_links_count_and_are_refused_past_the_limit(

@@ -108,6 +108,8 @@ def _load(data: dict[str, Any]) -> Arrived:
             number=row["number"],
             first_name=row["first_name"],
             last_name=row["last_name"],
+            # The name the public reads on the laptop's projector and pages, as chosen.
+            public_name_choice="short" if row.get("public_name_choice") == "short" else "full",
             team=teams.get(row.get("team") or ""),
             email=row.get("email") or "",
         )

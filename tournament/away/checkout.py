@@ -111,6 +111,7 @@ def event_bundle(checkout: Checkout, key: str) -> dict[str, Any]:
                 "number": d.number,
                 "first_name": d.first_name,
                 "last_name": d.last_name,
+                "public_name_choice": d.public_name_choice,
                 "team": d.team.name if d.team else None,
                 "email": _email(d.email, travels),
                 "player": None

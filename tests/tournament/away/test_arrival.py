@@ -53,6 +53,22 @@ def test_a_bundle_lands_where_its_championship_already_is(make_event, organiser)
         import_event(json.dumps(out))
 
 
+def test_a_driver_s_name_in_public_travels_with_the_bundle(make_event, organiser):
+    """DOMAIN.md "Corrections": the public name is the registrant's choice everywhere, the
+    laptop's projector and pages included."""
+    event = make_event(2)
+    Driver.objects.filter(championship=event.championship, number=1).update(
+        first_name="Élodie", last_name="Lefèvre", public_name_choice="short"
+    )
+    out = trip.check_out(actor=Actor(user=organiser), event=event)
+    # A laptop that never held the championship: it arrives whole from the bundle.
+    Championship.objects.filter(pk=event.championship_id).delete()
+    import_event(json.dumps(out))
+    landed = Driver.objects.get(championship__slug=out["championship"]["slug"], number=1)
+    assert landed.public_name == "Élodie L."
+    assert landed.name == "Élodie Lefèvre"
+
+
 def test_drivers_at_the_door_take_the_reserved_numbers_until_none_is_left(make_event, organiser):
     event = make_event(4)
     Checkout.objects.create(event=event, side="venue", key="x", reserved_numbers=[7, 5])

@@ -20,6 +20,7 @@ from tournament.registration.forms import derived_slug, validate_one_line
 from tournament.registration.scales import (
     DEFAULT_POINTS_SCALE,
     WEATHER_NAMES,
+    parse_scale,
     weather_scale_errors,
 )
 from tournament.standings import points
@@ -51,20 +52,6 @@ def _preset_label(key: str, scale: tuple[int, ...]) -> str:
     if list(scale) == DEFAULT_POINTS_SCALE:
         return _default_label_lazy(scale_text(scale))
     return scale_text(scale)
-
-
-def parse_scale(text: str) -> tuple[list[int] | None, str | None]:
-    """A typed points scale (``25-18-15``, ``25 18 15``, ``25, 18, 15``): the list, or the
-    sentence that refuses it."""
-    tokens = [token for token in re.split(r"[\s,;\-–]+", text.strip()) if token]
-    if not tokens:
-        return None, str(_("Type the points of the 1st, 2nd, 3rd…"))
-    if len(tokens) > 100:
-        return None, str(_("At most 100 places score."))
-    if bad := next((t for t in tokens if not re.fullmatch(r"[0-9]{1,4}", t)), None):
-        message = _("“%(value)s” is not a number of points (whole numbers, 0 or more).")
-        return None, str(message % {"value": bad})
-    return [int(token) for token in tokens], None
 
 
 class ChampionshipNewForm(forms.Form):

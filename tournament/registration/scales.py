@@ -3,6 +3,8 @@ scale (§3-0-3), checked in words in the page's language."""
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
@@ -55,3 +57,17 @@ def weather_scale_errors(scale: WeatherScale) -> list[str]:
                 )
             )
     return messages
+
+
+def parse_scale(text: str) -> tuple[list[int] | None, str | None]:
+    """A typed points scale (``25-18-15``, ``25 18 15``, ``25, 18, 15``): the list, or the
+    sentence that refuses it (the scoring page and a new championship's page read it alike)."""
+    tokens = [token for token in re.split(r"[\s,;\-–]+", text.strip()) if token]
+    if not tokens:
+        return None, str(_("Type the points of the 1st, 2nd, 3rd…"))
+    if len(tokens) > 100:
+        return None, str(_("At most 100 places score."))
+    if bad := next((t for t in tokens if not re.fullmatch(r"[0-9]{1,4}", t)), None):
+        message = _("“%(value)s” is not a number of points (whole numbers, 0 or more).")
+        return None, str(message % {"value": bad})
+    return [int(token) for token in tokens], None

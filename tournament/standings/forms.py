@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from tournament.models import Championship
+from tournament.registration.scales import parse_scale
 from tournament.standings import points
 
 CUSTOM_SCALE = "custom"
@@ -60,18 +59,9 @@ class ScoringForm(forms.Form):
         if preset and preset != CUSTOM_SCALE:
             data["points_scale"] = list(points.PRESETS[preset])
         elif preset == CUSTOM_SCALE:
-            tokens = re.split(r"[\s,;\-–]+", data.get("custom_scale", "").strip())
-            tokens = [token for token in tokens if token]
-            if not tokens:
-                self.add_error("custom_scale", _("Type the points of the 1st, 2nd, 3rd…"))
-            elif len(tokens) > 100:
-                self.add_error("custom_scale", _("At most 100 places score."))
-            elif bad := next((t for t in tokens if not re.fullmatch(r"[0-9]{1,4}", t)), None):
-                self.add_error(
-                    "custom_scale",
-                    _("“%(value)s” is not a number of points (whole numbers, 0 or more).")
-                    % {"value": bad},
-                )
+            scale, refusal = parse_scale(data.get("custom_scale", ""))
+            if refusal is not None:
+                self.add_error("custom_scale", refusal)
             else:
-                data["points_scale"] = [int(token) for token in tokens]
+                data["points_scale"] = scale
         return data

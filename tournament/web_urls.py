@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("", include("tournament.clubs.urls")),
     path("", include("tournament.clubs.season_urls")),
+    path("", include("tournament.guide.urls")),
     path("language/<str:code>/", views.language_switch, name="language"),
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),

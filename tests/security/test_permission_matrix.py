@@ -309,6 +309,9 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": "200 302 403 403 403 302", "POST": "200 302 403 403 403 302"},
     ),
     "circuit-catalogue": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    # The guide (issue 41, item 6): everyone's, read only.
+    "guide": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    "guide-page": (lambda world, role: {"page": "referee"}, {"GET": PUBLIC, "POST": GET_ONLY}),
     # Players (issue 22): any championship's organisers (the outsider runs another one) see
     # what they may decide; nothing sent is a message back (302); no change 999999 (404).
     "player-matches": (none, {"GET": "200 403 403 403 200 403", "POST": GET_ONLY}),

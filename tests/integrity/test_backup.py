@@ -43,7 +43,7 @@ from races.sanctions.services import sanction_record, sanction_withdraw
 from tests.security.conftest import World, build_world
 from tests.template_db import empty_database
 from tournament.access import Actor, table_for_link
-from tournament.models import Championship, Driver, Entry
+from tournament.models import Championship, Club, Driver, Entry
 from tournament.players.identity import new_player
 from tournament.venue.championship_backup import LABELS, NOT_EXPORTED
 
@@ -125,9 +125,25 @@ def test_every_model_of_the_apps_is_backed_up_or_excluded_on_purpose() -> None:
     assert labels - NOT_EXPORTED == set(LABELS)
 
 
+def _clubs_by_slug(text: str) -> dict[str, Any]:
+    """The file with each club named by its slug instead of the server's id (ids are the
+    server's own: DOMAIN.md, "a bundle brings its championship's club along")."""
+    data = json.loads(text)
+    slugs = {club["id"]: club["slug"] for club in data["clubs"]}
+    for row in data["objects"]:
+        if "club" in row["fields"]:
+            row["fields"]["club"] = slugs.get(row["fields"]["club"], row["fields"]["club"])
+    data["clubs"] = [{**club, "id": None} for club in data["clubs"]]
+    return data
+
+
 def test_export_flush_import_export_gives_the_same_file(tmp_path: Path) -> None:
     slug = build_championship()
+    # The championship belongs to a club: it comes back in that club (by slug), made here.
+    club = Club.objects.create(slug="ecurie-d-aix", name="Écurie d’Aix <b>")
+    Championship.objects.filter(slug=slug).update(club=club)
     first = export(slug)
+    assert json.loads(first)["clubs"] == [{"id": club.pk, "slug": club.slug, "name": club.name}]
     data = json.loads(first)
     present = {row["model"] for row in data["objects"]}
     assert {label.lower() for label in LABELS} == present, "a kind of row is missing"
@@ -147,8 +163,11 @@ def test_export_flush_import_export_gives_the_same_file(tmp_path: Path) -> None:
     call_command("import_championship", str(file), stdout=out)
 
     assert slug in out.getvalue()
+    landed = Championship.objects.select_related("club").get(slug=slug).club
+    assert (landed.slug, landed.name) == ("ecurie-d-aix", "Écurie d’Aix <b>")
+    assert not landed.memberships.exists()  # its people stay with the server they are on
     second = export(slug)
-    assert second == first
+    assert _clubs_by_slug(second) == _clubs_by_slug(first)
     # People came back as accounts without a password, ready for `changepassword`.
     organiser = get_user_model().objects.get(username="orga")
     assert not organiser.has_usable_password()

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout
+from tournament.clubs import carried
 from tournament.errors import Conflict, ServiceError
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Player, Team
 from tournament.players.identity import player_for
@@ -83,14 +84,19 @@ def import_event(text: str | bytes) -> Arrived:
 
 
 def _load(data: dict[str, Any]) -> Arrived:
+    clubs = carried.ids_here(data.get("clubs"))
     circuit_data = data["circuit"]
     circuit = Circuit.objects.filter(slug=circuit_data["slug"]).first()
     if circuit is None:
-        circuit = Circuit.objects.create(**_fields(Circuit, circuit_data))
+        circuit = Circuit.objects.create(
+            **_fields(Circuit, circuit_data), club_id=clubs.get(circuit_data.get("club"))
+        )
     ch_data = data["championship"]
     championship = Championship.objects.filter(slug=ch_data["slug"]).first()
     if championship is None:
-        championship = Championship.objects.create(**_fields(Championship, ch_data, "created_at"))
+        championship = Championship.objects.create(
+            **_fields(Championship, ch_data, "created_at"), club_id=clubs.get(ch_data.get("club"))
+        )
     teams = {t.name: t for t in Team.objects.filter(championship=championship)}
     for team in data["teams"]:
         if team["name"] not in teams:

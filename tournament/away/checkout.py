@@ -17,6 +17,7 @@ from tournament import sealing
 from tournament.access import Actor
 from tournament.away import bundle
 from tournament.away.models import Checkout
+from tournament.clubs import carried
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.registration.csv_import import MAX_NUMBER
@@ -105,6 +106,9 @@ def event_bundle(checkout: Checkout, key: str) -> dict[str, Any]:
         },
         "championship": _plain(championship),
         "circuit": _plain(event.circuit),
+        # The championship's club (and the circuit's) by slug: DOMAIN.md "a bundle brings
+        # its championship's club along"; its people stay on this server.
+        "clubs": carried.listed([championship.club_id, event.circuit.club_id]),
         "teams": [{"name": t.name, "colour": t.colour} for t in championship.teams.order_by("pk")],
         "drivers": [
             {

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from tournament.clubs.models import Role
+from tournament.registration.forms import validate_one_line
 
 
 class InviteForm(forms.Form):
@@ -22,6 +23,21 @@ class InviteForm(forms.Form):
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.ORGANISER)
     language = forms.ChoiceField(
         label=_("Language of the mail"), choices=settings.LANGUAGES, required=False
+    )
+
+
+class ClubForm(forms.Form):
+    """A new club: its name, and its address's slug (made from the name when left empty)."""
+
+    name = forms.CharField(
+        label=_("Name of the club"), max_length=200, validators=[validate_one_line]
+    )
+    slug = forms.CharField(
+        label=_("Address (slug)"),
+        max_length=50,
+        required=False,
+        help_text=_("Empty: made from the name. Lowercase letters, digits and hyphens."),
+        widget=forms.TextInput(attrs={"autocapitalize": "none", "spellcheck": "false"}),
     )
 
 

@@ -30,6 +30,7 @@ from tournament.clubs import mails
 from tournament.clubs.models import Club, Invitation, Membership, Role
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.signup import tasks
+from tournament.signup.rules import one_line
 
 #: How long an invitation opens its page (DOMAIN.md: 7 days).
 INVITATION_DAYS = 7
@@ -80,6 +81,8 @@ def club_create(*, actor: Actor, slug: str, name: str) -> Club:
         errors["slug"] = [_("Use only lowercase letters, digits and hyphens (a-z, 0-9, -).")]
     if not name or len(name) > 200:
         errors["name"] = [_("Give the club a name (200 characters at most).")]
+    elif not one_line(name):
+        errors["name"] = [_("One line only: no line break.")]
     if errors:
         raise InvalidInput(next(iter(errors.values()))[0], errors)
     if Club.objects.filter(slug=slug).exists():

@@ -8,6 +8,7 @@ from tournament.clubs import views
 
 urlpatterns = [
     path("clubs/", views.my_clubs, name="my-clubs"),
+    path("clubs/new/", views.club_new, name="club-new"),
     path("start/", views.after_login, name="after-login"),
     path("clubs/<slug:club>/people/", views.people, name="club-people"),
     path("clubs/<slug:club>/people/invite/", views.invite, name="club-invite"),

@@ -30,10 +30,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from tournament.access import actor_for
 from tournament.clubs import services
-from tournament.clubs.forms import InviteForm, NewAccountForm, RoleForm
+from tournament.clubs.forms import ClubForm, InviteForm, NewAccountForm, RoleForm
 from tournament.clubs.models import Club, Invitation, Membership, Role
 from tournament.errors import NotFound, ServiceError
 from tournament.models import Championship, Circuit
+from tournament.registration.forms import derived_slug
 from tournament.site.accounts.tokens import ApiToken
 from tournament.site.confirm import confirm_page, confirmed
 
@@ -125,7 +126,44 @@ def my_clubs(request: HttpRequest) -> HttpResponse:
         .prefetch_related("events")
         .order_by("-season", "name")
     )
-    return render(request, "clubs/my_clubs.html", {"cards": cards, "guest": guest})
+    return render(
+        request,
+        "clubs/my_clubs.html",
+        {"cards": cards, "guest": guest, "may_create": services.may_create_club(actor)},
+    )
+
+
+@login_required
+def club_new(request: HttpRequest) -> HttpResponse:
+    """A new club, its creator its owner (a superuser; anyone signed in on a server whose
+    ``CLUBS_OPEN`` is on): its name, its slug made from the name unless typed."""
+    actor = actor_for(request)
+    if not services.may_create_club(actor):
+        raise PermissionDenied(
+            _("Only the server's operator creates clubs here: ask them for yours.")
+        )
+    form = ClubForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        slug = data["slug"].strip() or derived_slug(
+            data["name"], taken=lambda s: Club.objects.filter(slug=s).exists()
+        )
+        try:
+            club = services.club_create(actor=actor, slug=slug, name=data["name"])
+        except ServiceError as exc:
+            _form_errors(form, exc)
+            return render(request, "clubs/club_new.html", {"form": form}, status=exc.status)
+        messages.success(
+            request,
+            _(
+                "%(club)s is created, and you are its owner: invite its people, then create "
+                "its first championship."
+            )
+            % {"club": club.name},
+        )
+        return redirect(reverse("my-clubs") + f"#club-{club.slug}")
+    status = 400 if form.is_bound else 200
+    return render(request, "clubs/club_new.html", {"form": form}, status=status)
 
 
 # --- The club's people ----------------------------------------------------------------------

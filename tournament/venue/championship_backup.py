@@ -49,6 +49,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from tournament import sealing
+from tournament.clubs import carried
 from tournament.errors import ServiceError
 from tournament.players.identity import checked_licence, new_player, player_for
 from tournament.players.names import name_key
@@ -299,6 +300,7 @@ def export_championship(slug: str) -> dict[str, Any]:
         ],
         # The photos of the signed sheets stay with the venue's backups (module docstring).
         "photos": "not included",
+        "clubs": carried.listed_in(objects),  # by slug; their people stay here
         "users": users,
         "objects": objects,
     }
@@ -558,6 +560,7 @@ def import_championship(data: Any) -> Imported:
         with transaction.atomic():
             _refuse_taken(slug, objects)
             _ensure_users(users)
+            carried.rows_here(objects, data.get("clubs"))
             objects = _circuits(objects)
             players = _take_players(objects)
             labels: list[str] = []

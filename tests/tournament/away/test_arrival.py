@@ -21,7 +21,17 @@ from tournament.away.arrival import (
 from tournament.away.models import ArrivedPlayer, Checkout
 from tournament.away.trip.export import export_event
 from tournament.errors import Conflict, InvalidInput
-from tournament.models import ApiToken, Championship, Driver, Entry, Event, Player
+from tournament.models import (
+    ApiToken,
+    Championship,
+    Circuit,
+    Club,
+    Driver,
+    Entry,
+    Event,
+    Membership,
+    Player,
+)
 from tournament.players.identity import new_player
 from tournament.registration.services import driver_create, drivers_import
 
@@ -67,6 +77,27 @@ def test_a_driver_s_name_in_public_travels_with_the_bundle(make_event, organiser
     landed = Driver.objects.get(championship__slug=out["championship"]["slug"], number=1)
     assert landed.public_name == "Élodie L."
     assert landed.name == "Élodie Lefèvre"
+
+
+def test_a_bundle_brings_its_championship_s_club_along(make_event, organiser):
+    """DOMAIN.md "Clubs and who may do what": a bundle brings its championship's club (by
+    slug, without its people); a laptop that has the club already keeps its own row."""
+    event = make_event(2)
+    club = Club.objects.create(slug="aix", name="Club d’Aix")
+    Championship.objects.filter(pk=event.championship_id).update(club=club)
+    Circuit.objects.filter(pk=event.circuit_id).update(club=club)
+    Membership.objects.create(club=club, user=organiser, role="owner")
+    out = trip.check_out(actor=Actor(user=organiser), event=event)
+    assert out["clubs"] == [{"id": club.pk, "slug": "aix", "name": "Club d’Aix"}]
+    # A laptop that never held the championship, its circuit nor the club.
+    Championship.objects.filter(pk=event.championship_id).delete()
+    Circuit.objects.filter(pk=event.circuit_id).delete()
+    club.delete()
+    import_event(json.dumps(out))
+    landed = Championship.objects.select_related("club").get(slug=out["championship"]["slug"])
+    assert (landed.club.slug, landed.club.name) == ("aix", "Club d’Aix")
+    assert Circuit.objects.get(slug=out["circuit"]["slug"]).club == landed.club
+    assert not landed.club.memberships.exists()
 
 
 def test_drivers_at_the_door_take_the_reserved_numbers_until_none_is_left(make_event, organiser):

@@ -303,3 +303,36 @@ def test_the_password_pages_are_in_the_site_s_look(clubs):
         assert reset in login
         form = _client().get(reset).content.decode()
         assert "Forgotten password" in form and "site-nav" in form
+
+
+# --- A new club ------------------------------------------------------------------------------
+
+
+def test_a_new_club_is_made_on_its_page_by_whom_the_server_allows(clubs, settings):
+    """API.md: a superuser, or anyone signed in when ``CLUBS_OPEN`` is on; the creator is its
+    owner, the slug made from the name; a taken slug and a line break are said in the page."""
+    url = reverse("club-new")
+    settings.CLUBS_OPEN = False
+    invitee = _client(clubs.users["invitee"])
+    assert invitee.get(url).status_code == 403
+    assert invitee.post(url, {"name": "Club de Lyon"}).status_code == 403
+    assert "club-new" not in invitee.get(reverse("my-clubs")).content.decode()
+    assert reverse("club-new") not in invitee.get(reverse("my-clubs")).content.decode()
+
+    settings.CLUBS_OPEN = True
+    assert reverse("club-new") in invitee.get(reverse("my-clubs")).content.decode()
+    broken = invitee.post(url, {"name": "Club\nde Lyon"})
+    assert broken.status_code == 400 and "One line only" in broken.content.decode()
+    taken = invitee.post(url, {"name": "Autre", "slug": "aix"})
+    assert taken.status_code == 409 and "already exists" in taken.content.decode()
+    made = invitee.post(url, {"name": "Club de Lyon d’été"})
+    assert made.status_code == 302
+    membership = Membership.objects.get(user=clubs.users["invitee"])
+    assert (membership.club.slug, membership.club.name, membership.role) == (
+        "club-de-lyon-d-ete", "Club de Lyon d’été", "owner",
+    )  # fmt: skip
+    # The same name again gets a slug of its own.
+    invitee.post(url, {"name": "Club de Lyon d’été"})
+    assert Membership.objects.filter(
+        user=clubs.users["invitee"], club__slug="club-de-lyon-d-ete-2"
+    ).exists()

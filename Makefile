@@ -43,7 +43,7 @@ UV_INSTALL := $(VENV)/bin/uv pip install --quiet --python $(PY) --require-hashes
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --generate-hashes --universal \
 	--python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: run venue export push backup restore test lock bench lint format messages system-deps clean
+.PHONY: run venue export push backup restore test lock bench lint format messages system-deps clean guide-images
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -122,6 +122,11 @@ system-deps:
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium poppler-utils >/dev/null; \
 	else echo "Please install chromium and poppler-utils (sudo apt-get install chromium poppler-utils)."; fi
+
+## The guide's screenshots (/guide/), taken from the demo in Chromium at 390 and 1366 px, in French
+## and English, written to static/guide/<language>/ (not run by the tests; commit what it writes)
+guide-images: $(VENV)/.dev system-deps
+	$(PY) -m tournament.guide.images
 
 ## Measure (not test) a national championship's size and a hundred referees; writes bench/results.json
 bench: $(VENV)/.dev

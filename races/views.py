@@ -391,10 +391,13 @@ def referee_account_submit(request: HttpRequest, slug: str, number: int) -> Http
 @require_POST
 def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
     event = desk_event(request, slug)
+    # Back where a refusal is read: the allocation for an organiser, the desk for the
+    # desk (which may print the sheets, never open the allocation).
+    back = "allocation" if actor_for(request).can_organise(event.championship) else "event-desk"
     form = SheetBatchForm(request.POST)
     if not form.is_valid():
         flash_errors(request, form)
-        return redirect("allocation", slug=slug)
+        return redirect(back, slug=slug)
     kind = form.cleaned_data["kind"]
     inline = request.POST.get("inline") == "1"
     try:
@@ -407,7 +410,7 @@ def sheet_batch_submit(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
-        return redirect("allocation", slug=slug)
+        return redirect(back, slug=slug)
     if batch.queue_unreachable:
         messages.warning(
             request,

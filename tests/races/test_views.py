@@ -22,6 +22,7 @@ from races.grid.start import stands_set, table_start
 from races.models import CarConfiguration, GridSlot, RaceTable, SheetBatch, WeatherDraw
 from races.weather.services import race_weather_draw
 from tests.races.conftest import NAMES, VALID
+from tournament.models import Club, Membership
 
 
 def table(event, number: int) -> RaceTable:
@@ -639,6 +640,25 @@ def test_batch_of_an_unknown_kind_is_refused(as_organiser, allocated):
         reverse("sheet-batch-request", args=[allocated.slug]), {"kind": "menus"}, follow=True
     )
     assert response.redirect_chain[-1][0] == reverse("allocation", args=[allocated.slug])
+    assert len(flashes(response)) == 1
+    assert not SheetBatch.objects.exists()
+
+
+def test_a_refused_batch_brings_the_desk_back_to_its_own_page(allocated, django_user_model):
+    """The desk prints sheets but never opens the allocation: a refusal lands on the event's
+    desk, with the sentence, not on a 403 (DOMAIN.md "Clubs and who may do what")."""
+    club = Club.objects.create(slug="aix", name="Aix")
+    allocated.championship.club = club
+    allocated.championship.save(update_fields=["club"])
+    desk = django_user_model.objects.create_user("guichet", password="pw")
+    Membership.objects.create(club=club, user=desk, role="desk")
+    client = Client()
+    client.force_login(desk)
+    response = client.post(
+        reverse("sheet-batch-request", args=[allocated.slug]), {"kind": "menus"}, follow=True
+    )
+    assert response.status_code == 200
+    assert response.redirect_chain[-1][0] == reverse("event-desk", args=[allocated.slug])
     assert len(flashes(response)) == 1
     assert not SheetBatch.objects.exists()
 

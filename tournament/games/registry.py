@@ -1,0 +1,227 @@
+"""The registry of games (ground floor, no database): what the core knows of a game.
+
+Formula Dé, the main game (its qualifying, race and sheets are the apps themselves), is
+registered here. Every other game is one package under ``races/games/`` and registers a
+:class:`GameSpec` when Django starts (``races/games/apps.py``); the core then asks this
+registry, never a game by its name: the values of ``Event.game`` (``game_choices``, a
+callable that migrations keep as a reference), the settings the event form and the API
+show, whether the game needs a circuit, the name of an event's game and its ratings family,
+the answer of ``GET /api/v1/games``. The race floor's own hooks (allocation, scoring, the
+result's shape) are registered beside it in ``races.variants``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+
+#: The main game: ``Event.game``'s default, the one game the core may name.
+MAIN_GAME = "formula_de"
+#: What a game's table result is (``GET /api/v1/games``).
+ResultKind = Literal["finish", "squares", "runs", "stages"]
+#: A named game's grid (``Event.grid``): a secure random draw per table, or by rating.
+GRIDS = [("draw", _("A random draw at each table")), ("rating", _("By rating, best first"))]
+#: The longest ratings family (a slug of the organiser's name for a named game).
+FAMILY_MAX = 50
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game as the core sees it. ``settings`` are the event's fields (their API names) the
+    game reads beside every event's (name, date, circuit, table size, language)."""
+
+    key: str
+    name: Any  # a lazy translation: shown in the user's language
+    result: ResultKind
+    settings: tuple[str, ...] = ()
+    #: The words that name this game in code and texts: no module outside its package may
+    #: use them (``tests/games/test_registry.py``). The key is always one.
+    words: tuple[str, ...] = ()
+    #: Whether an event of this game is run on one of the catalogue's circuits.
+    circuit: bool = True
+    #: The organiser names the game (``Event.game_name``): each name is its own family of
+    #: ratings and careers, and the name is shown wherever the game's is.
+    named: bool = False
+    #: A setting of another game sent for an event of this one is a 400 naming it.
+    strict_settings: bool = False
+    #: The game's own refusals of an event's settings: ``{field: [message, ...]}``.
+    clean: Callable[[Any], Mapping[str, list[str]]] | None = None
+
+    def family(self, game_name: str = "") -> str:
+        """The ratings family of an event of this game named ``game_name``."""
+        if self.named:
+            return slugify(game_name)[:FAMILY_MAX].strip("-") or self.key
+        return self.key
+
+    def label(self, game_name: str = "") -> str:
+        """The game's name as pages show it: the organiser's for a named game."""
+        return game_name if self.named and game_name else str(self.name)
+
+    def event_errors(self, event: Any) -> dict[str, list[str]]:
+        """What this game refuses in an event's settings (``Event.clean``), by field."""
+        errors: dict[str, list[str]] = {}
+        if self.circuit and not event.circuit_id:
+            errors["circuit"] = [str(_("This field is required."))]
+        for name, texts in (self.clean(event) if self.clean else {}).items():
+            errors.setdefault(name, []).extend(texts)
+        return errors
+
+    def names_of(self) -> tuple[str, ...]:
+        """Every word naming the game, in lowercase (its key first)."""
+        return tuple(dict.fromkeys(w.lower() for w in (self.key, *self.words)))
+
+
+_GAMES: dict[str, GameSpec] = {}
+
+
+def register(spec: GameSpec) -> None:
+    """Add ``spec`` (once, at start-up); a second registration of a key replaces it."""
+    _GAMES[spec.key] = spec
+
+
+def unregister(key: str) -> None:
+    """Forget a game (a test's toy game); the main game stays."""
+    if key != MAIN_GAME:
+        _GAMES.pop(key, None)
+
+
+@contextmanager
+def registered(spec: GameSpec) -> Iterator[GameSpec]:
+    """``spec`` registered for the block (tests)."""
+    before = _GAMES.get(spec.key)
+    register(spec)
+    try:
+        yield spec
+    finally:
+        if before is None:
+            unregister(spec.key)
+        else:
+            register(before)
+
+
+def games() -> list[GameSpec]:
+    """Every registered game, the main game first, then in the order they registered."""
+    return list(_GAMES.values())
+
+
+def game(key: str) -> GameSpec | None:
+    return _GAMES.get(key)
+
+
+def is_known(key: object) -> bool:
+    return isinstance(key, str) and key in _GAMES
+
+
+def game_choices() -> list[tuple[str, str]]:
+    """``Event.game``'s choices, read when asked (a game registered later is one too)."""
+    return [(spec.key, spec.name) for spec in _GAMES.values()]
+
+
+def spec_of(key: str) -> GameSpec:
+    """The game of ``key``; an unknown key (a removed game's rows) reads as the main game's
+    rules so that its pages still open."""
+    return _GAMES.get(key) or _GAMES[MAIN_GAME]
+
+
+def all_settings() -> set[str]:
+    return {name for spec in _GAMES.values() for name in spec.settings}
+
+
+def foreign_settings(key: str, sent: set[str] | frozenset[str]) -> list[str]:
+    """The settings in ``sent`` that belong to another game than ``key`` and not to it,
+    where that is refused: the game is strict, or the setting is only a strict game's (an
+    older game keeps accepting what it always accepted)."""
+    own = spec_of(key)
+    found = []
+    for name in sorted(sent & all_settings()):
+        if name in own.settings:
+            continue
+        owners = [s for s in _GAMES.values() if name in s.settings]
+        if own.strict_settings or all(s.strict_settings for s in owners):
+            found.append(name)
+    return found
+
+
+# --- Event.game's enumeration, read from the registry ---------------------------------------
+
+
+class GameValue(str):
+    """One game's key, with its ``label`` (as a ``TextChoices`` member has)."""
+
+    __slots__ = ()
+
+    @property
+    def label(self) -> str:
+        return str(spec_of(self).name)
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+
+class _Enumeration(type):
+    """``Event.Game``: ``Event.Game.FORMULA_DE``, ``.values``, ``.choices``, ``.labels``,
+    ``Event.Game("…").label``, iteration and ``in``, all from the registry."""
+
+    def __getattr__(cls, name: str) -> GameValue:
+        if name.isupper() and name.lower() in _GAMES:
+            return GameValue(name.lower())
+        raise AttributeError(name)
+
+    def __call__(cls, value: object) -> GameValue:  # type: ignore[override]
+        if not is_known(value):
+            raise ValueError(f"{value!r} is not a registered game")
+        return GameValue(value)
+
+    def __iter__(cls) -> Iterator[GameValue]:
+        return iter([GameValue(key) for key in _GAMES])
+
+    def __contains__(cls, value: object) -> bool:
+        return is_known(value)
+
+    @property
+    def values(cls) -> list[str]:
+        return list(_GAMES)
+
+    @property
+    def labels(cls) -> list[str]:
+        return [spec.name for spec in _GAMES.values()]
+
+    @property
+    def names(cls) -> list[str]:
+        return [key.upper() for key in _GAMES]
+
+    @property
+    def choices(cls) -> list[tuple[str, str]]:
+        return game_choices()
+
+
+class GameEnumeration(metaclass=_Enumeration):
+    """The registered games as an enumeration (``Event.Game``)."""
+
+
+register(
+    GameSpec(
+        key=MAIN_GAME,
+        name=_("Formula Dé"),
+        result="finish",
+        settings=(
+            "laps",
+            "qualifying_mode",
+            "minute_penalty",
+            "allow_redo",
+            "separate_teams",
+            "stand_numbers",
+            "use_configurations",
+            "min_stopwatch",
+            "standard_configuration",
+            "seed_by_rating",
+            "show_favourites",
+        ),
+    )
+)

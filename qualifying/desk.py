@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from qualifying.selectors import TableProgress
-from tournament.models import Event
+from tournament.models import Entry, Event
 from tournament.signup.models import Announcement, Message, Registration
 
 
@@ -166,10 +166,23 @@ def signup_steps(event: Event, *, organiser: bool = True) -> list[Step]:
     (done once sign-up has closed), the messages sent to them. The announcement's page is
     the organisers' (``organiser`` False: its steps link nowhere)."""
     announcement = Announcement.objects.filter(event=event).first()
-    if announcement is None:
-        return []
-    now = timezone.now()
     page = reverse("signup-announcement", args=[event.slug]) if organiser else ""
+    if announcement is None:
+        # A new event, nobody registered yet: its organiser's next step may be the sign-up
+        # (issue 41: "a person who has never seen Paddock finds the next step"); an event
+        # whose drivers race control registers itself is not asked again.
+        if not organiser or Entry.objects.filter(event=event).exists():
+            return []
+        return [
+            Step(
+                "signup_announced",
+                _("Sign-up announced"),
+                False,
+                _("not yet: announce the event to let players sign up on the website"),
+                page,
+            )
+        ]
+    now = timezone.now()
     registrations = reverse("signup-desk", args=[event.slug])
     opens, closes = announcement.opens_at, announcement.closes_at
     if opens is None:

@@ -125,11 +125,23 @@ def test_the_qualifying_tables_are_published_from_the_desk(desk, make_event):
     assert 'name="qualifying_tables" value="1" role="switch" checked' in page(desk, event)
 
 
+def test_a_new_event_shows_its_organiser_the_sign_up_as_a_next_step(desk, make_event):
+    """Issue 41: a person who has never seen Paddock finds the next step. A new event,
+    nobody registered: its first step is the announcement (its page linked)."""
+    event = make_event(n_drivers=0)
+    html = page(desk, event)
+    assert list(steps(html).items())[0] == ("signup_announced", "todo")
+    announcement = reverse("signup-announcement", args=[event.slug])
+    assert f'<li id="step-signup_announced" class="todo"><a href="{announcement}"' in html
+    assert "announce the event" in html
+
+
 def test_an_announced_event_starts_with_the_sign_up_steps(desk, make_event, actor):
     """DOMAIN.md "Before the day": sign-up comes before the day's first step. The
     checklist of an event with an announcement starts with it: announced, opened, the list
     of registrants (final once sign-up closes), the messages sent to them."""
     event = make_event(n_drivers=2)
+    # Drivers registered by race control: sign-up is not asked for.
     assert not any(key.startswith("signup") for key in steps(page(desk, event)))
     now = timezone.now()
     announcement = Announcement.objects.create(

@@ -278,6 +278,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     # empty form comes back with its errors; a removal asks first); an unknown invitation
     # is a 404 to everyone.
     "my-clubs": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
+    # A new club: the server's operator only while CLUBS_OPEN is off (API.md).
+    "club-new": (none, {"GET": "403 302 403 403 403 302", "POST": "403 302 403 403 403 302"}),
     "after-login": (none, {"GET": "302 302 302 302 302 302", "POST": GET_ONLY}),
     "me": (none, {"GET": LOGIN_REQUIRED, "POST": GET_ONLY}),
     "me-token": (none, {"GET": POST_ONLY, "POST": LOGIN_REQUIRED}),

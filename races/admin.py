@@ -252,7 +252,7 @@ class StageTimeInline(admin.TabularInline):
 @admin.register(Stage)
 class StageAdmin(WorkflowAdmin):
     """Stages are made on the rally desk, their snow drawn there (a second draw with a
-    reason, DOMAIN.md "Rallyman snow"); their times rescore the rally."""
+    reason, DOMAIN.md's rally snow); their times rescore the rally."""
 
     list_display = ("event", "number", "route", "service_after")
     search_fields = ("event__name", "route")

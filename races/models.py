@@ -380,7 +380,7 @@ class RaceResult(models.Model):
     retired = models.JSONField(_("retirements"), default=list)
     dns = models.JSONField(_("did not start"), default=list)
     # What the referee wrote for games other than Formula Dé, in the shape of the game's
-    # API body: Cannes–Monaco {"squares": {...}, "crossed": [...]}, Racetrack {"runs": {...}}.
+    # API body (``{"squares": {...}, "crossed": [...]}``, ``{"runs": {...}}``…).
     game_data = models.JSONField(_("game sheet"), default=dict, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
@@ -406,8 +406,8 @@ class ResultLine(models.Model):
         FINISHED = "finished", _("Finished")
         RETIRED = "retired", _("Retired")
         DNS = "dns", _("Did not start")
-        # Other games: still on the road when the race stopped (Cannes–Monaco, Racetrack),
-        # out of the race (Racetrack's crash or collision).
+        # Other games: still on the road when the race stopped, out of the race (a crash
+        # or a collision).
         RUNNING = "running", _("Still running")
         ELIMINATED = "eliminated", _("Eliminated")
         # §1-2-3: the organisers disqualified the driver from the event.
@@ -417,7 +417,7 @@ class ResultLine(models.Model):
     table = models.ForeignKey(RaceTable, on_delete=models.CASCADE, related_name="result_lines")
     driver = models.ForeignKey(Driver, on_delete=models.CASCADE, related_name="result_lines")
     position = models.PositiveSmallIntegerField(_("position"))
-    # The place at the table as the game shares it (Racetrack, Cannes–Monaco); countback
+    # The place at the table as the game shares it (games with shared places); countback
     # counts it (DOMAIN.md). Formula Dé shares none: empty means the position.
     place = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
     rank = models.PositiveIntegerField(_("rank of the day"))
@@ -453,7 +453,7 @@ class ResultLine(models.Model):
         return self.position if self.place is None else self.place
 
 
-# --- Rallyman: special stages timed across every game of the rally ---------------------------
+# --- A rally: special stages timed across every game of the rally ----------------------------
 
 
 class Stage(models.Model):

@@ -21,8 +21,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from qualifying.forms import RefereeNameForm
+from races import variants
 from races.forms import ConfigurationForm, RollForm
-from races.games.rallyman.rules import route_zones
 from races.grid.start import (
     configurations_set,
     missing_words,
@@ -30,7 +30,7 @@ from races.grid.start import (
     start_missing,
     table_start,
 )
-from races.models import RaceWeather, RaceWeatherDraw, Stage
+from races.models import RaceWeather, RaceWeatherDraw
 from races.selectors import tables_with_grids
 from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_referee_link, race_sheets
@@ -47,25 +47,6 @@ def _stand_buttons(event_stands: list[int], grid: list[Any]) -> list[dict[str, A
     return [{"number": stand, "holder": holders.get(stand)} for stand in event_stands]
 
 
-def _rally_snow(event: Any) -> list[dict[str, Any]]:
-    """Rallyman (Règlement+): each stage's snowy zones, the same for every game."""
-    if event.game != "rallyman":
-        return []
-    return [
-        {
-            "number": stage.number,
-            "route": stage.route,
-            "drawn": bool(stage.snow),
-            "snowy": [
-                zone
-                for zone, snowy in zip(route_zones(stage.route), stage.snow or [], strict=False)
-                if snowy
-            ],
-        }
-        for stage in Stage.objects.filter(event=event).order_by("number")
-    ]
-
-
 def rtable(request: HttpRequest, token: str) -> HttpResponse:
     table, actor = _race_table(request, token)
     event = table.event
@@ -77,6 +58,7 @@ def rtable(request: HttpRequest, token: str) -> HttpResponse:
     chooser = next((s for s in grid if s.stand is None), None)
     race = RaceWeather.objects.filter(event=event).first()
     missing = [] if table.started else start_missing(table)
+    game_context = variants.variant_of(event.game).table_context
     return render(
         request,
         "races/table.html",
@@ -105,7 +87,7 @@ def rtable(request: HttpRequest, token: str) -> HttpResponse:
             if event.use_configurations
             else [],
             "link": race_referee_link(table),
-            "rally_snow": _rally_snow(event),
+            **(game_context(event) if game_context else {}),
         },
     )
 

@@ -21,7 +21,7 @@ from tournament.standings.points import DayLine
 class Variant:
     """A game's hooks; a hook left at None keeps the race floor's own behaviour."""
 
-    #: The drivers in the game's own start order (Rallyman: stage 1's), from the
+    #: The drivers in the game's own start order (e.g. a rally's stage 1), from the
     #: classification lines ``allocation_run`` read.
     start_lines: Callable[..., list[Any]] | None = None
     #: The game's own table rules: ``(size used, allocation)``.
@@ -35,12 +35,33 @@ class Variant:
     #: Saves the game's body of ``PUT .../tables/{t}/result``.
     api_result_save: Callable[[Any, RaceTable, Any], None] | None = None
     #: Stores the event's places again (a sanction changed), when the game does not go
-    #: through confirmed race tables (Rallyman: the rally's classification).
+    #: through confirmed race tables (e.g. a rally's classification over its stages).
     event_rescore: Callable[..., int] | None = None
+    #: The game's own fields of ``PUT .../tables/{t}/result``: ``{name: (type, Field)}``,
+    #: added to the API's ``ResultIn`` (``races/results/api.py``).
+    result_in: Mapping[str, tuple[Any, Any]] | None = None
+    #: The game's answer of a table's result, a subclass of ``races.results.schemas.ResultOut``.
+    result_out: type | None = None
+    #: The URL name of the referee's result page when the game has its own (token argument).
+    result_page: str | None = None
+    #: What the game adds to a race table's page (the referee's): template context.
+    table_context: Callable[[Event], dict[str, Any]] | None = None
 
 
 _NONE = Variant()
 _VARIANTS: dict[str, Variant] = {}
+#: The games' own API routers and the prefix of their frozen operation ids.
+_ROUTERS: list[tuple[Any, str]] = []
+
+
+def register_router(router: Any, operation_prefix: str) -> None:
+    """A game's own API router, mounted by the API root (``tournament/api.py``)."""
+    if all(known is not router for known, _prefix in _ROUTERS):
+        _ROUTERS.append((router, operation_prefix))
+
+
+def api_routers() -> list[tuple[Any, str]]:
+    return list(_ROUTERS)
 
 
 def register(game: str, variant: Variant) -> None:
@@ -50,6 +71,16 @@ def register(game: str, variant: Variant) -> None:
 def variant_of(game: str) -> Variant:
     """The game's variant; an empty one (the race floor's own rules) for Formula Dé."""
     return _VARIANTS.get(game, _NONE)
+
+
+def result_in_fields() -> dict[str, tuple[Any, Any]]:
+    """Every game's own fields of a table's result body, in the order games registered."""
+    return {name: f for v in _VARIANTS.values() for name, f in (v.result_in or {}).items()}
+
+
+def result_outs() -> list[type]:
+    """Every game's own answer of a table's result (the common one not included)."""
+    return [v.result_out for v in _VARIANTS.values() if v.result_out is not None]
 
 
 def start_lines(event: Event, lines: Sequence[Any]) -> list[Any]:

@@ -21,7 +21,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 
 from qualifying.api.draw import router as draw_router
 from qualifying.api.router import router as qualifying_router
-from races.games.rallyman.api import router as games_router
+from races import variants
 from races.grid.api import router as tables_router
 from races.grid.race_api import router as race_router
 from races.photos.api import router as photos_router
@@ -39,6 +39,7 @@ from tournament.away.trip.api import router as away_router
 from tournament.careers.api import players_router
 from tournament.clubs.api import router as clubs_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
+from tournament.games.api import router as games_router
 from tournament.players.change_api import player_changes_router
 from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
@@ -161,8 +162,10 @@ _mount(race_router, "races_api")
 _mount(results_router, "races_api")
 _mount(sanctions_router, "races_api")
 _mount(photos_router, "races_photos_api")
-_mount(games_router, "races_games_api")
+for game_router, prefix in variants.api_routers():  # each game's own, from its package
+    _mount(game_router, prefix)
 _mount(ratings_router, "tournament_ratings_api")
 _mount(away_router, "tournament_away_api")
 _mount(signup_router, "tournament_signup_api")
 _mount(clubs_router, "tournament_clubs_api")
+_mount(games_router, "tournament_games_api")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from django.conf import settings
 from django.db.models import prefetch_related_objects
@@ -21,6 +21,7 @@ from ninja import Schema
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 from pydantic import Field
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from tournament.access import Actor, link_was_replaced, referees_a_table, table_for_link
 from tournament.errors import (
@@ -29,6 +30,7 @@ from tournament.errors import (
     NotFound,
     ServiceError,
 )
+from tournament.games import registry
 from tournament.models import (
     ApiToken,
     Championship,
@@ -49,7 +51,40 @@ INT32_MAX = 2**31 - 1
 Int = Annotated[int, Field(strict=True, ge=-INT32_MAX, le=INT32_MAX)]
 #: A driver's number as organisers give it (§4-0-1); the model refuses 0.
 DriverNumber = Annotated[int, Field(strict=True, ge=1, le=INT32_MAX)]
-Game = Literal["formula_de", "rallyman", "cannes_monaco", "racetrack"]
+
+
+def expected(keys: list[str]) -> str:
+    """The choices as pydantic words a literal's (``'a', 'b' or 'c'``)."""
+    quoted = [repr(key) for key in keys]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def _known_game(value: Any) -> str:
+    if not registry.is_known(value):
+        keys = [spec.key for spec in registry.games()]
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected(keys)}
+        )
+    return str(value)
+
+
+class _GameKey:
+    """A registered game's key (``Event.game``): read from the games' registry when a body
+    is checked and when the API's document is drawn, so that the kit names no game."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            _known_game, json_schema_input_schema=core_schema.str_schema()
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: Any) -> dict[str, Any]:
+        return {"enum": [spec.key for spec in registry.games()], "type": "string"}
+
+
+#: A game's key, as ``POST .../events`` takes it: one of the registered games.
+Game = Annotated[str, _GameKey]
 _SLUG_RE = re.compile(r"^[a-z0-9-]{1,50}$")
 
 

@@ -16,6 +16,7 @@ from tournament import sealing, wording
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout  # noqa: F401
 from tournament.clubs import rights
 from tournament.clubs.models import Club, Invitation, Membership  # noqa: F401
+from tournament.games.registry import GRIDS, MAIN_GAME, GameEnumeration, game_choices, spec_of
 from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401
     NotSamePlayer,
@@ -286,11 +287,8 @@ class Driver(models.Model):
 
 
 class Event(models.Model):
-    class Game(models.TextChoices):
-        FORMULA_DE = "formula_de", _("Formula Dé")
-        RALLYMAN = "rallyman", _("Rallyman")
-        CANNES_MONACO = "cannes_monaco", _("Cannes–Monaco 1925")
-        RACETRACK = "racetrack", _("Racetrack")
+    #: The registered games (``tournament.games.registry``): ``Event.Game.values`` & co.
+    Game = GameEnumeration
 
     class QualifyingMode(models.TextChoices):
         BEST = "best", _("Best run")
@@ -307,9 +305,22 @@ class Event(models.Model):
     name = models.CharField(_("name"), max_length=200)
     date = models.DateField(_("date"))
     circuit = models.ForeignKey(
-        Circuit, on_delete=models.PROTECT, related_name="events", verbose_name=_("circuit")
+        Circuit,
+        on_delete=models.PROTECT,
+        related_name="events",
+        verbose_name=_("circuit"),
+        null=True,
+        blank=True,
     )
-    game = models.CharField(_("game"), max_length=20, choices=Game, default=Game.FORMULA_DE)
+    # The registry's games, read when asked: a migration keeps the callable, not the list.
+    game = models.CharField(_("game"), max_length=20, choices=game_choices, default=MAIN_GAME)
+    # A named game's (``GameSpec.named``): its name, and its grid drawn or by rating.
+    game_name = models.CharField(
+        _("name of the game"), max_length=100, blank=True, default="", db_default=""
+    )
+    grid = models.CharField(
+        _("grid"), max_length=10, choices=GRIDS, default="draw", db_default="draw"
+    )
     laps = models.PositiveSmallIntegerField(
         _("laps"),
         null=True,
@@ -375,12 +386,12 @@ class Event(models.Model):
         _("crashes before elimination"),
         default=1,
         validators=[MinValueValidator(1), MaxValueValidator(9)],
-        help_text=_("Racetrack: 1 = a crash eliminates (the rule); more = a variant."),
+        help_text=_("1 = a crash eliminates (the rule); more = a variant."),
     )
     collisions = models.BooleanField(
         _("collisions"),
         default=True,
-        help_text=_("Racetrack: a collision eliminates both cars; off = cars pass through."),
+        help_text=_("A collision eliminates both cars; off = cars pass through."),
     )
 
     class RaceEnd(models.TextChoices):
@@ -395,8 +406,8 @@ class Event(models.Model):
         # In the database too: rows written by code that predates the setting get it.
         db_default=RaceEnd.SECOND_TO_LAST,
         help_text=_(
-            "Racetrack (“Fin du jeu”): when the race stops at the winner, the referee "
-            "places the cars still running."
+            "“Fin du jeu”: when the race stops at the winner, the referee places the cars "
+            "still running."
         ),
     )
     published_allocation = models.BooleanField(_("allocation published"), default=False)
@@ -449,18 +460,30 @@ class Event(models.Model):
                 quick_rules=self.is_quick_rules, standard=self.standard_configuration
             ),
         }
+        for name, texts in spec_of(self.game).event_errors(self).items():
+            errors[name] = [*(errors.get(name) or []), *texts]
         if any(errors.values()):
             raise ValidationError({field: texts for field, texts in errors.items() if texts})
 
     @property
+    def game_label(self) -> str:
+        """The game's name as pages show it: the organiser's name of a named game."""
+        return spec_of(self.game).label(self.game_name)
+
+    @property
+    def family(self) -> str:
+        """The ratings and careers family of this event's game (a named game's own)."""
+        return spec_of(self.game).family(self.game_name)
+
+    @property
     def is_quick_rules(self) -> bool:
         """Formula Dé in mode ``draw``: a d20 grid, 1–3 laps, no stands, weather optional."""
-        return self.game == self.Game.FORMULA_DE and self.qualifying_mode == "draw"
+        return self.game == MAIN_GAME and self.qualifying_mode == "draw"
 
     @property
     def is_competition(self) -> bool:
         """Formula Dé in modes ``best`` and ``sum``: 3 laps (§2-0-3)."""
-        return self.game == self.Game.FORMULA_DE and self.qualifying_mode != "draw"
+        return self.game == MAIN_GAME and self.qualifying_mode != "draw"
 
     #: The start waits for the race weather (§3-0-1) in a competition only: the quick
     #: rules leave « la météo » out (an optional rule); race control may still draw one.
@@ -480,7 +503,7 @@ class Event(models.Model):
     @property
     def race_laps(self) -> int:
         """Laps of the race: the event's own setting, else the circuit's (§2-0-3)."""
-        return self.laps or self.circuit.laps
+        return self.laps or (self.circuit.laps if self.circuit else 0)
 
 
 class Entry(models.Model):

@@ -67,7 +67,7 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
     if event.qualifying_mode == Event.QualifyingMode.DRAW:
         _require_draw_settled(event)
     lines: list[Any] = general_classification(event=event)
-    lines = variants.start_lines(event, lines)  # Rallyman: stage 1's start order
+    lines = variants.start_lines(event, lines)  # a rally: stage 1's start order
     checked = set(event.entries.filter(checked_in=True).values_list("driver_id", flat=True))
     if checked:  # only the drivers present when the event uses check-in
         lines = [line for line in lines if line.driver.pk in checked]
@@ -81,7 +81,7 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
         )
         for line in lines
     ]
-    special = variants.special_allocation(event, ranked, size)  # Rallyman, Cannes–Monaco
+    special = variants.special_allocation(event, ranked, size)  # a game's own tables
     if special is not None:
         size, result = special
     elif event.is_quick_rules and event.seed_by_rating:  # a club's choice, not the rule

@@ -4,12 +4,14 @@ and the event's day classification."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal
+from typing import Any, Literal, Union
 
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
-from pydantic import BaseModel, Field, SkipValidation, StrictBool
+from pydantic import Field, create_model
 
 from races import selectors, variants
 from races.grid.api import RetirementCauseName, get_table, require_own_or
@@ -20,12 +22,20 @@ from races.models import (
     ResultStatus,
 )
 from races.results import services as result_services
+from races.results.schemas import (  # noqa: F401  (the kit's names, read from here too)
+    ReopenIn,
+    ResultInBase,
+    ResultOut,
+    ResultStatusName,
+    RetirementIn,
+    RetirementOut,
+    Version,
+    VersionIn,
+)
 from tournament.access import Actor
 from tournament.apikit import (
     CURRENT_SERIALIZERS,
     ERRORS,
-    INT32_MAX,
-    DriverNumber,
     DriverOut,
     actor_of,
     driver_keys,
@@ -45,107 +55,21 @@ router = Router(tags=["Race"])
 # Race results: draft → submitted (referee) → confirmed (race control)
 # ---------------------------------------------------------------------------
 
-ResultStatusName = Literal["empty", "draft", "submitted", "confirmed"]
-#: A stored version as a client sends it back: 0 for a table with nothing entered yet.
-Version = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
-
-
-class RetirementIn(BaseModel):
-    # A BaseModel, not a ninja Schema: a Schema reads the attributes of anything, so a
-    # bare 7 would be "driver missing, cause missing" instead of "send an object".
-    driver: DriverNumber
-    # The service judges cause and lap so that its refusal names the driver (the types
-    # document the contract; a wrong value is a 400 "7 Gaëlle Roux: unknown retirement cause.").
-    cause: SkipValidation[RetirementCauseName] = Field(
-        description="off_track, blocked, body, engine, road_holding or other (with a note)."
-    )
-    lap: SkipValidation[int | None] = Field(
-        None, description="The lap it happened in, 1 to the race's laps; may wait in a draft."
-    )
-    note: Annotated[str, Field(max_length=200)] | None = Field(
-        None, description="Required with the cause “other” (disqualification, withdrawal…)."
+# The games' own fields, read from their variants (``races.variants``), registered at
+# start-up: this router is built once every app is ready (the API root imports it).
+if not apps.ready:
+    raise ImproperlyConfigured(
+        "races.results.api is built from the games' registry: import it once Django is set up"
     )
 
-    def as_service_input(self) -> dict[str, Any]:
-        return {"driver": self.driver, "cause": self.cause, "lap": self.lap, "note": self.note}
-
-
-class ResultIn(Schema):
-    version: Version = Field(description="The version you read (0 for an empty table).")
-    finish: list[DriverNumber] = Field(
-        default_factory=list, description="Drivers in the order they crossed the line."
-    )
-    retired: list[RetirementIn] = Field(
-        default_factory=list, description="Retirements in the order they happened."
-    )
-    dns: list[DriverNumber] = Field(default_factory=list, description="Drivers who did not start.")
-    submit: StrictBool = Field(
-        False, description="true: hand the result to race control (every grid driver once)."
-    )
-    notes: dict[str, Annotated[str, Field(max_length=200)]] | None = Field(
-        None,
-        description="Finishers' notes by driver number (e.g. an engine broken on the last "
-        "lap, kept as a finisher under §16-0-6).",
-    )
-    # Other games (API.md "Other games"), read by the game's variant (races.games).
-    squares: dict[str, Any] | None = Field(
-        None, description="Cannes–Monaco: each car's square, 0 to 36."
-    )
-    crossed: list[DriverNumber] | None = Field(
-        None, description="Cannes–Monaco: the cars over the finish line."
-    )
-    runs: dict[str, Any] | None = Field(
-        None, description="Racetrack: {turns, margin, crashes, finished, eliminated} per driver."
-    )
-
-
-class VersionIn(Schema):
-    version: Version | None = Field(None, description="The version you read; 409 if stale.")
-
-
-class ReopenIn(VersionIn):
-    reason: Annotated[str, Field(max_length=200)]
-
-
-class RetirementOut(Schema):
-    driver: int
-    cause: str
-    lap: int | None
-    note: str
-
-
-class ResultOut(Schema):
-    version: int
-    status: ResultStatusName
-    finish: list[int]
-    retired: list[RetirementOut]
-    dns: list[int]
-    notes: dict[str, str] = Field(default_factory=dict, description="Finishers' notes.")
-
-
-class CannesMonacoResultOut(ResultOut):
-    squares: dict[str, int | None]
-    crossed: list[int] = Field(description="The cars over the finish line, in crossing order.")
-    winner: int | None = Field(None, description="The first car over the line.")
-
-
-class RacetrackRunOut(Schema):
-    turns: int
-    margin: int
-    crashes: int
-    finished: bool
-    eliminated: bool
-    place: int | None = Field(
-        None, description="A car still running when the race stopped at the winner: its place."
-    )
-
-
-class RacetrackResultOut(ResultOut):
-    runs: dict[str, RacetrackRunOut]
-
-
+ResultIn = create_model(
+    "ResultIn",
+    __base__=ResultInBase,
+    __doc__=None,
+    **variants.result_in_fields(),
+)
 # Other games answer their own fields besides the common ones (API.md "Other games").
-AnyResultOut = CannesMonacoResultOut | RacetrackResultOut | ResultOut
+AnyResultOut = Union[*variants.result_outs(), ResultOut]  # noqa: UP007 (built from a list)
 
 
 def result_out(table: RaceTable, result: RaceResult | None) -> dict[str, Any]:
@@ -252,7 +176,7 @@ def result_save(request: HttpRequest, event: str, t: int, payload: ResultIn) -> 
     require_token(actor)
     table = get_table(get_event(event), t)
     game_save = variants.variant_of(table.event.game).api_result_save
-    if game_save is not None:  # Cannes–Monaco, Racetrack: the game's own sheet
+    if game_save is not None:  # a game's own sheet
         try:
             game_save(request, table, payload)
         except Conflict as exc:

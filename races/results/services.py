@@ -354,7 +354,7 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
         table.result_status = ResultStatus.CONFIRMED
         actor.stamp(table).save(update_fields=["result_status"])
         if event.published_results:  # counted in the ratings once published only
-            recompute_ratings_soon(event.game)
+            recompute_ratings_soon(event.family)
     return result
 
 
@@ -388,7 +388,7 @@ def result_reopen(
         table.result_status = ResultStatus.SUBMITTED
         actor.stamp(table).save(update_fields=["result_status"])
         if table.event.published_results:
-            recompute_ratings_soon(table.event.game)
+            recompute_ratings_soon(table.event.family)
     return result
 
 

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from races import variants
 from races.models import (
     GridSlot,
     RaceResult,
@@ -237,8 +238,9 @@ def _moved(request: HttpRequest, form: ResultForm) -> ResultForm | None:
 @require_http_methods(["GET", "POST"])
 def result_entry(request: HttpRequest, token: str) -> HttpResponse:
     table, actor = _race_table(request, token)
-    if table.event.game in ("cannes_monaco", "racetrack"):  # the game's own sheet
-        return redirect("game-table-entry", token=token)
+    game_page = variants.variant_of(table.event.game).result_page
+    if game_page is not None:  # the game's own sheet
+        return redirect(game_page, token=token)
     grid = _grid(table)
     result = _result(table)
     laps = table.event.race_laps

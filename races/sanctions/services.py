@@ -43,14 +43,14 @@ def _problem_messages(problems: list[sanction_rules.SanctionProblem]) -> dict[st
 
 def _rescore(event: Event) -> None:
     """Every stored place of the event, with the sanctions in force (inside the caller's
-    transaction): the race tables, or the game's own classification (Rallyman)."""
+    transaction): the race tables, or the game's own classification (a rally's)."""
     hook = variants.variant_of(event.game).event_rescore
     if hook is not None:
         hook(event=event)
     else:
         event_rescore(event=event)
     if event.published_results:  # a disqualification changes a table's order
-        recompute_ratings_soon(event.game)
+        recompute_ratings_soon(event.family)
 
 
 def sanction_record(

@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from tournament.access import actor_for
 from tournament.careers import chart
 from tournament.careers.selectors import FamilyRating, career_for, survivor_of
-from tournament.models import Event, Player, RatingPoint
+from tournament.games.selectors import family_name
+from tournament.models import Player, RatingPoint
 from tournament.public.cache import public_page
 
 #: The tables the career page reads (tournament.public.cache: their counters key the cache).
@@ -52,7 +53,7 @@ MAX_DOTS = 60
 
 def game_name(family: str) -> str:
     """A game family in words ("Formula Dé"); the family's code if no game has it."""
-    return str(dict(Event.Game.choices).get(family, family))
+    return family_name(family)
 
 
 def rating_charts(ratings: list[FamilyRating]) -> list[RatingChart]:

@@ -4,21 +4,29 @@ events of one family. A named game's family is the slug of its name, so that two
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from tournament.games import registry
 from tournament.models import Event
 
+#: An event anyone may see (``Event.is_public``), in a query.
+PUBLIC = (
+    Q(published_qualifying_tables=True)
+    | Q(published_allocation=True)
+    | Q(published_qualifying=True)
+    | Q(published_results=True)
+)
 
-def named_families() -> list[tuple[str, str, str]]:
-    """``(game, name, family)`` of every named game the events use, by family (the first
-    name an organiser gave a family is its name)."""
+
+def named_families(*, public: bool = False) -> list[tuple[str, str, str]]:
+    """``(game, name, family)`` of every named game the events use (``public``: the events
+    anyone may see), by family; the first name an organiser gave a family is its name."""
     named = [spec.key for spec in registry.games() if spec.named]
+    events = Event.objects.filter(game__in=named)
+    if public:
+        events = events.filter(PUBLIC)
     found: dict[str, tuple[str, str, str]] = {}
-    rows = (
-        Event.objects.filter(game__in=named).order_by("date", "pk").values_list("game", "game_name")
-    )
-    for game, name in rows:
+    for game, name in events.order_by("date", "pk").values_list("game", "game_name"):
         family = registry.spec_of(game).family(name)
         found.setdefault(family, (game, name, family))
     return [found[family] for family in sorted(found)]

@@ -81,12 +81,10 @@ def _rate_again(drivers: Iterable[int]) -> None:
     """The moved drivers' results are another player's now: the ratings of the games they
     count in are computed again in this transaction, so that the kept player's career, the
     API and the ranking read the new owners as soon as the change commits."""
-    games = (
-        Event.objects.filter(published_results=True, entries__driver__in=list(drivers))
-        .values_list("game", flat=True)
-        .distinct()
-    )
-    if games := sorted(set(games)):
+    events = Event.objects.filter(
+        published_results=True, entries__driver__in=list(drivers)
+    ).distinct()
+    if games := sorted({event.family for event in events.only("game", "game_name")}):
         recompute_ratings_here(*games)
 
 

@@ -90,7 +90,7 @@ class PlayerRating(models.Model):
     player = models.ForeignKey(
         Player, on_delete=models.CASCADE, related_name="ratings", verbose_name=_("player")
     )
-    family = models.CharField(_("game"), max_length=20)
+    family = models.CharField(_("game"), max_length=50)
     mu = models.FloatField()
     sigma = models.FloatField()
     rating = models.FloatField(_("rating"))
@@ -116,7 +116,7 @@ class RatingPoint(models.Model):
     player = models.ForeignKey(
         Player, on_delete=models.CASCADE, related_name="rating_points", verbose_name=_("player")
     )
-    family = models.CharField(_("game"), max_length=20)
+    family = models.CharField(_("game"), max_length=50)
     # The processing order of the family's tables (event date, event, table number).
     seq = models.PositiveIntegerField()
     event = models.ForeignKey(

@@ -49,8 +49,8 @@ def win_probabilities(skills: Sequence[Skill | None]) -> list[float]:
 
 def family_of(event: Event) -> str:
     """The ratings' game family of ``event``: its game (Formula Dé's quick rules and
-    competition are one family, ``formula_de``)."""
-    return str(event.game)
+    competition are one family, ``formula_de``), a named game's own name's."""
+    return event.family
 
 
 def skills_of(players: Iterable[int | None], family: str) -> dict[int, Skill]:

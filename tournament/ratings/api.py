@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from pydantic import Field
 
-from tournament.apikit import ERRORS, INT32_MAX, Game
+from tournament.apikit import ERRORS, INT32_MAX, expected, invalid_fields
+from tournament.games.registry import FAMILY_MAX, MAIN_GAME
+from tournament.games.selectors import families
 from tournament.public.names import player_name
 from tournament.ratings.selectors import ranking
 
@@ -37,12 +40,20 @@ class RatingOut(Schema):
 
 @ratings_router.get("/ratings", response={200: list[RatingOut], **ERRORS})
 def ratings(
-    request: HttpRequest, game: Game = "formula_de", limit: Limit = 100, offset: Offset = 0
+    request: HttpRequest,
+    game: Annotated[str, Field(max_length=FAMILY_MAX)] = MAIN_GAME,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> list[dict[str, Any]]:
     """A game family's ranking, best conservative rating first, ``limit`` players (100 by
     default, at most 1000) from ``offset``: page on until fewer than ``limit`` come back.
     Counts only confirmed tables of events whose results are published, so every reader
-    sees the same."""
+    sees the same. ``game``: a game, or a named game's family (``GET /games``)."""
+    known = families()
+    if game not in known:
+        raise invalid_fields(
+            {"game": [_("Use one of: %(choices)s.") % {"choices": expected(known)}]}
+        )
     return [
         {
             "rank": line.rank,

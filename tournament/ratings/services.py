@@ -22,6 +22,7 @@ model no longer rates the same (its parameters or the library changed).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Sequence
 from itertools import groupby, takewhile
 from typing import Any
@@ -31,11 +32,12 @@ from django.db.models import Model
 from django.utils import timezone
 
 from races.models import ResultLine
-from tournament.models import Event, PlayerRating, RatingPoint
+from tournament.games.selectors import families, family_events
+from tournament.models import PlayerRating, RatingPoint
 from tournament.ratings import rules
 
-#: The game families: one per ``Event.game`` (the quick rules are ``formula_de``).
-GAMES: tuple[str, ...] = tuple(Event.Game.values)
+#: The game families: one per ``Event.game`` (the quick rules are ``formula_de``), and one
+#: per named game in use (``tournament.games.selectors.families``): read when asked.
 #: Any number: the transaction lock that runs two recomputes of one family one at a time.
 LOCK_CLASS = 0x52617469  # "Rati"
 BATCH = 5000
@@ -45,7 +47,9 @@ def family_tables(*, game: str) -> list[rules.Table]:
     """The counted tables of ``game``, as the pure rules take them (any order)."""
     rows = (
         ResultLine.objects.filter(
-            event__game=game, event__published_results=True, driver__player__isnull=False
+            event__in=family_events(game),
+            event__published_results=True,
+            driver__player__isnull=False,
         )
         .exclude(status=ResultLine.Status.DNS)
         .values_list(
@@ -71,7 +75,9 @@ def _lock(game: str) -> None:
     the database's write lock at the start of the transaction already (IMMEDIATE)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, GAMES.index(game)])
+            # A family's own number: its name's CRC (a named game's family is any slug).
+            key = zlib.crc32(game.encode()) & 0x7FFFFFFF
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, key])
 
 
 def _insert(model: type[Model], fields: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> None:
@@ -96,7 +102,7 @@ def ratings_recompute(*, game: str, full: bool = False) -> int:
     """Every rating of ``game`` and every point of its players' careers, as computed from
     the counted tables, stored: from the first table that changed, or from the start when
     ``full``. Idempotent. Answers how many players are rated."""
-    if game not in GAMES:
+    if game not in families():
         raise ValueError(f"unknown game: {game!r}")
     with transaction.atomic():
         _lock(game)

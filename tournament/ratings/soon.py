@@ -35,6 +35,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from tournament.celery import app
+from tournament.games import registry
 
 #: The task's name (``tournament.ratings.tasks.recompute_ratings``).
 TASK = "tournament.recompute_ratings"
@@ -79,7 +80,7 @@ def recompute_ratings_soon(*games: str) -> None:
 # --- An event's own changes ------------------------------------------------------------------
 
 #: What of an event its ratings read (``tournament.ratings.services.family_tables``).
-COUNTED = ("date", "game", "published_results")
+COUNTED = ("date", "game", "game_name", "published_results")
 
 
 def event_saving(
@@ -98,13 +99,14 @@ def event_saving(
     if not (before["published_results"] or instance.published_results):
         return  # counted neither before nor after
     if any(before[name] != getattr(instance, name) for name in COUNTED):
-        recompute_ratings_soon(str(before["game"]), str(instance.game))
+        was = registry.spec_of(str(before["game"])).family(str(before["game_name"]))
+        recompute_ratings_soon(was, instance.family)
 
 
 def event_deleted(sender: type[Any], instance: Any, **kwargs: Any) -> None:
     """``post_delete`` of an event: its results counted no more."""
     if instance.published_results:
-        recompute_ratings_soon(str(instance.game))
+        recompute_ratings_soon(instance.family)
 
 
 def recompute_ratings_here(*games: str) -> None:

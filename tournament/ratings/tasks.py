@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournament.ratings.services import GAMES, ratings_recompute
+from tournament.games.selectors import families
+from tournament.ratings.services import ratings_recompute
 from tournament.ratings.soon import TASK
 
 
@@ -17,5 +18,5 @@ from tournament.ratings.soon import TASK
 def recompute_ratings(games: list[str] | None = None) -> dict[str, int]:
     """The ratings of ``games`` (every family when none) computed again; unknown names are
     skipped. Answers how many players each family rates."""
-    chosen = [game for game in GAMES if not games or game in games]
+    chosen = [game for game in families() if not games or game in games]
     return {game: ratings_recompute(game=game) for game in chosen}

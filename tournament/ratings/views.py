@@ -7,7 +7,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from tournament.models import Event
+from tournament.games.registry import MAIN_GAME
+from tournament.games.selectors import families, family_name
 from tournament.public.cache import public_page
 from tournament.public.names import player_name
 from tournament.ratings import rules
@@ -20,12 +21,14 @@ PER_PAGE = 50
     "tournament.PlayerRating",
     "tournament.Player",
     "tournament.Driver",  # the name each player chose to show (tournament.public.names)
+    "tournament.Event",  # the named games' families and their names
     params=("page",),
 )
-def ranking_view(request: HttpRequest, game: str = "formula_de") -> HttpResponse:
+def ranking_view(request: HttpRequest, game: str = MAIN_GAME) -> HttpResponse:
     """A page of the ranking; a page number out of range or unreadable shows the nearest
     page (the first, or the last), never an error."""
-    if game not in Event.Game.values:
+    known = families()
+    if game not in known:
         raise Http404(_("There is no such game."))
     page = Paginator(ranking(game=game), PER_PAGE).get_page(request.GET.get("page"))
     moved = trends(game=game, players=[line.player_id for line in page.object_list])
@@ -37,8 +40,8 @@ def ranking_view(request: HttpRequest, game: str = "formula_de") -> HttpResponse
         "ratings/ranking.html",
         {
             "game": game,
-            "game_name": Event.Game(game).label,
-            "games": Event.Game.choices,
+            "game_name": family_name(game),
+            "games": [(family, family_name(family)) for family in known],
             "page": page,
             "mu": rules.MU,
             "sigma": rules.SIGMA,

@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from ninja.responses import Status
-from pydantic import Field, StrictBool, field_validator
+from pydantic import Field, StrictBool, field_validator, model_validator
 
 from qualifying.scoring import parse_stopwatch
 from tournament.apikit import (
@@ -34,6 +34,9 @@ from tournament.clubs.services import club_for_new
 from tournament.errors import (
     InvalidInput,
 )
+from tournament.games import registry
+from tournament.games.events import GridName, circuit_checked, named_fields, refuse_foreign_settings
+from tournament.games.registry import MAIN_GAME
 from tournament.models import (
     DEFAULT_POINTS_SCALE,
     Championship,
@@ -263,8 +266,14 @@ class EventIn(Schema):
     slug: str
     name: signup.OneLine
     date: datetime.date
-    circuit: str
-    game: Game = "formula_de"
+    circuit: str | None = Field(
+        None, description="Required but for a game raced on its own tracks (GET /games)."
+    )
+    game: Game = MAIN_GAME
+    game_name: Annotated[signup.OneLine, Field(max_length=100)] = Field(
+        "", description="A named game's name, shown wherever the game's is."
+    )
+    grid: GridName = "draw"
     laps: Int | None = None
     table_size: Int = 10
     qualifying_mode: Literal["best", "sum", "draw"] = "best"
@@ -275,9 +284,14 @@ class EventIn(Schema):
         "0:20",
         description="The plausible stopwatch floor (m:ss): below it a run needs confirm_short.",
     )
-    # Other games (API.md): Racetrack's accident rules.
+    # Other games' settings (GET /api/v1/games says whose).
     crash_limit: Int = 1
     collisions: StrictBool = True
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _circuit_where_needed(cls, data: Any, handler: Any) -> Any:
+        return circuit_checked(cls.__name__, data, handler)
 
 
 class PublishedOut(Schema):
@@ -294,7 +308,7 @@ class EventOut(signup.AnnouncementOut):
     name: str
     date: datetime.date
     championship: str
-    circuit: str
+    circuit: str | None
     game: str
     laps: int | None
     race_laps: int
@@ -315,8 +329,7 @@ class EventOut(signup.AnnouncementOut):
     use_configurations: bool = Field(False, description="Car configurations are recorded (§5).")
     race_end: Literal["second_to_last", "winner"] = Field(
         "second_to_last",
-        description="Racetrack “Fin du jeu”: the race stops at the winner or "
-        "runs to the second-to-last.",
+        description="“Fin du jeu”: the race stops at the winner or runs to the second-to-last.",
     )
     seed_by_rating: bool = Field(
         False,
@@ -328,14 +341,26 @@ class EventOut(signup.AnnouncementOut):
     )
 
 
+class NamedEventOut(EventOut):
+    """An event of a game the organisers name (``GET /api/v1/games``): its name and grid."""
+
+    game_name: str = Field(description="The game's name, shown wherever the game's is.")
+    grid: GridName = Field(description="A random draw per table, or by rating.")
+
+
+#: An event as answered: a named game's carries its name and grid too.
+AnyEventOut = NamedEventOut | EventOut
+
+
 def event_out(event: Event) -> dict[str, Any]:
     return {
+        **named_fields(event),
         **signup.announcement_out(event),
         "slug": event.slug,
         "name": event.name,
         "date": event.date,
         "championship": event.championship.slug,
-        "circuit": event.circuit.slug,
+        "circuit": event.circuit.slug if event.circuit else None,
         "game": event.game,
         "laps": event.laps,
         "race_laps": event.race_laps,
@@ -375,31 +400,34 @@ def _stopwatch_floor(text: str) -> int:
         ) from None
 
 
-@setup.post("/championships/{slug}/events", response={201: EventOut, **ERRORS})
+@setup.post("/championships/{slug}/events", response={201: AnyEventOut, **ERRORS})
 def event_create(request: HttpRequest, slug: str, payload: EventIn) -> Status[Any]:
     """Create an event of any game: Formula Dé (full or quick rules) or another racing game."""
     actor = actor_of(request)
     require_token(actor)
     championship = get_championship(slug)
     services.require_organiser(actor, championship)
-    if payload.game not in Event.Game.values:
+    if not registry.is_known(payload.game):
         raise InvalidInput(
             _("The game “%(game)s” is not available yet.") % {"game": payload.game},
             {"game": [_("Not available yet.")]},
         )
-    circuit = Circuit.objects.filter(slug=payload.circuit).first()
-    if circuit is None:
-        raise InvalidInput(
-            _("Unknown circuit “%(slug)s”.") % {"slug": payload.circuit},
-            {"circuit": [_("Unknown circuit.")]},
-        )
+    refuse_foreign_settings(payload.game, payload.model_fields_set)
+    circuit = None
+    if payload.circuit is not None:
+        circuit = Circuit.objects.filter(slug=payload.circuit).first()
+        if circuit is None:
+            raise InvalidInput(
+                _("Unknown circuit “%(slug)s”.") % {"slug": payload.circuit},
+                {"circuit": [_("Unknown circuit.")]},
+            )
     fields = payload.model_dump(exclude={"circuit", "min_stopwatch"})
     fields["min_stopwatch_cs"] = _stopwatch_floor(payload.min_stopwatch)
     event = services.event_create(actor=actor, championship=championship, circuit=circuit, **fields)
     return Status(201, event_out(event))
 
 
-@setup.get("/championships/{slug}/events", response={200: list[EventOut], **ERRORS})
+@setup.get("/championships/{slug}/events", response={200: list[AnyEventOut], **ERRORS})
 def event_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
     """The championship's events: all for its organisers and desk, published ones for
     others."""
@@ -414,7 +442,7 @@ def event_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
     return [event_out(e) for e in events]
 
 
-@setup.get("/events/{event}", response={200: EventOut, **ERRORS})
+@setup.get("/events/{event}", response={200: AnyEventOut, **ERRORS})
 def event_detail(request: HttpRequest, event: str) -> dict[str, Any]:
     found = get_event(event)
     require_read(actor_of(request), found, published=found.is_public())
@@ -429,6 +457,8 @@ class EventPatchIn(signup.AnnouncementPatch):
     date: datetime.date | None = None
     circuit: str | None = None
     game: Game | None = None
+    game_name: Annotated[signup.OneLine, Field(max_length=100)] | None = None
+    grid: GridName | None = None
     laps: Int | None = None
     table_size: Int | None = None
     qualifying_mode: Literal["best", "sum", "draw"] | None = None
@@ -458,7 +488,7 @@ class EventPatchIn(signup.AnnouncementPatch):
 NULLABLE = ("laps", "standard_configuration")
 
 
-@setup.patch("/events/{event}", response={200: EventOut, **ERRORS})
+@setup.patch("/events/{event}", response={200: AnyEventOut, **ERRORS})
 def event_update(request: HttpRequest, event: str, payload: EventPatchIn) -> dict[str, Any]:
     """Change any of the event's settings; fields left out keep their value. Answers the
     event with every setting. A change the event's state forbids (``game`` or ``slug``
@@ -470,6 +500,7 @@ def event_update(request: HttpRequest, event: str, payload: EventPatchIn) -> dic
     sent = payload.model_dump(exclude_unset=True)
     announced = signup.take(sent)  # the announcement's fields (sign-up), stored apart
     changes = {k: v for k, v in sent.items() if v is not None or k in NULLABLE}
+    refuse_foreign_settings(str(changes.get("game") or found.game), set(changes))
     if "circuit" in changes:
         circuit = Circuit.objects.filter(slug=changes["circuit"]).first()
         if circuit is None:
@@ -558,7 +589,7 @@ class PublishIn(Schema):
     )
 
 
-@setup.post("/events/{event}/publish", response={200: EventOut, **ERRORS})
+@setup.post("/events/{event}/publish", response={200: AnyEventOut, **ERRORS})
 def event_publish(request: HttpRequest, event: str, payload: PublishIn) -> dict[str, Any]:
     """Choose what anonymous readers may see; fields left out keep their value."""
     actor = actor_of(request)

@@ -15,6 +15,7 @@ from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
 from races.grid.configuration import FIELDS
 from tournament.errors import ServiceError
+from tournament.games import registry
 from tournament.models import Driver, Event, Team
 from tournament.players.names import LICENCE_MAX
 from tournament.registration.csv_import import MAX_NUMBER
@@ -136,39 +137,21 @@ class RegisterForm(forms.Form):
 
 #: The settings each game reads, beside those of every event (``COMMON_FIELDS``): the form
 #: shows only these (the other games' fields hide as the game changes, and are ignored).
+#: Each game says its own in the registry (``tournament.games.registry``, API names).
 COMMON_FIELDS = ("game", "name", "slug", "date", "circuit", "table_size", "language")
 STANDARD_FIELDS = tuple(f"standard_{name}" for name in FIELDS)
-GAME_FIELDS: dict[str, tuple[str, ...]] = {
-    Event.Game.FORMULA_DE: (
-        "laps",
-        "qualifying_mode",
-        "minute_penalty",
-        "allow_redo",
-        "separate_teams",
-        "stand_numbers",
-        "use_configurations",
-        "min_stopwatch",
-        *STANDARD_FIELDS,
-        "seed_by_rating",
-        "show_favourites",
-    ),
-    Event.Game.RALLYMAN: ("show_favourites",),
-    Event.Game.CANNES_MONACO: (
-        "qualifying_mode",
-        "separate_teams",
-        "min_stopwatch",
-        "show_favourites",
-    ),
-    Event.Game.RACETRACK: (
-        "qualifying_mode",
-        "separate_teams",
-        "min_stopwatch",
-        "crash_limit",
-        "collisions",
-        "race_end",
-        "show_favourites",
-    ),
-}
+
+
+def game_fields(game: str) -> tuple[str, ...]:
+    """The form's fields of ``game``'s settings (the standard car is one per part)."""
+    spec = registry.game(game)
+    if spec is None:
+        return ()
+    return tuple(
+        name
+        for setting in spec.settings
+        for name in (STANDARD_FIELDS if setting == "standard_configuration" else (setting,))
+    )
 
 
 _APOSTROPHES = re.compile("['\u2019\u02bc]")
@@ -230,6 +213,8 @@ class EventForm(forms.ModelForm):
             "race_end",
             "seed_by_rating",
             "show_favourites",
+            "game_name",
+            "grid",
         ]
         widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
         labels = {
@@ -237,6 +222,9 @@ class EventForm(forms.ModelForm):
             "show_favourites": _("Show each race table's favourites, for fun"),
         }
         help_texts = {
+            "game_name": _(
+                "The racing game you play, as players call it (“Heat: Pedal to the Metal”)."
+            ),
             "seed_by_rating": _(
                 "Quick rules (d20 draw) only. The quick rules seat the grid by the d20 "
                 "alone, and that stays the default. Ticked, the best-rated players race "
@@ -277,17 +265,20 @@ class EventForm(forms.ModelForm):
             for name, value in (self.instance.standard_configuration or {}).items():
                 self.initial[f"standard_{name}"] = value
         game = self.instance.game if self.instance.pk else (self.data.get("game") or None)
-        if game in GAME_FIELDS:
+        self.fields["game_name"].validators.append(validate_one_line)
+        self.fields["grid"].required = False  # a named game's: the event keeps its own
+        if registry.is_known(game):
             # The chosen game's fields only: another game's field is neither shown nor read.
+            chosen = game_fields(str(game))
             for name in [f for f in self.fields if f not in COMMON_FIELDS]:
-                if name not in GAME_FIELDS[game]:
+                if name not in chosen:
                     self.fields.pop(name)
         for name, field in self.fields.items():
             # The games a field belongs to, for the page's script ("" = every game).
             field.games = (  # type: ignore[attr-defined]
                 ""
                 if name in COMMON_FIELDS
-                else " ".join(g for g, names in GAME_FIELDS.items() if name in names)
+                else " ".join(s.key for s in registry.games() if name in game_fields(s.key))
             )
 
     def clean_slug(self) -> str:
@@ -308,6 +299,8 @@ class EventForm(forms.ModelForm):
             data["game"] = self.instance.game
         if "crash_limit" in self.fields and data.get("crash_limit") is None:
             data["crash_limit"] = self.instance.crash_limit
+        if "grid" in self.fields and not data.get("grid"):
+            data["grid"] = self.instance.grid
         if "race_end" in self.fields and not data.get("race_end"):
             data["race_end"] = self.instance.race_end
         if "standard_tyres" not in self.fields:  # a game without a standard car
@@ -336,7 +329,7 @@ class EventForm(forms.ModelForm):
                 )
             data["standard_configuration"] = values
         game = data.get("game") or self.instance.game
-        if game == Event.Game.FORMULA_DE and "laps" in self.fields:
+        if game == registry.MAIN_GAME and "laps" in self.fields:
             # §2-0-3: a competition race is 3 laps; quick rules point 10: 1 to 3.
             mode = data.get("qualifying_mode") or self.instance.qualifying_mode
             circuit = data.get("circuit") or getattr(self.instance, "circuit", None)

@@ -23,6 +23,7 @@ from tournament.errors import (
     ServiceError,
     invalid_from_validation_error,
 )
+from tournament.games.registry import MAIN_GAME
 from tournament.models import Championship, Circuit, Club, Driver, Entry, Event, Team
 from tournament.players.identity import player_for
 from tournament.public.tasks import warm_event_pages_soon
@@ -261,8 +262,8 @@ def event_create(
     slug: str,
     name: str,
     date: datetime.date,
-    circuit: Circuit,
-    game: str = Event.Game.FORMULA_DE,
+    circuit: Circuit | None,
+    game: str = MAIN_GAME,
     laps: int | None = None,
     table_size: int = 10,
     qualifying_mode: str = Event.QualifyingMode.BEST,
@@ -317,6 +318,8 @@ EVENT_SETTINGS = (
     "race_end",
     "seed_by_rating",
     "show_favourites",
+    "game_name",
+    "grid",
 )
 #: Settings that only change while the event's state allows it (``event_update``).
 EVENT_GUARDED = ("slug", "game")
@@ -493,7 +496,7 @@ def event_publish(
     # The room opens the pages within seconds: build them once committed, not per phone.
     transaction.on_commit(partial(warm_event_pages_soon, event.pk), robust=True)
     if ratings_change:
-        recompute_ratings_soon(event.game)
+        recompute_ratings_soon(event.family)
     signup_mails.publication_mails(event=event, allocation=told[0], results=told[1])
     return event
 

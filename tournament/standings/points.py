@@ -70,8 +70,8 @@ class DayLine:
     cause: str | None
     lap: int | None
     points: int
-    #: The place at the table as the game shares it (Racetrack, Cannes–Monaco: equal
-    #: results share a place); None: the position, Formula Dé shares none.
+    #: The place at the table as the game shares it (in games where equal results share
+    #: a place); None: the position, Formula Dé shares none.
     place: int | None = None
     #: Championship points removed by a sanction (§1-2-3), already taken off ``points``.
     removed: int = 0
@@ -210,7 +210,7 @@ def countback_place(*, mode: Mode, status: str, place: int, rank: int) -> int | 
     "What the day enforces"), None when it counts for none.
 
     Mode ``per_table`` counts places at the table: a retirement holds its place, and
-    drivers sharing a place (Racetrack, Cannes–Monaco) count the same place. Mode
+    drivers sharing a place (the games that share places) count the same place. Mode
     ``overall`` counts day ranks, shared the same way. A driver who did not start, or was
     disqualified (§1-2-3), took no place: it counts for nothing.
     """

@@ -350,7 +350,7 @@ def stage_times_set(
             saved.append(record)
         rally_results_store(actor=actor, event=event)
         if event.published_results:  # the rally's places count in the ratings
-            recompute_ratings_soon(event.game)
+            recompute_ratings_soon(event.family)
     return saved
 
 

@@ -284,3 +284,25 @@ def rally_sheet(request: HttpRequest, slug: str) -> HttpResponse:
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{event.slug}-pc-course.pdf"'
     return response
+
+
+def table_snow(event: Event) -> dict[str, Any]:
+    """What a race table's page shows of the rally (Règlement+): each stage's snowy zones,
+    the same for every game (``races.variants``: ``table_context``)."""
+    return {
+        "rally_snow": [
+            {
+                "number": stage.number,
+                "route": stage.route,
+                "drawn": bool(stage.snow),
+                "snowy": [
+                    zone
+                    for zone, snowy in zip(
+                        rallyman.route_zones(stage.route), stage.snow or [], strict=False
+                    )
+                    if snowy
+                ],
+            }
+            for stage in Stage.objects.filter(event=event).order_by("number")
+        ]
+    }

@@ -143,7 +143,7 @@ def land(
         checkout.return_digest = digest
         checkout.return_answer = answer
         checkout.save(update_fields=["returned_at", "return_digest", "return_answer"])
-        recompute_ratings_soon(checkout.event.game)
+        recompute_ratings_soon(checkout.event.family)
     return answer
 
 

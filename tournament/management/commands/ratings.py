@@ -14,7 +14,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from tournament.ratings.services import GAMES, ratings_recompute
+from tournament.games.selectors import families
+from tournament.ratings.services import ratings_recompute
 
 
 class Command(BaseCommand):
@@ -22,11 +23,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--game", choices=GAMES, action="append", help=_("Only this game (repeatable).")
+            "--game", choices=families(), action="append", help=_("Only this game (repeatable).")
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for game in [game for game in GAMES if not options["game"] or game in options["game"]]:
+        for game in [game for game in families() if not options["game"] or game in options["game"]]:
             players = ratings_recompute(game=game, full=True)
             self.stdout.write(
                 _("%(game)s: %(count)s players rated.") % {"game": game, "count": players}

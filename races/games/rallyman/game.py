@@ -1,0 +1,14 @@
+"""Rallyman as the core's registry knows it (``tournament.games.registry``)."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+from tournament.games.registry import GameSpec
+
+SPEC = GameSpec(
+    key="rallyman",
+    name=_("Rallyman"),
+    result="stages",
+    settings=("show_favourites",),
+)

@@ -106,14 +106,14 @@ def flush_redis() -> None:
 
 
 def _token(email: str) -> str | None:
-    """The token of the confirmation mail's link, read in its text as it leaves: the row
-    keeps the link sealed apart (``mails.bodies_as_sent``)."""
+    """The token of the confirmation mail's link, as the mail carries it: the row keeps the
+    link sealed apart from the bodies, which the sender renders (``mails.link_of``)."""
     from tournament.signup import mails
     from tournament.signup.models import Mail
 
     mail = Mail.objects.filter(to=email, kind=Mail.Kind.CONFIRM).order_by("-pk").first()
-    bodies = mails.bodies_as_sent(mail) if mail else None
-    found = CONFIRM.search(bodies[0]) if bodies else None
+    link = mails.link_of(mail) if mail else None
+    found = CONFIRM.search(link) if link else None
     return found.group(1) if found else None
 
 

@@ -25,6 +25,7 @@ from tournament.apikit import (
     require_read,
     require_token,
 )
+from tournament.away.guard import refused
 from tournament.errors import NotFound
 from tournament.models import Event
 from tournament.players import erasure
@@ -56,7 +57,7 @@ class SignUpOut(Schema):
 def registration_create(request: HttpRequest, event: str, payload: SignUpIn) -> Status[Any]:
     """Sign up (anyone, while registration is open). The answer is the same whether the
     address is new or already registered: the mail says which."""
-    found = get_event(event)
+    found = selectors.event_to_sign_up(event)  # with its announcement, in one read
     if not services.announced(found):
         require_read(actor_of(request), found, published=False)
     refusal = services.window_refusal(found, timezone.now())
@@ -80,10 +81,13 @@ class ConfirmOut(Schema):
 
 
 @router.post("/registrations/confirm", response={200: ConfirmOut, **ERRORS})
-def registration_confirm(request: HttpRequest, payload: ConfirmIn) -> dict[str, Any]:
+def registration_confirm(request: HttpRequest, payload: ConfirmIn) -> Any:
     """Confirm the address with the token of the confirmation mail."""
-    registration, link = services.registration_confirm(token=payload.token)
-    return {"status": registration.status, "rank": services.rank_of(registration), "link": link}
+    try:
+        registration, link = services.registration_confirm(token=payload.token)
+    except selectors.EventAway as away:  # the away guard's answer, read with the registration
+        return refused(request, away.since)
+    return {"status": registration.status, "rank": registration.rank, "link": link}
 
 
 class OwnOut(Schema):

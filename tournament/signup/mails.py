@@ -1,6 +1,9 @@
 """The mails of sign-up: each change writes its row in the outbox (``Mail``) in the same
-transaction, rendered in the registrant's language, as text and HTML, naming the event and
-the link. Sending is ``tasks.py``'s job; nothing here talks to a mail server.
+transaction: its kind, its registrant, its language, its subject and the facts its words
+need (a waiting rank, a reason, a table). Its text and HTML bodies, naming the event and the
+link, are rendered in that language when it leaves (``bodies``, called by ``tasks.py``): a
+rush of sign-ups spends its requests on the seats, not on templates. Sending is
+``tasks.py``'s job; nothing here talks to a mail server.
 
 A link opens a registration: no row holds it as it is (API.md, "Secrets … are never stored
 as they are"). The bodies keep ``LINK`` in its place, the link itself is sealed beside them
@@ -10,6 +13,7 @@ that event a header the mail library refuses."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
@@ -33,8 +37,11 @@ def own_url(secret: str) -> str:
     return f"{settings.SITE_URL.rstrip('/')}/registrations/{secret}/"
 
 
-def _next_key(registration: Registration, key: str) -> str:
-    """``key`` the first time, then ``key:2``, ``key:3``…: one row per change told."""
+def _next_key(registration: Registration, key: str, *, first: bool = False) -> str:
+    """``key`` the first time, then ``key:2``, ``key:3``…: one row per change told.
+    ``first``: the caller knows the registration has no mail of this key yet (a new one)."""
+    if first:
+        return key
     taken = set(
         Mail.objects.filter(registration=registration, key__startswith=key).values_list(
             "key", flat=True
@@ -158,12 +165,20 @@ def link_of(mail: Mail) -> str | None:
 
 
 def bodies_as_sent(mail: Mail) -> tuple[str, str] | None:
-    """The text and HTML bodies with the link written in, or None when the link cannot be
-    unsealed here (a key changed without keeping the old one in ``SECRET_KEY_FALLBACKS``)."""
+    """The text and HTML bodies with the link written in (rendered first if they are not
+    yet: ``bodies``), or None when the link cannot be unsealed here (a key changed without
+    keeping the old one in ``SECRET_KEY_FALLBACKS``)."""
     link = link_of(mail)
     if link is None:
         return None
-    return mail.body_text.replace(LINK, link), mail.body_html.replace(LINK, escape(link))
+    text, html = bodies(mail)
+    return text.replace(LINK, link), html.replace(LINK, escape(link))
+
+
+#: Starts the text body of a mail not rendered yet; the facts its words need follow, as
+#: JSON (``render``). Rendered when the mail leaves (``bodies``); a rendered body never
+#: starts so (the private use area, as ``RANK``).
+LATER = "\ue000later\ue000"
 
 
 def render(
@@ -173,41 +188,68 @@ def render(
     link: str,
     key: str | None = None,
     message: Message | None = None,
+    first: bool = False,
     **facts: Any,
 ) -> Mail:
-    """One mail of ``kind`` to ``registration``, rendered in the registrant's language and
-    given its key, not saved (``save``). ``link``: the URL it carries, sealed apart from
-    the bodies (``LINK`` in its place)."""
-    with translation.override(registration.language or settings.LANGUAGE_CODE):
-        subject, paragraphs = _texts(registration, kind, facts)
-        context = {
-            "registration": registration,
-            "event": registration.event,
-            "paragraphs": paragraphs,
-            "link": LINK if link else "",
-            "link_label": _("Confirm my registration")
-            if kind == Kind.CONFIRM
-            else _("My registration"),
-        }
-        text = render_to_string("signup/mail.txt", context)
-        html = render_to_string("signup/mail.html", context)
+    """One mail of ``kind`` to ``registration``, given its key, not saved (``save``): its
+    subject in the registrant's language, its bodies left to ``bodies`` (the facts they need
+    kept in ``body_text`` until then). ``link``: the URL it carries, sealed apart from the
+    bodies (``LINK`` in its place). ``first``: no mail of this key was written to this
+    registrant yet (``_next_key``)."""
+    language = registration.language or settings.LANGUAGE_CODE
+    with translation.override(language):
+        subject, _paragraphs = _texts(registration, kind, facts)
+    if message is not None:  # a message's words are read from it when the mail leaves
+        facts = {k: v for k, v in facts.items() if k not in ("subject", "body")}
     return Mail(
         registration=registration,
         message=message,
         kind=kind,
-        key=_next_key(registration, key or kind),
+        key=_next_key(registration, key or kind, first=first),
         to=registration.email,
         language=registration.language,
         subject=one_line(subject)[:250],
-        body_text=text,
-        body_html=html,
+        body_text=LATER + json.dumps(facts, ensure_ascii=False, default=str),
+        body_html="",
         link_sealed=seal_link(link),
         message_id_header=make_msgid(domain="paddock.invalid"),
     )
 
 
+def later(mail: Mail) -> bool:
+    """True while ``mail``'s bodies are not rendered (``bodies`` renders them)."""
+    return mail.body_text.startswith(LATER)
+
+
+def bodies(mail: Mail) -> tuple[str, str]:
+    """The text and HTML bodies of ``mail`` (``LINK`` in place of its link): as stored once
+    rendered, else rendered now in the mail's language from its registrant, its event and
+    the facts it keeps. Reads the registration, its event and championship (and a
+    message's words) unless the caller fetched them."""
+    if not later(mail):
+        return mail.body_text, mail.body_html
+    registration = mail.registration
+    facts = json.loads(mail.body_text[len(LATER) :] or "{}")
+    if mail.kind == Kind.MESSAGE and mail.message_id is not None:
+        facts |= {"subject": mail.message.subject, "body": mail.message.body}
+    with translation.override(mail.language or settings.LANGUAGE_CODE):
+        _subject, paragraphs = _texts(registration, mail.kind, facts)
+        context = {
+            "registration": registration,
+            "event": registration.event,
+            "paragraphs": paragraphs,
+            "link": LINK if mail.link_sealed else "",
+            "link_label": _("Confirm my registration")
+            if mail.kind == Kind.CONFIRM
+            else _("My registration"),
+        }
+        text = render_to_string("signup/mail.txt", context)
+        html = render_to_string("signup/mail.html", context)
+    return text, html
+
+
 def save(mail: Mail, *, rank: int | None = None) -> Mail:
-    """Write a rendered mail in the outbox (the caller's transaction), ``rank`` in place of
+    """Write a mail in the outbox (the caller's transaction), ``rank`` in place of
     ``RANK``."""
     if rank is not None:
         for name in ("subject", "body_text", "body_html"):
@@ -223,8 +265,11 @@ def queue(
     link: str,
     key: str | None = None,
     message: Message | None = None,
+    first: bool = False,
     **facts: Any,
 ) -> Mail:
     """Write one mail of ``kind`` to ``registration`` in the outbox (the caller's
-    transaction), rendered in the registrant's language. ``link``: the URL it carries."""
-    return save(render(registration, kind, link=link, key=key, message=message, **facts))
+    transaction), to be rendered in the registrant's language as it leaves. ``link``: the
+    URL it carries."""
+    mail = render(registration, kind, link=link, key=key, message=message, first=first, **facts)
+    return save(mail)

@@ -62,6 +62,10 @@ class Announcement(models.Model):
         return str(self.event)
 
 
+#: The fields the keys of a registration are made of (``Registration.save``).
+KEYED = frozenset({"email", "first_name", "last_name", "email_key", "name_key"})
+
+
 class Registration(models.Model):
     """A person asking a seat at one event. Counts from the confirmation of its address;
     the waiting list is in order of confirmation (``confirmed_at``, then ``pk``)."""
@@ -150,11 +154,16 @@ class Registration(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         # The keys follow the address and the name, whoever writes them (sign-up, the desk,
-        # a bundle, an erasure); an erased registration has neither.
+        # a bundle, an erasure); an erased registration has neither. A save of other fields
+        # only (a confirmation's status) leaves them as they are.
+        fields = kwargs.get("update_fields")
+        if fields is not None and not KEYED.intersection(fields):
+            super().save(*args, **kwargs)
+            return
         self.email_key = rules.address_key(self.email) if self.email else ""
         self.name_key = name_key(self.first_name, self.last_name) if self.email else ""
-        if kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "email_key", "name_key"}
+        if fields is not None:
+            kwargs["update_fields"] = {*fields, "email_key", "name_key"}
         super().save(*args, **kwargs)
 
 

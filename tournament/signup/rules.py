@@ -5,6 +5,7 @@ sheet's order. Plain values in and out: no Django, no database here."""
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.errors import HeaderParseError
@@ -87,6 +88,7 @@ def to_delete(now: datetime.datetime, created_at: datetime.datetime) -> bool:
     return now - created_at >= DELETE_AFTER
 
 
+@functools.lru_cache(maxsize=1024)  # a sign-up asks it thrice (limit, lookup, save)
 def address_key(address: str) -> str:
     """An address as the mail server delivers it: the local part's quotes and escapes undone
     (``"vi\\ctim"@CORP.EXAMPLE`` is ``victim@corp.example``), then lower case, as every

@@ -26,10 +26,15 @@ from django.utils.translation import gettext as _
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Event
-from tournament.players.names import name_key
 from tournament.sealing import link_digest, new_link_secret, seal, unseal
 from tournament.signup import mails, rules, tasks
 from tournament.signup.models import Announcement, Mail, Registration
+from tournament.signup.selectors import (
+    EventAway,
+    announcement_of,
+    registration_of_person_locked,
+    registration_to_confirm_locked,
+)
 
 # The reads every write here needs, named here too for the callers that knew them here.
 from tournament.signup.selectors import accepted_count as accepted_count
@@ -143,6 +148,19 @@ def registrations_clean(*, now: datetime.datetime | None = None) -> int:
     return old.delete()[1].get("tournament.Registration", 0)
 
 
+#: How often a process deletes the old unconfirmed registrations on a sign-up (the daily
+#: task does too; ``make venue`` has no beat): not one query per sign-up of a rush.
+CLEAN_EVERY = datetime.timedelta(minutes=10)
+_cleaned_at: list[datetime.datetime] = []
+
+
+def _clean_now_and_then(now: datetime.datetime) -> None:
+    if _cleaned_at and abs(now - _cleaned_at[0]) < CLEAN_EVERY:
+        return
+    _cleaned_at[:] = [now]
+    registrations_clean(now=now)
+
+
 def registration_sign_up(
     *, event: Event, now: datetime.datetime | None = None, **data: Any
 ) -> None:
@@ -157,7 +175,7 @@ def registration_sign_up(
         raise refusal
     fields = _clean_fields(data)
     email = fields.pop("email")
-    registrations_clean(now=now)
+    _clean_now_and_then(now)
     try:
         with transaction.atomic():
             mail = _sign_up(event, email, fields, now)
@@ -169,13 +187,11 @@ def registration_sign_up(
 
 
 def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.datetime) -> Mail:
-    existing = (
-        Registration.objects.select_for_update()
-        .select_related("event__championship")
-        .filter(event=event, email_key=rules.address_key(email))
-        .filter(name_key=name_key(fields["first_name"], fields["last_name"]))
-        .first()
+    existing = registration_of_person_locked(
+        event, email, (fields["first_name"], fields["last_name"])
     )
+    if existing is not None:
+        existing.event = event
     if existing is not None and existing.status not in (Status.UNCONFIRMED, Status.CANCELLED):
         # Already registered: the mail says so and carries the link; nothing changes.
         return mails.queue(existing, Mail.Kind.LINK, link=own_link(existing), key="link")
@@ -191,7 +207,12 @@ def _sign_up(event: Event, email: str, fields: dict[str, Any], now: datetime.dat
     if existing is not None:  # a new 24 hours for the new link
         Registration.objects.filter(pk=registration.pk).update(created_at=now)
         registration.created_at = now
-    return mails.queue(registration, Mail.Kind.CONFIRM, link=mails.confirm_url(secret))
+    return mails.queue(
+        registration,
+        Mail.Kind.CONFIRM,
+        link=mails.confirm_url(secret),
+        first=existing is None,  # a new registration has no mail yet: no query for its key
+    )
 
 
 def _confirmable(registration: Registration, now: datetime.datetime) -> None:
@@ -206,13 +227,18 @@ def _confirmable(registration: Registration, now: datetime.datetime) -> None:
         raise Conflict(_("This link expired after 24 hours: sign up again for a new one."))
 
 
-def _confirm_mail(registration: Registration, status: str, link: str) -> Mail:
-    """The mail a confirmation sends, rendered (a waiting rank as ``mails.RANK``)."""
+def _confirm_mail(registration: Registration, status: str, link: str, *, first: bool) -> Mail:
+    """The mail a confirmation sends, not saved (a waiting rank as ``mails.RANK``);
+    ``first``: the registrant was told nothing but the confirmation's mail yet."""
     if status == Status.ACCEPTED:
-        return mails.render(registration, Mail.Kind.ACCEPTED, link=link)
+        return mails.render(registration, Mail.Kind.ACCEPTED, link=link, first=first)
     if status == Status.WAITING:
-        return mails.render(registration, Mail.Kind.WAITING, link=link, rank=mails.RANK)
-    return mails.render(registration, Mail.Kind.LINK, link=link, key="pending", pending=True)
+        return mails.render(
+            registration, Mail.Kind.WAITING, link=link, rank=mails.RANK, first=first
+        )
+    return mails.render(
+        registration, Mail.Kind.LINK, link=link, key="pending", pending=True, first=first
+    )
 
 
 def registration_to_confirm(token: str, now: datetime.datetime | None = None) -> Registration:
@@ -236,43 +262,60 @@ def registration_to_confirm(token: str, now: datetime.datetime | None = None) ->
     return found
 
 
+def _to_confirm_locked(token: str, now: datetime.datetime) -> Registration:
+    """``registration_to_confirm_locked``: 404 and 409 as ``registration_to_confirm``, and
+    the away guard's 409 (``EventAway``) while the event is away."""
+    found = registration_to_confirm_locked(token)
+    if found is None:
+        raise NotFound(
+            _(
+                "This confirmation link is unknown or was replaced by a newer one: "
+                "use the last mail."
+            )
+        )
+    if found.away_since is not None:
+        raise EventAway(found.away_since)
+    _confirmable(found, now)
+    return found
+
+
 def registration_confirm(
     *, token: str, now: datetime.datetime | None = None
 ) -> tuple[Registration, str]:
     """Confirm an address (the confirmation mail's token): the registration takes a seat,
-    waits, or awaits race control. Answers it and the registrant's own link.
+    waits, or awaits race control. Answers it (its waiting rank as ``rank``, None unless
+    waiting) and the registrant's own link.
 
     A rush confirms hundreds a minute, each after the other under the seats' lock, so the
     lock is taken last and held for one statement: everything else is written before it,
-    in the same transaction, for the likely outcome (from an unlocked count): the
-    registration, its history, its mail (rendered, a waiting rank as ``mails.RANK``). Under
-    the lock, one statement counts the seats and the waiting ahead and sets the time of
-    confirmation (the waiting list's order: the order the lock served) and the rank; only
-    when the count changed the outcome (at the last seat) is more done under it."""
+    in the same transaction, for the likely outcome (from an unlocked count, read with the
+    registration): the registration, its history, its mail (its bodies rendered when it
+    leaves, a waiting rank as ``mails.RANK``). Under the lock, one statement counts the
+    seats and the waiting ahead and sets the time of confirmation (the waiting list's order:
+    the order the lock served) and the rank; only when the count changed the outcome (at
+    the last seat) is more done under it."""
     now = now or timezone.now()
-    found = registration_to_confirm(token, now)
-    event = found.event
-    announcement = Announcement.objects.filter(event=event).first()
-    if announcement is None:  # an event never announced (a registration made in the shell)
-        announcement, _created = Announcement.objects.get_or_create(event=event)
-    likely = rules.on_confirm(
-        announcement.approval,
-        announcement.capacity,
-        accepted_count(event),
-        waiting_list(event).count(),
-    )
     secret = new_link_secret()
     link = mails.own_url(secret)
     with transaction.atomic():
-        registration = Registration.objects.select_for_update().get(pk=found.pk)
-        registration.event = event
-        _confirmable(registration, now)
+        registration = _to_confirm_locked(token, now)
+        event = registration.event
+        announcement = announcement_of(event)
+        if announcement is None:  # an event never announced (a registration made in the shell)
+            announcement, _created = Announcement.objects.get_or_create(event=event)
+        likely = rules.on_confirm(
+            announcement.approval,
+            announcement.capacity,
+            registration.accepted_now,
+            registration.waiting_now,
+        )
+        first = not registration.told
         registration.status = likely
         registration.confirmed_at = timezone.now()  # set again under the lock
         registration.link_digest, registration.link_sealed = link_digest(secret), seal(secret)
         stamp(registration, None, f"address confirmed: {likely}")
-        registration.save()
-        mail = mails.save(_confirm_mail(registration, likely, link))
+        registration.save(update_fields=["status", "confirmed_at", "link_digest", "link_sealed"])
+        mail = mails.save(_confirm_mail(registration, likely, link, first=first))
         status, rank, registration.confirmed_at = _seat(registration, announcement, mail)
         if status != likely:  # the last seat went meanwhile (or came free): said as it is
             registration.status = status
@@ -281,7 +324,8 @@ def registration_confirm(
                 status=status, history_change_reason=f"address confirmed: {status}"
             )
             Mail.objects.filter(pk=mail.pk).delete()
-            mail = mails.save(_confirm_mail(registration, status, link), rank=rank)
+            mail = mails.save(_confirm_mail(registration, status, link, first=first), rank=rank)
+        registration.rank = rank if status == Status.WAITING else None
         tasks.send_soon([mail.pk])
     return registration, link
 

@@ -1,9 +1,11 @@
 """Sending the outbox (Celery): each mail exactly once.
 
 The task claims its row under a lock (``select_for_update``) and keeps it while it talks to
-the mail server, then marks it sent in the same transaction: a second task for the same
-mail (a retry, a message given back by a worker that died) waits for the lock, then finds
-the row sent and does nothing. A worker killed before the server took the mail leaves the
+the mail server, then marks it sent in the same transaction; it renders the bodies first,
+in the mail's language, when the request that wrote the row left them to the sender
+(``mails.bodies``), and keeps them with the row. A second task for the same mail (a retry,
+a message given back by a worker that died) waits for the lock, then finds the row sent and
+does nothing. A worker killed before the server took the mail leaves the
 row queued, and the task runs again (acks late). The Message-ID is fixed when the row is
 written, so every try sends the same message. An SMTP refusal is counted and retried with
 a growing delay. A mail that can never leave (a header the mail library refuses, a server's
@@ -32,6 +34,8 @@ log = logging.getLogger(__name__)
 
 DUMMY = "django.core.mail.backends.dummy.EmailBackend"
 MAX_RETRIES = 8
+#: Written with each try: the bodies as rendered (``_message``).
+RENDERED = ("body_text", "body_html")
 
 
 def mails_leave() -> bool:
@@ -52,6 +56,8 @@ class Undeliverable(Exception):
 
 
 def _message(mail: Mail) -> EmailMultiAlternatives:
+    if mails.later(mail):  # kept with the row: what was sent, for the desk and an export
+        mail.body_text, mail.body_html = mails.bodies(mail)
     bodies = mails.bodies_as_sent(mail)
     if bodies is None:
         raise Undeliverable("the link is sealed with a key this server does not have")
@@ -84,7 +90,12 @@ def deliver(mail_id: int) -> str:
     """Send one queued mail; answers its state afterwards (``sent``, ``refused`` after a
     refusal worth another try, ``failed`` after the last try or an error for good)."""
     with transaction.atomic():
-        mail = Mail.objects.select_for_update().filter(pk=mail_id).first()
+        mail = (
+            Mail.objects.select_for_update(of=("self",))
+            .select_related("registration__event__championship", "message")
+            .filter(pk=mail_id)
+            .first()
+        )
         if mail is None or mail.state != Mail.State.QUEUED or not mails_leave():
             return mail.state if mail else "gone"
         mail.attempts += 1
@@ -95,12 +106,12 @@ def deliver(mail_id: int) -> str:
             mail.last_error = f"{type(exc).__name__}: {exc}"[:500]
             if mail.attempts >= MAX_RETRIES or _for_good(exc):
                 mail.state = Mail.State.FAILED
-            mail.save(update_fields=["attempts", "last_error", "state"])
+            mail.save(update_fields=["attempts", "last_error", "state", *RENDERED])
             log.warning("signup mail %s not sent (try %s)", mail.pk, mail.attempts)
             return mail.state if mail.state == Mail.State.FAILED else "refused"
         mail.state = Mail.State.SENT if sent else Mail.State.FAILED
         mail.sent_at = timezone.now()
-        mail.save(update_fields=["attempts", "last_error", "state", "sent_at"])
+        mail.save(update_fields=["attempts", "last_error", "state", "sent_at", *RENDERED])
         return mail.state
 
 

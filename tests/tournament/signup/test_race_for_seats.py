@@ -16,7 +16,7 @@ from django.db import connection, connections, transaction
 from django.test import Client
 
 from tests.integrity.conftest import needs_postgresql
-from tests.tournament.signup.conftest import last_token
+from tests.tournament.signup.conftest import last_token, sent_text
 from tournament.access import Actor
 from tournament.errors import Conflict
 from tournament.signup import mails, services
@@ -69,7 +69,7 @@ def test_exactly_capacity_accepted_when_all_confirm_at_once(open_event):
     assert all(r.confirmed_at >= accepted_last.confirmed_at for r in waiting)
     # One mail each, as the registration ended: "in", or "waiting" with its rank.
     told = {
-        m.registration_id: (m.kind, m.body_text)
+        m.registration_id: (m.kind, sent_text(m))
         for m in Mail.objects.filter(registration__event=event).exclude(kind="confirm")
     }
     assert len(told) == RACERS

@@ -28,7 +28,7 @@ def test_confirmed_registrations_take_the_seats_then_wait_in_order(open_event, s
     assert kinds.count("confirm") == 4 and kinds.count("accepted") == 2
     assert kinds.count("waiting") == 2
     waiting_mail = Mail.objects.filter(kind="waiting").last()
-    assert "n° 2" in waiting_mail.body_text
+    assert "n° 2" in sent_text(waiting_mail)
 
 
 def test_unconfirmed_holds_no_seat(open_event, sign_up_confirmed):
@@ -137,7 +137,7 @@ def test_race_control_decides_with_a_reason_never_above_capacity(
         services.registration_decide(registration=b, actor=actor, status="accepted", reason="ok")
     services.registration_decide(registration=b, actor=actor, status="refused", reason="Full")
     refused = Mail.objects.get(registration=b, kind="refused")
-    assert "Full" in refused.body_text
+    assert "Full" in sent_text(refused)
     row = Registration.history.filter(id=b.pk).first()
     assert row.history_change_reason == "Full"
     assert row.history_user == organiser
@@ -196,7 +196,7 @@ def test_reminder_two_days_before_once_and_results_mail_once(
     assert broadcast.signup_daily.apply().get() == {"reminders": 1, "deleted": 0}  # beat's task
     assert broadcast.reminders_queue() == 0  # once
     reminder = Mail.objects.get(registration=registration, kind="reminder")
-    assert "Gymnase Jean-Moulin" in reminder.body_text
+    assert "Gymnase Jean-Moulin" in sent_text(reminder)
     event.refresh_from_db()
     event_publish(actor=Actor(user=organiser), event=event, results=True)
     event_publish(actor=Actor(user=organiser), event=event, results=False)

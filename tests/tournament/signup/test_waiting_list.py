@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.api.conftest import Api
-from tests.tournament.signup.conftest import last_token
+from tests.tournament.signup.conftest import last_token, sent_text
 from tournament.access import Actor
 from tournament.errors import Conflict
 from tournament.models import ApiToken
@@ -71,7 +71,7 @@ def test_moved_back_to_the_waiting_list_takes_its_end_and_frees_the_seat(full, o
     assert [r.pk for r in selectors.waiting_list(event)] == [c.pk, a.pk]
     assert services.rank_of(moved) == 2
     told = Mail.objects.filter(registration=a, kind="waiting").order_by("pk").last()
-    assert "n° 2 " in told.body_text  # its rank once the seat it freed was taken
+    assert "n° 2 " in sent_text(told)  # its rank once the seat it freed was taken
 
 
 def test_moved_back_alone_stays_waiting_and_a_newcomer_waits_behind(

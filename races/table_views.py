@@ -50,6 +50,9 @@ def _stand_buttons(event_stands: list[int], grid: list[Any]) -> list[dict[str, A
 def rtable(request: HttpRequest, token: str) -> HttpResponse:
     table, actor = _race_table(request, token)
     event = table.event
+    own_page = variants.variant_of(event.game).table_page
+    if own_page is not None:  # the game's own page for its tables
+        return redirect(own_page, token=token)
     (table,) = tables_with_grids(event=event, only=table)
     grid = table.grid  # type: ignore[attr-defined]
     stands = event.stands()
@@ -257,8 +260,13 @@ def rtable_weather(request: HttpRequest, token: str) -> HttpResponse:
 
 def rtable_sheet(request: HttpRequest, token: str) -> HttpResponse:
     table, _actor = _race_table(request, token)
-    (data,) = race_sheets(event=table.event, tables=[table])
-    response = HttpResponse(RaceSheetRenderer().render(data), content_type="application/pdf")
+    game_sheets = variants.variant_of(table.event.game).sheets
+    if game_sheets is not None:
+        pdf = game_sheets(event=table.event, tables=[table], language=table.event.language)
+    else:
+        (data,) = race_sheets(event=table.event, tables=[table])
+        pdf = RaceSheetRenderer().render(data)
+    response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = (
         f'inline; filename="{table.event.slug}-table-{table.number}.pdf"'
     )

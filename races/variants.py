@@ -46,6 +46,13 @@ class Variant:
     result_page: str | None = None
     #: What the game adds to a race table's page (the referee's): template context.
     table_context: Callable[[Event], dict[str, Any]] | None = None
+    #: The URL name of the table's page when the game has its own (token argument): the
+    #: table link opens it instead of the race floor's (stands, configurations, weather).
+    table_page: str | None = None
+    #: The game's printed sheets of an event's race tables, in one PDF:
+    #: ``(event=, tables=None (all) | [table], language=, progress=None) -> bytes``; the
+    #: sheets' batch and a table's sheet link print them instead of the race sheet.
+    sheets: Callable[..., bytes] | None = None
 
 
 _NONE = Variant()

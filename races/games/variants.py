@@ -8,6 +8,7 @@ from races.games.cannes_monaco import api as cannes_monaco_api
 from races.games.cannes_monaco import game as cannes_monaco_game
 from races.games.finishing_order import api as finishing_order_api
 from races.games.finishing_order import game as finishing_order_game
+from races.games.finishing_order import selectors as finishing_order_sheets
 from races.games.finishing_order import services as finishing_order
 from races.games.racetrack import api as racetrack_api
 from races.games.racetrack import game as racetrack_game
@@ -72,5 +73,8 @@ def register_all() -> None:
             table_lines=finishing_order.game_table_lines,
             sheet_complete=finishing_order.sheet_complete,
             api_result_save=finishing_order_api.table_result_save,
+            result_page="finishing-order-entry",
+            table_page="finishing-order-entry",
+            sheets=finishing_order_sheets.sheets_pdf,
         ),
     )

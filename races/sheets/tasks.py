@@ -9,6 +9,7 @@ from qualifying.links import referee_link
 from qualifying.models import QualifyingTable
 from qualifying.sheets.selectors import sheet_data
 from qualifying.sheets.table_sheet import TableSheetRenderer
+from races import variants
 from races.models import SheetBatch
 from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_sheets
@@ -25,6 +26,9 @@ def build_sheets_pdf(batch: SheetBatch) -> bytes:
     """All the sheets of the batch's event and kind, in one PDF."""
     report = _progress(batch.pk)
     with translation.override(batch.language):
+        game_sheets = variants.variant_of(batch.event.game).sheets
+        if batch.kind == SheetBatch.Kind.RACE and game_sheets is not None:
+            return game_sheets(event=batch.event, language=batch.language, progress=report)
         if batch.kind == SheetBatch.Kind.RACE:
             sheets = race_sheets(event=batch.event, language=batch.language)
             report(0, len(sheets))

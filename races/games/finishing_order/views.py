@@ -1,0 +1,289 @@
+"""The referee's page of a finishing-order table, opened from the table's link (the race
+floor's table page and result link lead here: ``races.variants``' ``table_page`` and
+``result_page``): the crossing order (tap the drivers in order, or type each one's place),
+the retirements with their lap and a free note, the non-starters; a draft, then sent to
+race control. The table's sheet PDF.
+
+Writes go through ``services.result_save``; a refusal shows the page again with what was
+typed, each reason beside its driver, in the reader's language. Every form posts to the
+table link's own address, so the tables' outbox keeps it when the phone is offline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from races.games.finishing_order import selectors, services
+from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
+from races.views import _race_table
+from tournament.access import referee_name
+from tournament.errors import ServiceError
+
+GAME = "finishing_order"
+#: A driver's state beside the crossing order: still to write (or finished), out.
+OUT = ("", "retired", "dns")
+NOTE_MAX = 200
+
+
+@dataclass
+class Row:
+    """One grid driver's line of the page, as stored or as typed."""
+
+    slot: GridSlot
+    place: str = ""
+    out: str = ""
+    lap: str = ""
+    note: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def number(self) -> int:
+        return self.slot.driver.number
+
+    @property
+    def who(self) -> str:
+        return f"{self.slot.driver.number} {self.slot.driver.name}"
+
+
+@dataclass
+class Typed:
+    """What the page sent, read: the service's arguments, and the typing errors."""
+
+    finish: list[int]
+    retired: list[dict[str, Any]]
+    dns: list[int]
+    errors: list[str]
+
+
+def _grid(table: RaceTable) -> list[GridSlot]:
+    return list(table.slots.select_related("driver", "driver__team").order_by("position"))
+
+
+def _stored_rows(grid: list[GridSlot], result: RaceResult | None) -> list[Row]:
+    finish = list(result.finish or []) if result else []
+    retired = {r.get("driver"): r for r in (result.retired or [])} if result else {}
+    dns = set(result.dns or []) if result else set()
+    rows = []
+    for slot in grid:
+        n = slot.driver.number
+        row = Row(slot)
+        if n in finish:
+            row.place = str(finish.index(n) + 1)
+        if n in retired:
+            lap = retired[n].get("lap")
+            row.out, row.lap, row.note = "retired", "" if lap is None else str(lap), ""
+            row.note = str(retired[n].get("note") or "")
+        elif n in dns:
+            row.out = "dns"
+        rows.append(row)
+    return rows
+
+
+def _whole(text: str, *, most: int) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) <= most else None
+
+
+def _read(post: Any, grid: list[GridSlot], stored: RaceResult | None) -> tuple[list[Row], Typed]:
+    """The rows as typed and what they say. The finishers come by their place; the retired
+    in the order they went out (the earliest lap first, a tie as stored, then grid order),
+    as the rules read them (``rules.classification``: the latest retirement ranks first)."""
+    rows, errors = [], []
+    places: dict[int, list[Row]] = {}
+    for slot in grid:
+        n = slot.driver.number
+        row = Row(
+            slot,
+            place=(post.get(f"place-{n}") or "").strip(),
+            out=(post.get(f"out-{n}") or "").strip(),
+            lap=(post.get(f"lap-{n}") or "").strip(),
+            note=" ".join((post.get(f"note-{n}") or "").split()),
+        )
+        if row.out not in OUT:
+            row.out = ""
+        if row.place:
+            place = _whole(row.place, most=len(grid))
+            if place is None:
+                row.errors.append(
+                    _("%(driver)s: the crossing order is 1 for the winner, 2, 3…")
+                    % {"driver": row.who}
+                )
+            else:
+                places.setdefault(place, []).append(row)
+        if row.lap and _whole(row.lap, most=999) is None:
+            row.errors.append(
+                _("%(driver)s: the lap is a whole number from 1 to the race's laps.")
+                % {"driver": row.who}
+            )
+        if row.out != "retired" and (row.lap or row.note):
+            row.errors.append(
+                _(
+                    "%(driver)s: a lap and a note are for a retirement: choose “retired” or "
+                    "clear them."
+                )
+                % {"driver": row.who}
+            )
+        if len(row.note) > NOTE_MAX:
+            row.errors.append(
+                _("%(driver)s: the note is %(max)s characters at most.")
+                % {"driver": row.who, "max": NOTE_MAX}
+            )
+        errors += row.errors
+        rows.append(row)
+    for place, holders in sorted(places.items()):
+        if len(holders) > 1:
+            message = _(
+                "Drivers %(drivers)s are all written as crossing %(order)s: one car a place."
+            ) % {"drivers": ", ".join(r.who for r in holders), "order": place}
+            errors.append(message)
+            for row in holders:
+                row.errors.append(message)
+    for expected, place in enumerate(sorted(places), start=1):
+        if place != expected:
+            errors.append(
+                _("Place %(place)s is missing: the crossing order runs 1, 2, 3… without a gap.")
+                % {"place": expected}
+            )
+            break
+    stored_order = [r.get("driver") for r in (stored.retired or [])] if stored else []
+    out = [r for r in rows if r.out == "retired"]
+    out.sort(key=lambda r: stored_order.index(r.number) if r.number in stored_order else 999)
+    out.sort(key=lambda r: int(r.lap) if r.lap.isdigit() else 0)
+    typed = Typed(
+        finish=[row.number for _place, holders in sorted(places.items()) for row in holders],
+        retired=[
+            {
+                "driver": r.number,
+                "cause": "other",
+                "lap": int(r.lap) if r.lap.isascii() and r.lap.isdigit() else None,
+                "note": r.note,
+            }
+            for r in out
+        ],
+        dns=[r.number for r in rows if r.out == "dns"],
+        errors=errors,
+    )
+    return rows, typed
+
+
+def _game_table(request: HttpRequest, token: str) -> tuple[RaceTable, Any]:
+    table, actor = _race_table(request, token)
+    if table.event.game != GAME:
+        raise Http404(_("This table's game has no sheet of this kind."))
+    return table, actor
+
+
+def _page(
+    request: HttpRequest,
+    table: RaceTable,
+    actor: Any,
+    rows: list[Row],
+    result: RaceResult | None,
+    *,
+    version: int,
+    errors: list[str] | None = None,
+    stale: bool = False,
+    status: int = 200,
+) -> HttpResponse:
+    lines = []
+    if table.result_status == ResultStatus.CONFIRMED:
+        lines = list(
+            ResultLine.objects.filter(table=table).select_related("driver").order_by("position")
+        )
+    return render(
+        request,
+        "games/finishing_order/entry.html",
+        {
+            "table": table,
+            "event": table.event,
+            "rows": rows,
+            "result": result,
+            "version": version,
+            "errors": errors or [],
+            "stale": stale,
+            "lines": lines,
+            "link_holder": actor.table is not None,
+            "referee_name": referee_name(request, table) if actor.table is not None else "",
+            "back": "result",
+        },
+        status=status,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def table_entry(request: HttpRequest, token: str) -> HttpResponse:
+    """The referee's crossing order: a draft, then sent to race control."""
+    table, actor = _game_table(request, token)
+    grid = _grid(table)
+    result = RaceResult.objects.filter(table=table).first()
+    if request.method == "GET":
+        rows = _stored_rows(grid, result)
+        return _page(request, table, actor, rows, result, version=result.version if result else 0)
+    rows, typed = _read(request.POST, grid, result)
+    sent_text = request.POST.get("version", "")
+    sent = (
+        int(sent_text)
+        if sent_text.isascii() and sent_text.isdigit() and len(sent_text) < 10
+        else -1
+    )
+    if typed.errors:
+        return _page(
+            request, table, actor, rows, result, version=sent, errors=typed.errors, status=400
+        )
+    if result is None and not (typed.finish or typed.retired or typed.dns):
+        # An empty first save would still lock the allocation: nothing to keep yet.
+        messages.info(request, _("Nothing written yet: nothing saved."))
+        return redirect("finishing-order-entry", token=token)
+    try:
+        saved = services.result_save(
+            actor=actor,
+            table=table,
+            version=sent,
+            finish=typed.finish,
+            retired=typed.retired,
+            dns=typed.dns,
+            submit=request.POST.get("action") == "submit",
+        )
+    except ServiceError as exc:
+        table.refresh_from_db(fields=["result_status"])
+        current = RaceResult.objects.filter(table=table).first()
+        found = [exc.message] + [
+            m for msgs in exc.errors.values() for m in msgs if m != exc.message
+        ]
+        for row in rows:
+            row.errors = exc.errors.get(str(row.number), [])
+        stale = exc.status == 409 and table.result_status != ResultStatus.CONFIRMED
+        # After a stale save the page carries the stored version: checking and saving again
+        # replaces it; nothing typed is lost.
+        version = current.version if (stale and current) else sent
+        return _page(
+            request, table, actor, rows, current, version=version, errors=found, stale=stale,
+            status=exc.status,
+        )  # fmt: skip
+    if saved.submitted_at:
+        messages.success(
+            request,
+            _("Result sent to race control (version %(version)s).") % {"version": saved.version},
+        )
+    else:
+        messages.success(
+            request, _("Draft saved (version %(version)s).") % {"version": saved.version}
+        )
+    return redirect("finishing-order-entry", token=token)
+
+
+def table_sheet(request: HttpRequest, token: str) -> HttpResponse:
+    """The printed sheet of one finishing-order table."""
+    table, _actor = _game_table(request, token)
+    pdf = selectors.sheets_pdf(event=table.event, tables=[table])
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = (
+        f'inline; filename="{table.event.slug}-table-{table.number}.pdf"'
+    )
+    return response

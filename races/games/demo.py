@@ -8,6 +8,9 @@ A separate "Club" championship, so that the Formula Dé demo's standings stay as
   the three stages timed.
 * "Coupe Cannes–Monaco" — Cannes–Monaco 1925: two tables, results confirmed.
 * "Grand Prix sur papier" — Racetrack: one table, results confirmed.
+* "Soirée Heat" — a finishing-order game the organisers named "Heat: Pedal to the Metal"
+  (no circuit: the game's own track), two tables by rating then entry order; table 1
+  confirmed (a retirement with its note), table 2 sent to race control (a non-starter).
 
 Each step runs only if its result is missing, so that loading twice changes nothing.
 """
@@ -19,6 +22,7 @@ from typing import Any
 
 from qualifying.models import DrawRoll
 from qualifying.services import draw_record
+from races.games.finishing_order import services as finishing_order
 from races.games.rallyman import services as rally_services
 from races.games.table_sheet import services as sheet_services
 from races.grid.services import allocation_run
@@ -69,7 +73,9 @@ RALLY_SNOW = {1: [False, False], 2: [False, True, False], 3: [False]}
 RALLY_TYRES = {1: {3: "snow"}, 2: {3: "snow", 7: "snow"}}  # the others: not recorded
 
 
-def _event(admin: Actor, club: Championship, circuit: Circuit, slug: str, **fields: Any) -> Event:
+def _event(
+    admin: Actor, club: Championship, circuit: Circuit | None, slug: str, **fields: Any
+) -> Event:
     event = Event.objects.filter(slug=slug).first()
     if event is None:
         event = event_create(actor=admin, championship=club, slug=slug, circuit=circuit, **fields)
@@ -85,7 +91,7 @@ def belongs_to(club: Club | None, championship: Championship) -> None:
 
 
 def load_other_games(*, admin: Actor, club: Club | None) -> list[Event]:
-    """The Club championship (of the demo ``club``) and its four events, with results;
+    """The Club championship (of the demo ``club``) and its five events, with results;
     returns the events."""
     games = Championship.objects.filter(slug=CLUB_SLUG).first() or championship_create(
         actor=admin,
@@ -110,6 +116,7 @@ def load_other_games(*, admin: Actor, club: Club | None) -> list[Event]:
         _rally(admin, games, circuit),
         _cannes(admin, games, circuit),
         _racetrack(admin, games, circuit),
+        _heat(admin, games),
     ]
     for event in events:
         if not (event.published_allocation and event.published_results):
@@ -248,4 +255,45 @@ def _racetrack(admin: Actor, club: Championship, circuit: Circuit) -> Event:
         }
 
     _table_results(admin, event, {1: runs})
+    return event
+
+
+HEAT = "Heat: Pedal to the Metal"
+#: Each table's sheet, by grid position (1 = pole): the crossing order, the retirements
+#: (grid position, lap, note) in the order they happened, the non-starters.
+HEAT_SHEETS = {
+    1: ([2, 4, 1], [(3, 2, "Moteur en surchauffe\u00a0: plus de cartes chaleur")], []),
+    2: ([3, 1], [(4, 1, "Sortie de route au premier virage")], [2]),
+}
+
+
+def _heat(admin: Actor, club: Championship) -> Event:
+    event = _event(
+        admin, club, None, "demo-soiree-heat", name="Soirée Heat",
+        date=datetime.date(2026, 6, 20), game=Event.Game.FINISHING_ORDER, game_name=HEAT,
+        grid="rating", laps=2, table_size=4, separate_teams=False,
+    )  # fmt: skip
+    if not event.race_tables.exists():
+        allocation_run(actor=admin, event=event, table_size=4)
+    for table in RaceTable.objects.filter(event=event).order_by("number"):
+        if table.result_status == ResultStatus.CONFIRMED:
+            continue
+        grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
+        finish, retired, dns = HEAT_SHEETS[table.number]
+        if table.result_status != ResultStatus.SUBMITTED:
+            stored = RaceResult.objects.filter(table=table).first()
+            finishing_order.result_save(
+                actor=admin,
+                table=table,
+                version=stored.version if stored else 0,
+                finish=[grid[p - 1] for p in finish],
+                retired=[
+                    {"driver": grid[p - 1], "cause": "other", "lap": lap, "note": note}
+                    for p, lap, note in retired
+                ],
+                dns=[grid[p - 1] for p in dns],
+                submit=True,
+            )
+        if table.number == 1:  # table 2 waits for race control, as on the evening
+            result_confirm(actor=admin, table=table)
     return event

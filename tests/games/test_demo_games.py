@@ -1,4 +1,4 @@
-"""load_demo's other games (races/games/demo.py): the Club championship's four events,
+"""load_demo's other games (races/games/demo.py): the Club championship's five events,
 loaded twice without change, with their results in the standings."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import io
 import pdfplumber
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from races.models import RaceResult, ResultLine, Stage, StageTime
 from races.sheets.pdf import RaceSheetRenderer
@@ -38,13 +39,14 @@ def demo(django_db_setup, django_db_blocker):
             empty_database()
 
 
-def test_four_events_of_the_club_championship(demo):
+def test_five_events_of_the_club_championship(demo):
     games = dict(Event.objects.filter(championship__slug="demo-club").values_list("slug", "game"))
     assert games == {
         "demo-course-rapide": "formula_de",
         "demo-rallye-des-groseilles": "rallyman",
         "demo-coupe-cannes-monaco": "cannes_monaco",
         "demo-grand-prix-sur-papier": "racetrack",
+        "demo-soiree-heat": "finishing_order",
     }
 
 
@@ -92,7 +94,8 @@ def test_racetrack_results_and_club_standings(demo):
     assert sum(1 for run in runs if run["eliminated"] and run["crashes"] == 0) == 1
     club = event.championship
     standings = standings_for(championship=club)
-    assert len(standings.events) == 4  # the quick race, the rally and both table games
+    # The quick race, the rally, both table games and the Heat evening (its table 1).
+    assert len(standings.events) == 5
     assert len(standings.lines) == 8 and standings.lines[0].points > 0
 
 
@@ -110,3 +113,31 @@ def test_the_rally_has_a_stage_with_snow_and_tyres_recorded(demo):
     with pdfplumber.open(io.BytesIO(RallySheet().render(rally_sheet_data(event=event)))) as pdf:
         text = "\n".join(page.extract_text() or "" for page in pdf.pages)
     assert "L0 L1-C7-C6-L2-L3-V2-V3-C5 C4 C " in text  # ES2's snowy zone
+
+
+def test_a_heat_evening_of_two_tables_by_its_own_name(demo, client):
+    """A finishing-order event named "Heat: Pedal to the Metal", no circuit: table 1
+    confirmed with a retirement and its note, table 2 sent to race control; its own ratings
+    family; its referee page and sheet open from the table link."""
+    event = Event.objects.get(slug="demo-soiree-heat")
+    assert (event.game_name, event.circuit_id, event.family) == (
+        "Heat: Pedal to the Metal",
+        None,
+        "heat-pedal-to-the-metal",
+    )
+    tables = {t.number: t for t in event.race_tables.all()}
+    assert {n: t.result_status for n, t in tables.items()} == {1: "confirmed", 2: "submitted"}
+    assert [t.slots.count() for t in tables.values()] == [4, 4]
+    lines = ResultLine.objects.filter(table=tables[1]).order_by("position")
+    assert [(line.status, line.points) for line in lines] == [
+        ("finished", 10), ("finished", 8), ("finished", 6), ("retired", 0),
+    ]  # fmt: skip
+    retired = RaceResult.objects.get(table=tables[1]).retired[0]
+    assert retired["lap"] == 2 and retired["note"].startswith("Moteur en surchauffe")
+    assert RaceResult.objects.get(table=tables[2]).dns != []
+    token = tables[2].token
+    page = client.get(reverse("finishing-order-entry", args=[token]))
+    assert page.status_code == 200 and "Heat: Pedal to the Metal" in page.content.decode()
+    sheet = client.get(reverse("finishing-order-sheet", args=[token]))
+    with pdfplumber.open(io.BytesIO(sheet.content)) as pdf:
+        assert "Heat: Pedal to the Metal · Table 2" in pdf.pages[0].extract_text()

@@ -46,6 +46,7 @@ from qualifying.services import session_create
 from qualifying.tables import ClassificationTable
 from tournament.access import actor_for, desk_event, organised_event
 from tournament.errors import ServiceError
+from tournament.games.registry import spec_of
 from tournament.models import Driver, Entry, Event
 from tournament.public.cache import fragment, public_page
 from tournament.registration.forms import RegisterForm
@@ -117,6 +118,7 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
                 }
             ),
             "event": event,
+            "game_pages": spec_of(event.game).desk_pages,
             "steps": steps,
             "steps_done": sum(1 for step in steps if step.done),
             "entries": entries,

@@ -93,3 +93,28 @@ def test_a_setting_of_another_game_is_refused_for_a_strict_game_only() -> None:
     # The older games accept what they always accepted, but a strict game's own settings.
     assert registry.foreign_settings("racetrack", {"qualifying_mode", "laps"}) == []
     assert registry.foreign_settings("formula_de", {"game_name", "grid"}) == ["game_name", "grid"]
+
+
+@pytest.mark.django_db
+def test_the_home_page_links_the_ranking_of_every_family_in_use(client, make_event):
+    """The registry's games, then each named game of a public event (never a private one)."""
+    make_event(
+        2, slug="fr", game="finishing_order", game_name="Flamme Rouge", published_results=True
+    )
+    make_event(2, slug="secret", game="finishing_order", game_name="Secret <b>game</b>")
+    client.cookies["django_language"] = "en"
+    html = client.get("/").content.decode()
+    for family in ("formula_de", "rallyman", "cannes_monaco", "racetrack", "flamme-rouge"):
+        assert f'href="/ratings/{family}/"' in html
+    assert ">Flamme Rouge</a>" in html and "Secret" not in html
+    assert "/ratings/finishing_order/" not in html
+
+
+@pytest.mark.django_db
+def test_the_desk_links_a_game_s_own_pages_from_its_registry_entry(client, make_event, organiser):
+    rally = make_event(2, slug="rally", game="rallyman", qualifying_mode="draw")
+    make_event(2, slug="fd")
+    client.force_login(organiser)
+    assert registry.spec_of("rallyman").desk_pages[0][0] == "rally-desk"
+    assert 'href="/e/rally/rally/"' in client.get(f"/e/{rally.slug}/desk/").content.decode()
+    assert "/rally/" not in client.get("/e/fd/desk/").content.decode()

@@ -51,6 +51,9 @@ class GameSpec:
     strict_settings: bool = False
     #: The game's own refusals of an event's settings: ``{field: [message, ...]}``.
     clean: Callable[[Any], Mapping[str, list[str]]] | None = None
+    #: The game's own pages of an event, linked from its desk: ``(URL name taking the
+    #: event's slug, label)``, its main page first.
+    desk_pages: tuple[tuple[str, Any], ...] = ()
 
     def family(self, game_name: str = "") -> str:
         """The ratings family of an event of this game named ``game_name``."""

@@ -38,6 +38,15 @@ def families() -> list[str]:
     return keys + [family for _game, _name, family in named_families() if family not in keys]
 
 
+def families_named(*, public: bool = False) -> list[tuple[str, str]]:
+    """``(family, name)`` of every ratings family: each game's own in the registry's order,
+    then each named game in use (``public``: by the events anyone may see), in one query."""
+    own = [(spec.key, str(spec.name)) for spec in registry.games() if not spec.named]
+    keys = {key for key, _name in own}
+    named = [(family, name) for _game, name, family in named_families(public=public)]
+    return own + [(family, name) for family, name in named if family not in keys]
+
+
 def family_events(family: str) -> QuerySet[Event]:
     """The events whose results count in ``family``."""
     spec = registry.game(family)

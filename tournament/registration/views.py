@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournament.access import actor_for, desk_event, organised_event
 from tournament.away.arrival import next_door_number
 from tournament.errors import ServiceError
+from tournament.games.selectors import families_named
 from tournament.models import Announcement, Championship, Driver, Event
 from tournament.players.matching import proposals
 from tournament.players.odds import event_favourites
@@ -109,7 +110,11 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "tournament/home.html",
-        {"championships": championships, "upcoming": signup_selectors.upcoming()},
+        {
+            "championships": championships,
+            "upcoming": signup_selectors.upcoming(),
+            "families": families_named(public=True),
+        },
     )
 
 

@@ -11,4 +11,8 @@ SPEC = GameSpec(
     name=_("Rallyman"),
     result="stages",
     settings=("show_favourites",),
+    desk_pages=(
+        ("rally-desk", _("Rally: stages and times")),
+        ("rally-classification", _("Classifications")),
+    ),
 )

@@ -80,7 +80,7 @@ def test_a_new_club_reaches_sign_up_open_without_the_admin(
         # 1. The club, made on its page by the person who will own it.
         page = owner_context.new_page()
         page.goto(f"{url}/clubs/", wait_until="load")
-        page.get_by_role("link", name="Créer un club").click()
+        page.locator("main a[href='/clubs/new/']", has_text="Créer un club").click()
         page.wait_for_url(f"{url}/clubs/new/")
         _checked(page)
         page.fill("input[name=name]", "Écurie des Montagnes Noires")
@@ -117,7 +117,7 @@ def test_a_new_club_reaches_sign_up_open_without_the_admin(
 
         # 4. The championship, from the next step "my clubs" names.
         lea.set_viewport_size(LAPTOP)
-        lea.get_by_role("link", name=re.compile("premier championnat")).click()
+        lea.locator("main a", has_text="premier championnat").click()
         _checked(lea)
         lea.fill("input[name=name]", "Coupe des Crêtes")
         lea.fill("input[name=season]", "2027")
@@ -129,7 +129,7 @@ def test_a_new_club_reaches_sign_up_open_without_the_admin(
 
         # 5. The circuit, from "my clubs".
         lea.goto(f"{url}/clubs/", wait_until="load")
-        lea.get_by_role("link", name="Nouveau circuit").click()
+        lea.locator("main a", has_text="Nouveau circuit").click()
         _checked(lea)
         lea.fill("input[name=name]", "Circuit des Crêtes")
         for field, value in {
@@ -144,10 +144,11 @@ def test_a_new_club_reaches_sign_up_open_without_the_admin(
 
         # 6. The event, from the championship's page.
         lea.goto(f"{url}/c/{championship.slug}/", wait_until="load")
-        lea.get_by_role("link", name="Nouvelle épreuve").click()
+        lea.locator("main a", has_text="Nouvelle épreuve").click()
         _checked(lea)
         lea.fill("input[name=name]", "Grand Prix des Crêtes")
         lea.fill("input[name=date]", "2027-05-01")
+        lea.select_option("select[name=circuit]", label="Circuit des Crêtes")
         lea.locator("main form button[type=submit]").click()
         lea.wait_for_url(re.compile(r"/e/[^/]+/desk/"))
         event = Event.objects.get()

@@ -7,6 +7,7 @@ import datetime
 import json
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -192,3 +193,27 @@ def test_entrants_are_public_names_as_chosen_no_address(open_event, sign_up_conf
         {"name": "Ana Lefèvre", "team": "", "rating": None, "races": 0},
     ]
     assert "example.org" not in answer.content.decode()
+
+
+def test_a_sign_up_and_its_confirmation_each_ask_a_few_statements(
+    make_event, django_assert_max_num_queries
+):
+    """Issue 42: in a rush each request is a few milliseconds of the server's time. A
+    sign-up reads its event and announcement once (the away guard asks the check-out) and
+    writes the registration, its history and its mail; a confirmation reads its registration
+    with its event, announcement and counts in one statement, writes the same three, then
+    takes the seats' lock for one statement. Savepoints included (the test's transaction)."""
+    event = make_event(n_drivers=0)
+    Announcement.objects.create(
+        event=event, capacity=1, opens_at=timezone.now() - datetime.timedelta(days=1)
+    )
+    # SQLite seats the confirmation through the ORM (``services._seat``): four more.
+    most = 8 if connection.vendor == "postgresql" else 12
+    for n in range(2):  # the second waits: its answer carries its rank
+        with django_assert_max_num_queries(9):  # one more when old registrations are cleaned
+            assert sign_up(event, f"p{n}@example.org").status_code == 202
+        token = last_token(f"p{n}@example.org")
+        with django_assert_max_num_queries(most):
+            answer = call("post", "/registrations/confirm", {"token": token})
+        assert answer.json()["status"] == ("accepted", "waiting")[n]
+        assert answer.json()["rank"] == (None, 1)[n]

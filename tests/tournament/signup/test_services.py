@@ -214,3 +214,35 @@ def test_celery_beat_sends_the_daily_task_every_morning(settings):
     assert broadcast.__name__ in settings.CELERY_IMPORTS
     assert entry["schedule"] == crontab(hour=6, minute=0)
     assert str(app.conf.timezone) == settings.TIME_ZONE
+
+
+def test_the_sender_renders_each_mail_in_its_registrants_language(open_event, settings):
+    """Issue 42: a sign-up and a confirmation write their outbox rows (kind, registrant,
+    language, subject, the facts: a waiting rank), not their bodies; the sender renders the
+    bodies in the registrant's language as the mail leaves and keeps them with the row. No
+    row holds the link as it is, before or after."""
+    from tournament.signup import mails, tasks
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    event = open_event(capacity=1)
+    for email, language in (("ann@example.org", "en"), ("anne@example.org", "fr")):
+        services.registration_sign_up(
+            event=event, first_name="Ann", last_name="Smith", email=email, language=language
+        )
+        services.registration_confirm(token=last_token(email))
+    rows = {m.to: m for m in Mail.objects.exclude(kind="confirm")}
+    english, french = rows["ann@example.org"], rows["anne@example.org"]
+    assert (english.kind, french.kind) == ("accepted", "waiting")
+    assert english.subject.startswith("You are in") and french.subject.startswith("Liste")
+    for mail in (english, french):
+        assert mails.later(mail) and mail.body_html == ""
+        assert mails.link_of(mail) not in mail.body_text
+        assert tasks.deliver(mail.pk) == "sent"
+        mail.refresh_from_db()
+        assert not mails.later(mail) and mails.LINK in mail.body_text
+        assert mails.link_of(mail) not in mail.body_text + mail.body_html
+    assert "Hello Ann," in english.body_text and "Your seat at" in english.body_text
+    assert "Bonjour Ann," in french.body_text and "n° 1 sur la liste" in french.body_text
+    sent_now = {m.to[0]: m for m in outbox.outbox}
+    assert mails.link_of(english) in sent_now["ann@example.org"].body
+    assert sent_now["anne@example.org"].extra_headers["Content-Language"] == "fr"

@@ -29,7 +29,7 @@ from PIL import Image
 FOLDER = Path(__file__).resolve().parent / "pages"
 
 #: The guide's pages, in the order of its menu: one Markdown file each per language.
-PAGES = ("organiser", "race-control", "referee", "player")
+PAGES = ("organiser", "race-control", "referee", "player", "racing-game")
 LANGUAGES = ("fr", "en")
 DEFAULT_LANGUAGE = "fr"
 

@@ -35,6 +35,8 @@ def heat(make_event, organiser):
     event = make_event(
         3, slug="heat", game="finishing_order", game_name=HEAT, grid="rating", laps=3
     )
+    event.circuit = None  # the game's own track
+    event.save(update_fields=["circuit"])
     allocation_run(actor=Actor(user=organiser), event=event, table_size=4)
     return event, RaceTable.objects.get(event=event, number=1)
 
@@ -57,6 +59,7 @@ def test_the_table_link_and_the_result_link_open_the_game_s_page(en, heat):
     # A table link's page: the offline bar and outbox are there, the form posts to the link.
     assert 'id="offline-bar"' in html and 'data-kind="table"' in html
     assert f'action="{entry}"' in html
+    assert en.get(reverse("rtable-history", args=[table.token])).status_code == 200
 
 
 def test_referee_saves_a_draft_then_sends_the_crossing_order(en, heat):
@@ -150,7 +153,7 @@ def test_the_sheet_prints_the_grid_the_boxes_and_hostile_names_as_written(en, he
 
 
 def test_the_sheets_batch_prints_the_game_s_sheets(
-    heat, organiser, django_capture_on_commit_callbacks
+    en, heat, organiser, django_capture_on_commit_callbacks
 ):
     event, _table = heat
     with django_capture_on_commit_callbacks(execute=True):
@@ -161,4 +164,8 @@ def test_the_sheets_batch_prints_the_game_s_sheets(
     assert batch.status == "done", batch.error
     text = _text(bytes(batch.pdf))
     assert "Heat: Pedal to the Metal · Table 1" in text and "Ordre de passage" in text
+    # Race control's pages of the evening open without a circuit.
+    en.force_login(organiser)
+    for name in ("results-desk", "allocation", "event-desk"):
+        assert en.get(reverse(name, args=[event.slug])).status_code == 200, name
     assert len(selectors.sheet_data(event=event)) == 1

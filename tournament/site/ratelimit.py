@@ -21,7 +21,7 @@ import logging
 from axes.helpers import get_cool_off
 from axes.models import AccessAttempt
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
@@ -204,11 +204,12 @@ def _hit(key: str, most: int) -> bool:
 def _hits_in_redis(tries: list[tuple[str, int]]) -> bool | None:
     """``_hit`` of every key in one round trip (a pipeline: each key set to 0 with the
     window's expiry when absent, then counted), or None when the cache is not Redis."""
-    if not isinstance(cache, RedisCache):
+    backend = caches[DEFAULT_CACHE_ALIAS]  # ``cache`` is a proxy: it is no RedisCache
+    if not isinstance(backend, RedisCache):
         return None
-    keys = [cache.make_and_validate_key(key) for key, _most in tries]
+    keys = [backend.make_and_validate_key(key) for key, _most in tries]
     # Django's Redis cache keeps integers raw (as ``incr`` does), under these full keys.
-    pipe = cache._cache.get_client(keys[0], write=True).pipeline(transaction=False)
+    pipe = backend._cache.get_client(keys[0], write=True).pipeline(transaction=False)
     for key in keys:
         pipe.set(key, 0, ex=signup_window(), nx=True)
         pipe.incr(key)

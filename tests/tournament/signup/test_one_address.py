@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.test import Client, RequestFactory
 
 from tests.tournament.signup.conftest import CONFIRM, OWN, last_token, sent_text
@@ -122,6 +123,39 @@ def test_the_per_address_limit_counts_an_address_as_delivered(settings):
         ratelimit.signup_check(request, email)
     with pytest.raises(ratelimit.TooManySignUps):
         ratelimit.signup_check(request, "Victim@Corp.Example")
+    cache.clear()
+
+
+@pytest.mark.skipif(
+    not isinstance(caches["default"], RedisCache), reason="Redis's pipeline: set REDIS_URL"
+)
+def test_redis_counts_both_limits_in_one_round_trip(settings):
+    """Issue 42: the address's and the e-mail's tries are counted in one pipeline, each key
+    as Django's cache keeps a count (``cache.get`` reads it) and living for the window; the
+    e-mail's limit refuses the next try from another address."""
+    settings.SIGNUP_TRIES_PER_EMAIL = 2
+    settings.SIGNUP_TRY_WINDOW = 600
+    cache.clear()
+    backend = caches["default"]
+    client = backend._cache.get_client(write=True)
+    requests = [RequestFactory().post("/", REMOTE_ADDR=f"192.0.2.{n}") for n in (1, 2, 3)]
+    sent = []
+    real = type(client).pipeline
+
+    def counted(self, *args, **kwargs):
+        sent.append(1)
+        return real(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(client), "pipeline", counted)
+        ratelimit.signup_check(requests[0], "ann@example.org")
+        ratelimit.signup_check(requests[1], "ann@example.org")
+        with pytest.raises(ratelimit.TooManySignUps):
+            ratelimit.signup_check(requests[2], "Ann@Example.org")
+    assert len(sent) == 3  # one round trip per sign-up
+    assert cache.get(f"{ratelimit.SIGNUP_PREFIX}ip:192.0.2.1") == 1
+    key = backend.make_and_validate_key(f"{ratelimit.SIGNUP_PREFIX}ip:192.0.2.3")
+    assert 0 < client.ttl(key) <= 600
     cache.clear()
 
 

@@ -443,6 +443,14 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         rtable,
         {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
     ),
+    "finishing-order-entry": (
+        rtable,
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
+    "finishing-order-sheet": (
+        rtable,
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
     "rally-desk": (event, {"GET": "404 403 403 403 403 403", "POST": "404 403 403 403 403 403"}),
     "rally-stage-times": (
         event_and(number=lambda w: 1),
@@ -722,6 +730,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     # A player's career: public; what is unpublished is left out (tests/tournament/careers).
     ("get", "/players/{id}"): (None, "200 200 200 200 200 200"),
     ("get", "/ratings"): (None, "200 200 200 200 200 200"),
+    ("get", "/games"): (None, "200 200 200 200 200 200"),
     # Qualifying.
     ("post", "/events/{event}/sessions"): (
         {"number": 2, "weather_roll": 12},

@@ -10,8 +10,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from qualifying.models import QualifyingTable
+from tournament.access import Actor
 from tournament.away import bundle
+from tournament.away import checkout as trip
 from tournament.away.models import Checkout
+from tournament.models import Driver
+from tournament.signup.models import Announcement, Registration
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +85,30 @@ def test_an_event_with_tables_stays_and_the_desk_says_what_to_do(make_event, org
     assert "already has 2 qualifying tables: a check-out does not carry tables" in page
     assert "delete these tables in the administration" in page
     assert not Checkout.objects.exists()
+
+
+def test_the_addresses_go_to_the_laptop_only_where_race_control_ticks_it(
+    make_event, organiser, client
+):
+    """Issue 41: the trip page has "take the addresses to the laptop"; unticked, the file
+    carries no registrant's nor driver's address."""
+    event = make_event(2)
+    Driver.objects.filter(championship=event.championship).update(email="pilote@example.org")
+    announcement = Announcement.objects.create(event=event, capacity=10)
+    Registration.objects.create(
+        event=event, first_name="Léa", last_name="Roux", email="lea@example.org",
+        status="accepted",
+    )  # fmt: skip
+    client.force_login(organiser)
+    client.cookies["django_language"] = "en"
+    assert b'name="emails_travel"' in client.get(f"/e/{event.slug}/away/").content
+
+    unticked = client.post(f"/e/{event.slug}/away/checkout/").content.decode()
+    assert "@example.org" not in unticked
+    trip.cancel(actor=Actor(user=organiser), event=event, reason="test")
+
+    ticked = client.post(f"/e/{event.slug}/away/checkout/", {"emails_travel": "1"})
+    assert "lea@example.org" in ticked.content.decode()
+    assert "pilote@example.org" in ticked.content.decode()
+    announcement.refresh_from_db()
+    assert announcement.emails_travel  # kept for the next check-out, and shown ticked

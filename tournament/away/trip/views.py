@@ -19,6 +19,7 @@ from tournament.away.models import Checkout
 from tournament.away.trip.export import ExportError, export_event
 from tournament.away.trip.landing import land
 from tournament.errors import ServiceError
+from tournament.signup.models import Announcement
 
 
 @require_safe
@@ -33,6 +34,7 @@ def away_page(request: HttpRequest, slug: str) -> HttpResponse:
             "trips": Checkout.objects.filter(event=event, side=Checkout.Side.HOSTED)[:10],
             # On the laptop: the bundle loaded here, whose day goes back.
             "loaded": Checkout.objects.filter(event=event, side=Checkout.Side.VENUE).first(),
+            "announcement": Announcement.objects.filter(event=event).first(),
         },
     )
 
@@ -58,6 +60,14 @@ def away_back(request: HttpRequest, slug: str) -> HttpResponse:
 def away_checkout(request: HttpRequest, slug: str) -> HttpResponse:
     """The check-out: the bundle as a file to take to the laptop."""
     event = organised_event(request, slug)
+    # The registrants' addresses go only where race control ticked it (DOMAIN.md "The
+    # event away"): the choice is the announcement's, kept for the next check-out.
+    announcement = Announcement.objects.filter(event=event).first()
+    travel = request.POST.get("emails_travel") == "1"
+    changed = announcement is not None and announcement.emails_travel != travel
+    if changed and trip.under_way(event) is None:
+        announcement.emails_travel = travel
+        announcement.save(update_fields=["emails_travel"])
     try:
         data = trip.check_out(actor=actor_for(request), event=event)
     except ServiceError as exc:

@@ -15,6 +15,7 @@ import pytest
 from django.db import transaction
 
 from tournament.access import Actor
+from tournament.games.selectors import families
 from tournament.models import Event, PlayerRating, RatingPoint
 from tournament.ratings.services import ratings_recompute
 from tournament.ratings.soon import _Asked, recompute_ratings_soon
@@ -56,8 +57,8 @@ def fresh() -> dict[int, tuple]:
     """What a computation from scratch gives now (the ``ratings`` command's way)."""
     with transaction.atomic():
         sid = transaction.savepoint()
-        for game in Event.Game.values:
-            ratings_recompute(game=game)
+        for family in families():
+            ratings_recompute(game=family)
         found = ratings()
         transaction.savepoint_rollback(sid)
     return found

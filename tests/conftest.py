@@ -320,11 +320,15 @@ def _fresh_token_failures():
     yield
 
 
-@pytest.fixture(scope="module")
-def statuses_only() -> Iterator[None]:
-    """For a module whose tests read statuses and headers only (the permission and role
-    matrices): Django's test client stops keeping a copy of every template's context it
-    rendered (``response.context``), 5 to 30 % of a page's time in the client."""
+@pytest.fixture(autouse=True)
+def _no_context_copies(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Django's test client keeps a copy of every template's context it rendered
+    (``response.context``): 5 to 30 % of a page's time in the client, for tests that read
+    statuses, headers and HTML. A module that reads ``response.context`` says so with
+    ``pytest.mark.keeps_context``."""
+    if request.node.get_closest_marker("keeps_context"):
+        yield
+        return
     import django.test.client
 
     with pytest.MonkeyPatch.context() as patch:

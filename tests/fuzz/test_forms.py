@@ -41,7 +41,7 @@ from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, unescaped
 from tournament.access import Actor
 from tournament.models import Event
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("statuses_only")]
+pytestmark = pytest.mark.django_db
 
 EXAMPLES = 25
 #: What a person sees when the page says something about what they sent: a flash message

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from tournament.models import Driver
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.keeps_context]
 
 
 @pytest.fixture

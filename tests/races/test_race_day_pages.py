@@ -21,7 +21,7 @@ from tests.races.conftest import VALID
 from tests.races.test_views import flashes, grids, pdf_pages, table
 from tournament.models import Event, Sanction, Team
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
 
 def confirm_page(response) -> list[str]:

@@ -24,7 +24,7 @@ from tests.races.test_views import flashes, table
 from tournament.access import Actor
 from tournament.models import Event
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
 VARIABLE = 6
 

@@ -24,6 +24,9 @@ from races.weather.services import race_weather_draw
 from tests.races.conftest import NAMES, VALID
 from tournament.models import Club, Membership
 
+#: Reads response.context (tests/conftest.py keeps it then).
+pytestmark = pytest.mark.keeps_context
+
 
 def table(event, number: int) -> RaceTable:
     return RaceTable.objects.get(event=event, number=number)

@@ -26,7 +26,7 @@ from tests.security.hostile import hostile_world
 from tests.security.test_permission_matrix import PAGES
 from tournament.site.csp import HEADER, POLICY
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("statuses_only")]
+pytestmark = pytest.mark.django_db
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 

@@ -24,6 +24,9 @@ from tournament.management.commands.load_demo import DEMO_LOGINS as LOAD_DEMO_LO
 from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, KnownPasswordValidator
 from tournament.site.accounts.tokens import ApiToken
 
+#: Reads response.context (tests/conftest.py keeps it then).
+pytestmark = pytest.mark.keeps_context
+
 
 def refusals(password: str, username: str = "chef") -> list[str]:
     try:

@@ -36,9 +36,6 @@ from tests.security.test_permission_matrix import (
 from tournament.site.accounts import laptop
 from tournament.site.accounts.laptop import ACCOUNT_PAGES
 
-#: Statuses and headers only: no copy of the templates' contexts (tests/conftest.py).
-pytestmark = pytest.mark.usefixtures("statuses_only")
-
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: A phone on the hall's Wi-Fi (a private address, as a hall's router gives).
 PHONE = "192.168.1.37"

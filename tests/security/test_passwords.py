@@ -16,6 +16,9 @@ from django.urls import reverse
 
 from tests.security.conftest import World, logged_in
 
+#: Reads response.context (tests/conftest.py keeps it then).
+pytestmark = pytest.mark.keeps_context
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 

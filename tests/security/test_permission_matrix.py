@@ -50,9 +50,6 @@ from tests.security.query_reads import ALL, parameters_read
 from tournament.models import Club, Driver, Membership, Player
 from tournament.signup.models import Registration
 
-#: Statuses and headers only: no copy of the templates' contexts (tests/conftest.py).
-pytestmark = pytest.mark.usefixtures("statuses_only")
-
 #: A small phone photo (EXIF, GPS) for the photo uploads.
 PHOTO = oriented_jpeg()
 ROLES = ("organiser", "link", "account", "other", "outsider", "anonymous")

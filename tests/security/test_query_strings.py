@@ -34,7 +34,7 @@ from tests.security.hostile import hostile_world
 from tests.security.query_reads import ALL, parameters_read
 from tests.security.test_permission_matrix import PAGES
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
 
 @pytest.fixture(scope="module")

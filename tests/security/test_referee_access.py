@@ -14,7 +14,7 @@ from qualifying.models import QualifyingTable, new_table_token
 from races.models import RaceTable
 from tests.security.conftest import World, english, logged_in
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("statuses_only")]
+pytestmark = pytest.mark.django_db
 
 
 def test_a_table_link_holds_at_least_128_random_bits() -> None:

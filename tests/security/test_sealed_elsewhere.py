@@ -39,9 +39,6 @@ from tests.security.test_permission_matrix import (
 from tournament import sealing
 from tournament.access import Actor
 
-#: Statuses and headers only: no copy of the templates' contexts (tests/conftest.py).
-pytestmark = pytest.mark.usefixtures("statuses_only")
-
 #: The key of the laptop the backup came from: not this server's, nor among its fallbacks.
 OTHER_KEY = "the-other-laptops-key-" + "x7Qm2" * 10
 SAID = "sealed with another secret key"

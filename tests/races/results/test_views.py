@@ -30,6 +30,9 @@ from tests.races.test_table_views import VARIABLE, stands_in_order
 from tournament.access import Actor
 from tournament.models import Driver
 
+#: Reads response.context (tests/conftest.py keeps it then).
+pytestmark = pytest.mark.keeps_context
+
 # Table 1 as written on the sheet: 3 wins, 1 second; 2 off the road in lap 1; 4 no start.
 T1 = {
     3: {"outcome": "1"},

@@ -21,7 +21,7 @@ from races.weather.services import race_weather_draw, table_weather_draw, table_
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
 VARIABLE, RAIN = 6, 2
 

@@ -38,9 +38,6 @@ from tests.template_db import empty_database
 from tournament.models import ApiToken, Circuit, Club, Membership
 from tournament.signup.models import Announcement
 
-#: Statuses and headers only: no copy of the templates' contexts (tests/conftest.py).
-pytestmark = pytest.mark.usefixtures("statuses_only")
-
 ROLES = ("owner", "organiser", "desk", "guest", "rival", "anonymous")
 #: Whose column of the security matrix each role reads, and whose URL arguments it uses.
 AS = {

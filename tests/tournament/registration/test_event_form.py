@@ -11,7 +11,7 @@ from django.urls import reverse
 from tournament.models import Circuit, Event
 from tournament.registration.forms import derived_slug
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from tournament.signup import services
 from tournament.signup.models import Mail, Registration
 from tournament.site import ratelimit
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
 
 def sign_up(event, first_name: str, email: str, last_name: str = "Martin") -> None:

@@ -16,7 +16,7 @@ from django.db import connection
 from django.db.models import Prefetch, Q
 
 from qualifying.models import QualifyingSeat, QualifyingTable
-from races.models import GridSlot, RaceTable, ResultLine
+from races.models import GridSlot, RaceTable, ResultLine, ResultStatus
 from tournament.models import Driver, Entry, Event, Team
 from tournament.public import freshness
 from tournament.public.names import shown_last_name
@@ -352,4 +352,14 @@ def event_results(*, event: Event) -> list:
         ResultLine.objects.filter(event=event)
         .select_related("driver", "driver__team", "table")
         .order_by("rank")
+    )
+
+
+def confirmed_lines(table: RaceTable) -> list[ResultLine]:
+    """A game table's confirmed result, in finishing order (none before race control
+    confirms it): what its referee's page shows in place of the form."""
+    if table.result_status != ResultStatus.CONFIRMED:
+        return []
+    return list(
+        ResultLine.objects.filter(table=table).select_related("driver").order_by("position")
     )

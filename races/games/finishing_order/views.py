@@ -21,7 +21,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from races.games.finishing_order import selectors, services
-from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
+from races.models import GridSlot, RaceResult, RaceTable, ResultStatus
+from races.selectors import confirmed_lines
 from races.views import _race_table
 from tournament.access import referee_name
 from tournament.errors import ServiceError
@@ -191,11 +192,7 @@ def _page(
     stale: bool = False,
     status: int = 200,
 ) -> HttpResponse:
-    lines = []
-    if table.result_status == ResultStatus.CONFIRMED:
-        lines = list(
-            ResultLine.objects.filter(table=table).select_related("driver").order_by("position")
-        )
+    lines = confirmed_lines(table)
     return render(
         request,
         "games/finishing_order/entry.html",

@@ -19,7 +19,8 @@ from django.views.decorators.http import require_http_methods
 
 from races.games.table_sheet import services as game_services
 from races.games.table_sheet.pdf import TableGameSheet
-from races.models import GridSlot, RaceResult, RaceTable, ResultLine, ResultStatus
+from races.models import GridSlot, RaceResult, RaceTable, ResultStatus
+from races.selectors import confirmed_lines
 from races.views import _race_table
 from tournament.errors import ServiceError
 
@@ -168,11 +169,7 @@ def _entry_page(
     stale: bool = False,
     status: int = 200,
 ) -> HttpResponse:
-    lines = []
-    if table.result_status == ResultStatus.CONFIRMED:
-        lines = list(
-            ResultLine.objects.filter(table=table).select_related("driver").order_by("position")
-        )
+    lines = confirmed_lines(table)
     return render(
         request,
         "games/table_entry.html",

@@ -112,3 +112,5 @@ def test_the_addresses_go_to_the_laptop_only_where_race_control_ticks_it(
     assert "pilote@example.org" in ticked.content.decode()
     announcement.refresh_from_db()
     assert announcement.emails_travel  # kept for the next check-out, and shown ticked
+    changed = announcement.history.order_by("-history_date").first()
+    assert changed.emails_travel and changed.history_user == organiser  # who and when

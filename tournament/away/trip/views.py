@@ -67,7 +67,7 @@ def away_checkout(request: HttpRequest, slug: str) -> HttpResponse:
     changed = announcement is not None and announcement.emails_travel != travel
     if changed and trip.under_way(event) is None:
         announcement.emails_travel = travel
-        announcement.save(update_fields=["emails_travel"])
+        actor_for(request).stamp(announcement).save(update_fields=["emails_travel"])
     try:
         data = trip.check_out(actor=actor_for(request), event=event)
     except ServiceError as exc:

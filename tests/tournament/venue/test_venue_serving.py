@@ -28,6 +28,7 @@ from tournament.venue.serving import (
     Stopped,
     StopSignals,
     alive,
+    command_line,
     leftover,
     serve,
 )
@@ -200,10 +201,14 @@ def test_gunicorn_starts_with_the_stop_signals_at_their_defaults() -> None:
 
 
 def looking_like(*words: str) -> subprocess.Popen[bytes]:
-    """A process whose command line holds ``words`` (a sleeping Python)."""
-    return subprocess.Popen(
+    """A process whose command line holds ``words`` (a sleeping Python), once it does:
+    ``Popen`` returns when the exec has begun, and Linux shows the new command line a moment
+    later (under load, long enough for a read in between to find it empty)."""
+    process = subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stdin.read()", *words], stdin=subprocess.PIPE
     )
+    wait_until(lambda: words[-1] in command_line(process.pid), timeout=10, what="its command line")
+    return process
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")

@@ -348,6 +348,10 @@ def _single_flight(key: str, build: _Build) -> dict[str, Any] | None:
     while True:
         if _acquire(lock):
             try:
+                # A waiter may take the lock just after the build it waited for stored the
+                # page and let go (between its last look and this one): it is there.
+                if waited and (page := _cache_get(key)) is not None:
+                    return page
                 return build(key)
             finally:
                 with contextlib.suppress(Exception):

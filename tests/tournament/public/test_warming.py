@@ -43,3 +43,35 @@ def test_two_events_of_one_championship_share_their_standings(events):
     assert pages.count(reverse("standings", args=[day.championship.slug])) == 1
     assert reverse("where", args=[day.slug]) in pages
     assert reverse("event-results", args=[earlier.slug]) in pages
+
+
+def test_a_waiter_that_takes_the_lock_just_after_the_build_finds_the_page(monkeypatch):
+    """Single flight across processes (tournament.public.cache): the build another process
+    held the lock for ends (page stored, lock freed) just between the waiter's last look at
+    the cache and its next try at the lock. The waiter then holds a free lock: it must serve
+    the stored page, not build it a second time (a clean-clone run counted two builds)."""
+    from django.core.cache import cache
+
+    from tournament.public import cache as public_cache
+
+    key = "paddock:page:test-single-flight"
+    stored = {"body": b"<p>built elsewhere</p>"}
+    cache.delete_many([key, f"{key}:building"])
+    cache.add(f"{key}:building", 1, 30)  # the other process's build, under way
+    looks = []
+    real_get = public_cache._cache_get
+
+    def look(asked: str):
+        found = real_get(asked)
+        if not looks:  # the other process ends its build right after this first look
+            cache.set(key, stored, 60)
+            cache.delete(f"{key}:building")
+        looks.append(found)
+        return found
+
+    monkeypatch.setattr(public_cache, "_cache_get", look)
+    built = []
+    page = public_cache._single_flight(key, lambda asked: built.append(asked) or stored)
+    cache.delete(key)
+    assert built == [] and page == stored
+    assert looks[0] is None  # the waiter did look before the build ended

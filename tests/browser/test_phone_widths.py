@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
 from pytest_django.live_server_helper import LiveServer
 
 from races.results.services import result_confirm
@@ -51,17 +52,24 @@ def browser_as(browser: Browser, world: Any, role: str, base_url: str, **options
 
 def overflow(page: Page, url: str, seen: set[tuple[int, str]]) -> int | None:
     """How many pixels ``url`` is wider than the screen (None: not an HTML page, or one
-    already measured: the same error page, or the page a redirect already led to)."""
-    answer = page.request.get(url, max_redirects=5)
-    if not answer.headers.get("content-type", "").startswith("text/html"):
+    already measured: the same error page, or the page a redirect already led to).
+
+    One navigation per address: a file (a PDF, a spreadsheet) is a download, which Chromium
+    does not show and Playwright reports as an error of the navigation."""
+    try:
+        answer = page.goto(url, wait_until="load")
+    except PlaywrightError as error:
+        if "Download is starting" in str(error):
+            return None
+        raise
+    if answer is None or not answer.headers.get("content-type", "").startswith("text/html"):
         return None
     # A 403 or 404 is the same page whatever was asked; a redirect lands on a page once.
-    redirected = urlsplit(answer.url).path != urlsplit(url).path
-    shown = (answer.status, urlsplit(answer.url).path if redirected else "")
+    redirected = urlsplit(page.url).path != urlsplit(url).path
+    shown = (answer.status, urlsplit(page.url).path if redirected else "")
     if (answer.status >= 400 or redirected) and shown in seen:
         return None
     seen.add(shown)
-    page.goto(url, wait_until="load")
     return int(
         page.evaluate(
             "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"

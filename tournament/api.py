@@ -9,11 +9,13 @@ whatever module now holds an endpoint.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI, Router
 from ninja.errors import HttpError
@@ -54,17 +56,27 @@ class PaddockAPI(NinjaAPI):
     served JSON does: a validator given the document as a dict (openapi-spec-validator, the
     contract's checks) refuses integer keys."""
 
+    _openapi_documents: dict[tuple[Any, ...], Any] = {}
+
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
     ) -> Any:
-        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
-        for operations in schema.get("paths", {}).values():
-            for operation in operations.values():
-                if isinstance(operation, dict) and "responses" in operation:
-                    operation["responses"] = {
-                        str(status): answer for status, answer in operation["responses"].items()
-                    }
-        return schema
+        # Built once per process, prefix and language (about a second of CPU each time: a
+        # document asked for again and again must not cost the server that); each caller
+        # gets a copy of its own to change.
+        key = (path_prefix, tuple(sorted((path_params or {}).items())), get_language())
+        built = self._openapi_documents.get(key)
+        if built is None:
+            built = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+            for operations in built.get("paths", {}).values():
+                for operation in operations.values():
+                    if isinstance(operation, dict) and "responses" in operation:
+                        operation["responses"] = {
+                            str(status): answer
+                            for status, answer in operation["responses"].items()
+                        }
+            self._openapi_documents[key] = built
+        return copy.deepcopy(built)
 
 
 api = PaddockAPI(

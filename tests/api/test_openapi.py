@@ -71,3 +71,13 @@ def test_each_shape_has_its_own_name(document: dict[str, Any]) -> None:
     assert career["content"]["application/json"]["schema"]["$ref"].endswith("PlayerCareerOut")
     player = schemas["PlayerCareerOut"]["properties"]
     assert player["ratings"]["items"]["$ref"].endswith("/PlayerRatingOut")
+
+
+def test_the_document_is_built_once_and_each_caller_gets_its_own_copy() -> None:
+    """About a second of CPU to build: asked again (the served /openapi.json, the docs page)
+    it is the stored one, and what one caller changes in its copy is not the next one's."""
+    first = api.get_openapi_schema()
+    first["paths"].clear()
+    second = api.get_openapi_schema()
+    assert second["paths"] and second == api.get_openapi_schema()
+    assert second is not api.get_openapi_schema()

@@ -26,8 +26,10 @@ from django.utils.translation import gettext as _
 
 from tournament.access import table_for_link
 from tournament.away.models import Checkout
+from tournament.errors import NotFound
 from tournament.sealing import link_digest
 from tournament.signup.models import Registration
+from tournament.signup.selectors import event_to_sign_up
 
 SAFE = ("GET", "HEAD", "OPTIONS")
 #: The trip's own routes: they act on an event away on purpose.
@@ -38,6 +40,8 @@ CONFIRM_LINK = "registrations/confirm/<str:token>/"
 CONFIRM_API = "/api/v1/registrations/confirm"
 #: A secret longer than this is no link (``signup.services``: looked up up to 100).
 LINK_MAX = 100
+#: A sign-up through the API (``POST /api/v1/events/{event}/registrations``).
+SIGN_UP_API = re.compile(r"^/api/v1/events/[^/]+/registrations$")
 
 
 def _registration_event(**digest: str) -> Any:
@@ -116,6 +120,23 @@ def away_since(**event: Any) -> Any:
     )
 
 
+def _sign_up(request: HttpRequest, slug: Any) -> HttpResponse | None:
+    """A sign-up's guard: its event is read with its announcement and whether it is away,
+    in the one statement its view needs (handed over as ``request.signup_event``), instead
+    of a query of its own: a rush's sign-up, one query fewer."""
+    try:
+        event = event_to_sign_up(slug) if isinstance(slug, str) else None
+    except NotFound:
+        return None  # the view answers its 404
+    if event is None:
+        return None
+    if event.away_since is not None:
+        request.away_since = event.away_since  # type: ignore[attr-defined]
+        return refused(request, event.away_since)
+    request.signup_event = event  # type: ignore[attr-defined]
+    return None
+
+
 def refusal_text(since: Any) -> str:
     shown = formats.date_format(timezone.localtime(since), "DATETIME_FORMAT")
     return _("The day runs at the venue since %(since)s: this event is written there.") % {
@@ -149,6 +170,8 @@ class AwayGuardMiddleware:
         # locks (``signup.selectors``) and answers this 409 itself, two queries fewer.
         if OWN.match(request.path) or (request.method == "POST" and request.path == CONFIRM_API):
             return None
+        if request.method == "POST" and SIGN_UP_API.match(request.path):
+            return _sign_up(request, kwargs.get("event"))
         event = _event_of(request, kwargs)
         if event is None:
             return None

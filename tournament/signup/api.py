@@ -54,10 +54,16 @@ class SignUpOut(Schema):
 
 
 @router.post("/events/{event}/registrations", response={202: SignUpOut, **WITH_429})
-def registration_create(request: HttpRequest, event: str, payload: SignUpIn) -> Status[Any]:
+def registration_create(request: HttpRequest, event: str, payload: SignUpIn) -> Any:
     """Sign up (anyone, while registration is open). The answer is the same whether the
     address is new or already registered: the mail says which."""
-    found = selectors.event_to_sign_up(event)  # with its announcement, in one read
+    # With its announcement and whether it is away, in one read: the away guard's
+    # (``tournament.away.guard``), else (a call without the guard) read here.
+    found = getattr(request, "signup_event", None)
+    if found is None or found.slug != event:
+        found = selectors.event_to_sign_up(event)
+    if found.away_since is not None:
+        return refused(request, found.away_since)
     if not services.announced(found):
         require_read(actor_of(request), found, published=False)
     refusal = services.window_refusal(found, timezone.now())

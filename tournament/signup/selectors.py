@@ -109,9 +109,9 @@ _AWAY_SQL = """(SELECT c.at FROM {checkout} c WHERE c.event_id = e.id AND c.side
 def _event_sql() -> tuple[list, list, str]:
     event, event_sql = _columns(Event, "e", EVENT_FIELDS)
     announcement, announcement_sql = _columns(Announcement, "a", ANNOUNCEMENT_FIELDS)
-    sql = f"""SELECT {event_sql}, {announcement_sql} FROM {Event._meta.db_table} e
+    sql = f"""SELECT {event_sql}, {announcement_sql}, {_AWAY_SQL} FROM {Event._meta.db_table} e
         LEFT JOIN {Announcement._meta.db_table} a ON a.event_id = e.id WHERE e.slug = %s"""
-    return event, announcement, sql
+    return event, announcement, sql.format(checkout=Checkout._meta.db_table)
 
 
 def _event_of_row(row: tuple, event_names: list, announcement_names: list) -> Event:
@@ -130,13 +130,17 @@ def _event_of_row(row: tuple, event_names: list, announcement_names: list) -> Ev
 
 
 def event_to_sign_up(slug: str) -> Event:
-    """The event of a sign-up, with its announcement, in one read (the away guard asked
-    whether it is away). 404 as the API's other lookups."""
+    """The event of a sign-up, with its announcement and when it left for the venue
+    (``away_since``, None when it is home: ``tournament.away.guard.away_since``), in one
+    read. 404 as the API's other lookups."""
     if not SLUG.match(slug):
         raise NotFound(_("Unknown event “%(slug)s”.") % {"slug": slug})
     if connection.vendor != "postgresql":  # the same through the ORM elsewhere (SQLite)
         found = (
-            Event.objects.select_related("championship", "announcement").filter(slug=slug).first()
+            Event.objects.select_related("championship", "announcement")
+            .annotate(away_since=away_at(OuterRef("pk")))
+            .filter(slug=slug)
+            .first()
         )
         if found is not None:
             _read_with(found, getattr(found, "announcement", None))
@@ -146,6 +150,8 @@ def event_to_sign_up(slug: str) -> Event:
             cursor.execute(sql, [slug])
             row = cursor.fetchone()
         found = None if row is None else _event_of_row(row, event_names, announcement_names)
+        if found is not None:
+            found.away_since = row[-1]  # type: ignore[attr-defined]
     if found is None:
         raise NotFound(_("Unknown event “%(slug)s”.") % {"slug": slug})
     return found

@@ -32,6 +32,7 @@ import contextlib
 import datetime
 import os
 import re
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,15 @@ from typing import Any
 import httpx
 
 from bench.load import ROOT, Gunicorn, _free_port
+
+try:
+    import sniffio  # noqa: F401
+except ImportError:
+    # httpcore asks for sniffio at each lock and event it makes (several a request) and
+    # anyio 4 no longer brings it: each ask was a failed import, a walk of ``sys.path``, a
+    # third of a millisecond, about a third of the client's CPU in the rush. Marked absent,
+    # the ask fails at once and httpcore takes asyncio, as it did.
+    sys.modules["sniffio"] = None  # type: ignore[assignment]
 from bench.spike import _percentile, load_average
 
 CONFIRM = re.compile(r"/registrations/confirm/([A-Za-z0-9_-]+)/")
@@ -180,11 +190,110 @@ def _token(email: str) -> str | None:
     return found.group(1) if found else None
 
 
-async def _person(
-    client: httpx.AsyncClient, event: str, person: Registrant, delay: float, t0: float
-) -> None:
-    from django.db import close_old_connections
+#: How often the outbox is read for the tokens of everyone waiting for theirs (s).
+POLL_EVERY = 0.03
+#: How long a registrant waits for its confirmation mail before it is an error (s).
+MAIL_WAIT_S = 20.0
 
+
+class Outbox:
+    """Every registrant's confirmation token, read from the outbox by one thread for all of
+    those waiting for theirs: one query every ``POLL_EVERY`` seconds instead of one (and a
+    thread's hop) per registrant, which cost the bench's client about as much CPU as the
+    server spent on the sign-up, on the same two cores. The mail is written with the
+    registration, so it is there when the sign-up is answered."""
+
+    def __init__(self, event: str) -> None:
+        self.event = event
+        self.lock = threading.Lock()
+        #: By address key: (the registrant's future, when it began to wait).
+        self.waiting: dict[str, tuple[asyncio.Future[str | None], float]] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="bench-outbox", daemon=True)
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def __enter__(self) -> Outbox:
+        self.loop = asyncio.get_running_loop()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    async def token(self, email: str) -> str | None:
+        """The token of ``email``'s confirmation mail, or None when none came in time."""
+        from tournament.signup.rules import address_key
+
+        assert self.loop is not None
+        found: asyncio.Future[str | None] = self.loop.create_future()
+        with self.lock:
+            self.waiting[address_key(email)] = (found, time.monotonic())
+        return await found
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        try:
+            while not self.stop.wait(POLL_EVERY):
+                with self.lock:
+                    keys = list(self.waiting)
+                try:
+                    tokens = _tokens(self.event, keys) if keys else {}
+                except Exception:  # noqa: BLE001 - a lost connection: the next round's
+                    connection.close()
+                    tokens = {}
+                self._hand_over(tokens)
+        finally:
+            connection.close()
+
+    def _hand_over(self, tokens: dict[str, str | None]) -> None:
+        assert self.loop is not None
+        late = time.monotonic() - MAIL_WAIT_S
+        with self.lock:
+            settled = [k for k, (_f, since) in self.waiting.items() if k in tokens or since < late]
+            for key in settled:
+                found, _since = self.waiting.pop(key)
+                self.loop.call_soon_threadsafe(_settle, found, tokens.get(key))
+
+
+def _settle(found: asyncio.Future[str | None], token: str | None) -> None:
+    if not found.done():
+        found.set_result(token)
+
+
+def _tokens(event: str, keys: list[str]) -> dict[str, str | None]:
+    """The token of the last confirmation mail of each registration of ``event`` whose
+    address key is in ``keys`` (by key), in one query (the registrations' index on the event
+    and the address key, then the mails' on the registration)."""
+    from tournament.signup import mails
+    from tournament.signup.models import Mail
+
+    rows = (
+        Mail.objects.filter(
+            kind=Mail.Kind.CONFIRM,
+            registration__event__slug=event,
+            registration__email_key__in=keys,
+        )
+        .order_by("pk")
+        .values_list("registration__email_key", "link_sealed")
+    )
+    tokens: dict[str, str | None] = {}
+    for key, sealed in rows:  # the last mail of each wins
+        link = mails.link_of(Mail(link_sealed=sealed))
+        found = CONFIRM.search(link) if link else None
+        tokens[key] = found.group(1) if found else None
+    return tokens
+
+
+async def _person(
+    client: httpx.AsyncClient,
+    event: str,
+    person: Registrant,
+    delay: float,
+    t0: float,
+    outbox: Outbox,
+) -> None:
     await asyncio.sleep(delay)
     address = f"10.{person.index // 65536 % 256}.{person.index // 256 % 256}.{person.index % 256}"
     headers = {"X-Forwarded-For": address, "Accept-Language": "fr"}
@@ -208,13 +317,7 @@ async def _person(
         person.error = f"sign-up {answer.status_code}: {answer.text[:200]}"
         return
 
-    def read() -> str | None:
-        try:
-            return _token(person.email)
-        finally:
-            close_old_connections()
-
-    token = await asyncio.to_thread(read)  # the mail is written with the registration
+    token = await outbox.token(person.email)  # the mail is written with the registration
     if token is None:
         person.error = "no confirmation mail in the outbox"
         return
@@ -249,6 +352,9 @@ async def drive(
     # A client per ``PER_CLIENT`` registrants, each with a connection for every one of them:
     # one pool for 2,000 waiting requests costs the client more CPU than the server its
     # answers (httpcore walks its queue at every step), and people each have their own.
+    # One TLS context for them all (the server is plain HTTP): each client would load the
+    # certificate authorities again, 17 ms of the client's CPU each.
+    tls = ssl.create_default_context()
     async with contextlib.AsyncExitStack() as stack:
         clients = [
             await stack.enter_async_context(
@@ -258,21 +364,27 @@ async def drive(
                     timeout=WAIT_S,
                     limits=httpx.Limits(max_connections=PER_CLIENT, keepalive_expiry=1.0),
                     transport=transport,
+                    verify=tls,
                 )
             )
             for _ in range(-(-people // PER_CLIENT))
         ]
+        outbox = stack.enter_context(Outbox(event))
         step = seconds / people if people else 0
         t0 = time.perf_counter()
         tasks = [
-            asyncio.create_task(_person(clients[n % len(clients)], event, person, n * step, t0))
+            asyncio.create_task(
+                _person(clients[n % len(clients)], event, person, n * step, t0, outbox)
+            )
             for n, person in enumerate(rush.people)
         ]
         done = asyncio.Event()
         watching = None
         if desk is not None:  # race control's own browser: a client of its own
             watcher = await stack.enter_async_context(
-                httpx.AsyncClient(base_url=base_url, timeout=WAIT_S, transport=transport)
+                httpx.AsyncClient(
+                    base_url=base_url, timeout=WAIT_S, transport=transport, verify=tls
+                )
             )
             watching = asyncio.create_task(_watch(watcher, desk, rush, done))
         _done, pending = await asyncio.wait(tasks, timeout=deadline)

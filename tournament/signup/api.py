@@ -7,13 +7,14 @@ closing of check-in (previewed, then confirmed), a person's export and erasure."
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Annotated, Any, Literal
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
-from ninja.responses import Status
+from ninja.responses import NinjaJSONEncoder, Status
 from pydantic import Field, StrictBool
 
 from tournament.apikit import (
@@ -195,10 +196,15 @@ def registration_out(registration: Registration, rank: int | None) -> dict[str, 
 
 
 @router.get("/events/{event}/registrations", response={200: list[RegistrationOut], **ERRORS})
-def registration_list(request: HttpRequest, event: str) -> list[dict[str, Any]]:
+def registration_list(request: HttpRequest, event: str) -> HttpResponse:
     """Every registration (race control: its organisers and its desk at the door; it carries
-    the addresses)."""
-    return [registration_out(r, k) for r, k in selectors.ranked(_at_the_door(request, event))]
+    the addresses). Written as django-ninja writes a ``RegistrationOut`` list, without
+    validating each row again: the rows are read in that shape (``selectors.ranked_rows``),
+    and a desk polls this list every second while 2,000 people sign up."""
+    rows = selectors.ranked_rows(_at_the_door(request, event))
+    return HttpResponse(
+        json.dumps(rows, cls=NinjaJSONEncoder), content_type="application/json; charset=utf-8"
+    )
 
 
 class DecisionIn(Schema):

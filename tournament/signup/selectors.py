@@ -316,6 +316,43 @@ def ranked(event: Event) -> list[tuple[Registration, int | None]]:
     return out
 
 
+#: Race control's list of registrations (API.md), as its answer holds them.
+LISTED = (
+    "pk", "first_name", "last_name", "email", "licence", "team", "status", "confirmed_at",
+    "driver__number",
+)  # fmt: skip
+
+
+def ranked_rows(event: Event) -> list[dict[str, Any]]:
+    """``ranked``'s registrations as race control's list answers them (``id``, the names,
+    the address and licence, ``status``, ``rank``, ``confirmed_at``, ``driver``), read as
+    rows: polled every second by the desk during a rush, 2,000 objects were most of it."""
+    waiting, rank, out = Registration.Status.WAITING, 0, []
+    rows = Registration.objects.filter(event=event).order_by("confirmed_at", "pk")
+    for pk, first, last, email, licence, team, status, confirmed_at, number in rows.values_list(
+        *LISTED
+    ):
+        place = None
+        if status == waiting and confirmed_at:
+            rank += 1
+            place = rank
+        out.append(
+            {
+                "id": pk,
+                "first_name": first,
+                "last_name": last,
+                "email": email,
+                "licence": licence,
+                "team": team,
+                "status": status,
+                "rank": place,
+                "confirmed_at": confirmed_at,
+                "driver": number,
+            }
+        )
+    return out
+
+
 def entrants(event: Event) -> list[dict[str, Any]]:
     """The accepted entrants in psych-sheet order (API.md): best rating first, unrated
     after in registration order; names as each chose."""

@@ -225,3 +225,37 @@ def test_a_sign_up_and_its_confirmation_each_ask_a_few_statements(
             answer = call("post", "/registrations/confirm", {"token": token})
         assert answer.json()["status"] == ("accepted", "waiting")[n]
         assert answer.json()["rank"] == (None, 1)[n]
+
+
+def test_the_organisers_list_is_what_its_schema_would_write(open_event, token, sign_up_confirmed):
+    """Race control's list is written from rows, not through each row's schema: the answer
+    is byte for byte what django-ninja writes for ``RegistrationOut`` (a seated driver's
+    number, a rank only on the waiting list, a sign-up not yet confirmed)."""
+    from ninja.responses import NinjaJSONEncoder
+
+    from tournament.models import Driver
+    from tournament.signup import selectors
+    from tournament.signup.api import RegistrationOut, registration_out
+
+    event = open_event(capacity=1)
+    seated, _ = sign_up_confirmed(event, "a@example.org")
+    sign_up_confirmed(event, "b@example.org")
+    sign_up(event, "c@example.org")  # not confirmed: no rank, no confirmation time
+    driver = Driver.objects.create(
+        championship=event.championship, number=42, first_name="Ana", last_name="Cruz"
+    )
+    Registration.objects.filter(pk=seated.pk).update(driver=driver, licence="L-1")
+    answer = call("get", f"/events/{event.slug}/registrations", token=token)
+    assert answer["Content-Type"] == "application/json; charset=utf-8"
+    through_schema = [
+        RegistrationOut.model_validate(registration_out(r, rank)).model_dump()
+        for r, rank in selectors.ranked(event)
+    ]
+    assert answer.content.decode() == json.dumps(through_schema, cls=NinjaJSONEncoder)
+    rows = {r["email"]: (r["driver"], r["licence"], r["rank"], r["confirmed_at"] is None)
+            for r in answer.json()}  # fmt: skip
+    assert rows == {
+        "a@example.org": (42, "L-1", None, False),
+        "b@example.org": (None, "", 1, False),
+        "c@example.org": (None, "", None, True),
+    }

@@ -72,8 +72,7 @@ class PaddockAPI(NinjaAPI):
                 for operation in operations.values():
                     if isinstance(operation, dict) and "responses" in operation:
                         operation["responses"] = {
-                            str(status): answer
-                            for status, answer in operation["responses"].items()
+                            str(status): answer for status, answer in operation["responses"].items()
                         }
             self._openapi_documents[key] = built
         return copy.deepcopy(built)

@@ -208,8 +208,9 @@ def test_a_sign_up_and_its_confirmation_each_ask_a_few_statements(
 ):
     """Issue 42: in a rush each request is a few milliseconds of the server's time. A
     sign-up reads its event, its announcement and whether it is away in one statement (the
-    away guard's, handed to the view) and writes the registration, its history and its mail; a confirmation reads its registration
-    with its event, announcement and counts in one statement, writes the same three, then
+    away guard's, handed to the view) and writes the registration, its history and its mail;
+    a confirmation reads its registration with its event, announcement and counts in one
+    statement, writes the same three, then
     takes the seats' lock for one statement. Savepoints included (the test's transaction)."""
     event = make_event(n_drivers=0)
     Announcement.objects.create(

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from tournament.access import actor_for, organised_event
 from tournament.errors import ServiceError
-from tournament.models import Championship
+from tournament.models import Championship, Circuit
 from tournament.registration.forms import EventForm, apply_errors
 from tournament.registration.services import (
     EVENT_SETTINGS,
@@ -24,7 +24,9 @@ def event_new(request: HttpRequest, slug: str) -> HttpResponse:
     actor = actor_for(request)
     if not actor.can_organise(championship):
         raise PermissionDenied(_("Only the organisers of this championship may create events."))
-    form = EventForm(request.POST if request.method == "POST" else None)
+    form = EventForm(
+        request.POST if request.method == "POST" else None, initial=_new_event_initial(championship)
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -43,6 +45,14 @@ def event_new(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request, "tournament/event_form.html", {"form": form, "championship": championship}
     )
+
+
+def _new_event_initial(championship: Championship) -> dict[str, object]:
+    """A club with a single circuit of its own races there: the new event's form says so."""
+    if championship.club_id is None:
+        return {}
+    circuits = list(Circuit.objects.filter(club_id=championship.club_id).values_list("pk")[:2])
+    return {"circuit": circuits[0][0]} if len(circuits) == 1 else {}
 
 
 def event_settings(request: HttpRequest, slug: str) -> HttpResponse:

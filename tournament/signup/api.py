@@ -198,9 +198,10 @@ def registration_out(registration: Registration, rank: int | None) -> dict[str, 
 @router.get("/events/{event}/registrations", response={200: list[RegistrationOut], **ERRORS})
 def registration_list(request: HttpRequest, event: str) -> HttpResponse:
     """Every registration (race control: its organisers and its desk at the door; it carries
-    the addresses). Written as django-ninja writes a ``RegistrationOut`` list, without
-    validating each row again: the rows are read in that shape (``selectors.ranked_rows``),
-    and a desk polls this list every second while 2,000 people sign up."""
+    the addresses)."""
+    # Written as django-ninja writes a ``RegistrationOut`` list, without validating each row
+    # again: the rows are read in that shape (``selectors.ranked_rows``), and a desk polls
+    # this list every second while 2,000 people sign up.
     rows = selectors.ranked_rows(_at_the_door(request, event))
     return HttpResponse(
         json.dumps(rows, cls=NinjaJSONEncoder), content_type="application/json; charset=utf-8"

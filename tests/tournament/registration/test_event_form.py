@@ -197,3 +197,21 @@ def test_another_game_has_the_favourites_but_no_seeding(organiser_client, champi
         organiser_client.get(reverse("event-settings", args=[event.slug])).content.decode()
     )
     assert "show_favourites" in names and "seed_by_rating" not in names
+
+
+def test_a_club_with_one_circuit_of_its_own_finds_it_chosen(organiser_client, championship):
+    """A new event of a club's championship starts on the club's circuit when it has only one
+    (the club made it for its season); with two, the organiser picks."""
+    from tournament.clubs.models import Club
+
+    club = Club.objects.create(slug="lion", name="Club du Lion")
+    championship.club = club
+    championship.save(update_fields=["club"])
+    url = reverse("event-new", args=[championship.slug])
+    assert organiser_client.get(url).context["form"].initial.get("circuit") is None
+    weather = {"rain_from": 1, "rain_to": 4, "variable_from": 5, "variable_to": 8,
+               "sun_from": 9, "sun_to": 20}  # fmt: skip
+    home = Circuit.objects.create(slug="salle", name="Salle des fêtes", club=club, **weather)
+    assert organiser_client.get(url).context["form"].initial["circuit"] == home.pk
+    Circuit.objects.create(slug="garage", name="Garage", club=club, **weather)
+    assert organiser_client.get(url).context["form"].initial.get("circuit") is None

@@ -10,7 +10,7 @@ whatever module now holds an endpoint.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, ClassVar
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -56,7 +56,8 @@ class PaddockAPI(NinjaAPI):
     served JSON does: a validator given the document as a dict (openapi-spec-validator, the
     contract's checks) refuses integer keys."""
 
-    _openapi_documents: dict[tuple[Any, ...], Any] = {}
+    #: The documents built, by prefix, path parameters and language (a handful per process).
+    _openapi_documents: ClassVar[dict[tuple[Any, ...], Any]] = {}
 
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
@@ -302,18 +303,27 @@ def registration_for_link(token: str) -> Registration:
     return found
 
 
+def _waiting_ranks() -> Callable[[str, Any], int | None]:
+    """The waiting-list rank of each registration read in confirmation order: 1, 2, … for
+    the confirmed ones waiting, None for the others (the rule of ``ranked`` and of
+    ``ranked_rows``)."""
+    counted = 0
+
+    def rank(status: str, confirmed_at: Any) -> int | None:
+        nonlocal counted
+        if status != Registration.Status.WAITING or not confirmed_at:
+            return None
+        counted += 1
+        return counted
+
+    return rank
+
+
 def ranked(event: Event) -> list[tuple[Registration, int | None]]:
     """Every registration of ``event`` with its waiting-list rank, in confirmation order."""
     rows = Registration.objects.filter(event=event).select_related("driver")
-    rows = rows.order_by("confirmed_at", "pk")
-    out, rank = [], 0
-    for registration in rows:
-        if registration.status == Registration.Status.WAITING and registration.confirmed_at:
-            rank += 1
-            out.append((registration, rank))
-        else:
-            out.append((registration, None))
-    return out
+    rank = _waiting_ranks()
+    return [(r, rank(r.status, r.confirmed_at)) for r in rows.order_by("confirmed_at", "pk")]
 
 
 #: Race control's list of registrations (API.md), as its answer holds them.
@@ -327,15 +337,11 @@ def ranked_rows(event: Event) -> list[dict[str, Any]]:
     """``ranked``'s registrations as race control's list answers them (``id``, the names,
     the address and licence, ``status``, ``rank``, ``confirmed_at``, ``driver``), read as
     rows: polled every second by the desk during a rush, 2,000 objects were most of it."""
-    waiting, rank, out = Registration.Status.WAITING, 0, []
+    rank, out = _waiting_ranks(), []
     rows = Registration.objects.filter(event=event).order_by("confirmed_at", "pk")
     for pk, first, last, email, licence, team, status, confirmed_at, number in rows.values_list(
         *LISTED
     ):
-        place = None
-        if status == waiting and confirmed_at:
-            rank += 1
-            place = rank
         out.append(
             {
                 "id": pk,
@@ -345,7 +351,7 @@ def ranked_rows(event: Event) -> list[dict[str, Any]]:
                 "licence": licence,
                 "team": team,
                 "status": status,
-                "rank": place,
+                "rank": rank(status, confirmed_at),
                 "confirmed_at": confirmed_at,
                 "driver": number,
             }

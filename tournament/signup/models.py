@@ -3,48 +3,15 @@ sent (one row per registration and kind: sent once) and race control's messages.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
-from simple_history.manager import HistoryDescriptor
-from simple_history.models import HistoricalRecords
 
 from tournament.players.names import name_key
 from tournament.signup import rules
-from tournament.site.actor import HistoryActor
-
-
-class _HistoryOnce(HistoryDescriptor):
-    """simple_history's ``Model.history``, its manager's class made once: the library makes a
-    new one (``from_queryset``: a walk of every method of the queryset) at each read, and
-    each save reads it to write its history row: a third of a millisecond of a rush's
-    sign-up and of its confirmation."""
-
-    @functools.cached_property
-    def _manager(self) -> type:
-        return self.manager_class.from_queryset(self.queryset_class)
-
-    def __get__(self, instance: Any, owner: Any) -> Any:
-        return self._manager(self.model, instance)
-
-
-class History(HistoricalRecords):
-    """``HistoricalRecords`` whose ``history`` is read at the cost of one object
-    (``_HistoryOnce``); the history tables are the same."""
-
-    def finalize(self, sender: Any, **kwargs: Any) -> None:
-        super().finalize(sender, **kwargs)
-        descriptor = sender.__dict__.get(self.manager_name)
-        if type(descriptor) is HistoryDescriptor:
-            once = _HistoryOnce(
-                descriptor.model,
-                manager=descriptor.manager_class,
-                queryset=descriptor.queryset_class,
-            )
-            setattr(sender, self.manager_name, once)
+from tournament.site.actor import History, HistoryActor
 
 
 class Announcement(models.Model):

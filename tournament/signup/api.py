@@ -421,12 +421,20 @@ def registration_export(request: HttpRequest, event: str, id: int) -> dict[str, 
 
 class EraseIn(Schema):
     reason: Annotated[str, Field(min_length=1, max_length=500)]
+    scope: Literal["club", "server"] = Field(
+        "club",
+        description="`club`: the championships of the event's club only; `server`: every "
+        "club's (a superuser's only, else 403).",
+    )
 
 
 class EraseOut(Schema):
     driver: int | None = Field(
         description="The racing number the registrant had: the driver now reads "
         "“Pilote anonyme” with it. Null when they never checked in."
+    )
+    championships: list[str] = Field(
+        description="The slugs of the championships whose rows the erasure changed."
     )
 
 
@@ -435,8 +443,17 @@ def registration_erase(
     request: HttpRequest, event: str, id: int, payload: EraseIn
 ) -> dict[str, Any]:
     """Erase the person on their request: name, address, licence and team text leave every
-    table (histories, mails, replayed answers included), every driver of the same player
-    reads "Pilote anonyme" with its number; results, points and others' ratings stay."""
+    table of the club's championships (histories, mails, replayed answers included), every
+    driver of the same player there reads "Pilote anonyme" with its number; another club's
+    rows stay as they are; results, points and others' ratings stay."""
     registration = _registration(_organised(request, event), id)
-    erasure.person_erase(registration=registration, actor=actor_of(request), reason=payload.reason)
-    return {"driver": registration.driver.number if registration.driver_id else None}
+    person = erasure.person_erase(
+        registration=registration,
+        actor=actor_of(request),
+        reason=payload.reason,
+        server=payload.scope == "server",
+    )
+    return {
+        "driver": registration.driver.number if registration.driver_id else None,
+        "championships": person.championships(),
+    }

@@ -269,14 +269,14 @@ def _check_in(request: HttpRequest, registration: Registration, actor: Actor) ->
 
 
 def _erase(request: HttpRequest, registration: Registration, actor: Actor) -> Any:
-    """Erase on request: race control first reads what goes (every driver of the person),
-    then confirms."""
+    """Erase on request: race control first reads what goes (every driver of the person in
+    the club's championships, none of another club's), then confirms."""
     reason = request.POST.get("reason", "").strip()
     if not reason:
         raise InvalidInput(_("Say why."), {"reason": [_("This field is required.")]})
     if not request.POST.get("confirm"):
         services.require_organiser(actor, registration.event)
-        person = erasure.person_of(registration)
+        person = erasure.person_of(registration, actor=actor)
         return {"erasure": {"registration": registration, "reason": reason, "person": person}}
     erasure.person_erase(registration=registration, actor=actor, reason=reason)
     registration.refresh_from_db()

@@ -55,7 +55,7 @@ class Wall:
     ids: dict[str, int]  # b's registration, pending registration, sanction, invitation, player
     tokens: dict[str, str] = field(default_factory=dict)
     baseline: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
-    forms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    forms: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by URL name
 
 
 def build_wall() -> Wall:

@@ -348,6 +348,7 @@ def test_the_event_return_bench_lands_in_process_at_a_tiny_size() -> None:
     ]
 
 
+@needs_postgresql  # the bench serves it on PostgreSQL only (SQLite: the desk waits its writer)
 @pytest.mark.django_db(transaction=True)
 def test_the_event_return_bench_answers_200_through_the_api(
     settings, tmp_path, monkeypatch: pytest.MonkeyPatch

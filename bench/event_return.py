@@ -1,7 +1,8 @@
 """``event_return``: a national day comes home from the laptop (issue 30).
 
 A day of 300 drivers (one qualifying session: 300 runs; about 40 race tables, each result
-confirmed, with its history: saved, submitted, confirmed) and 40 photos of 2 MB is exported
+confirmed, with its history: saved, submitted, confirmed) and 40 photos of 2 MB (real JPEG
+pictures with their thumbnails, as the laptop stores them: the return checks them) is exported
 as the laptop's ``export_event`` writes it, its rows removed, and the file lands through
 ``tournament.away.trip.landing.land`` as ``POST /api/v1/events/{event}/return`` does: every
 row checked by the models' validators and added in one transaction, the photos' files
@@ -13,8 +14,8 @@ laptop's are two rows of it.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from django.test import override_settings
+from PIL import Image, ImageDraw
 
 from bench.builder import Size, build_championship
 from qualifying.models import QualifyingSession, QualifyingTable
@@ -34,7 +36,7 @@ from races.models import (
     ResultLine,
     SheetPhoto,
 )
-from races.photos import storage
+from races.photos import images, storage
 from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import Checkout
@@ -63,13 +65,41 @@ def _day(drivers: int, table_size: int, photos: int, photo_bytes: int) -> Any:
             result.save()
     tables = list(RaceTable.objects.filter(event=event).order_by("number"))
     for n in range(photos):
-        data = os.urandom(photo_bytes)
-        name = storage.store(data)
+        picture, thumbnail, width, height = photo(n, photo_bytes)
         SheetPhoto.objects.create(
-            event=event, table=tables[n % len(tables)], source="table", image=name,
-            thumbnail=name, width=4000, height=3000, size=len(data),
+            event=event, table=tables[n % len(tables)], source="table",
+            image=storage.store(picture), thumbnail=storage.store(thumbnail),
+            width=width, height=height, size=len(picture),
         )  # fmt: skip
     return event
+
+
+#: Bytes a pixel of ``photo``'s grain takes in a JPEG at the stored quality (measured).
+BYTES_PER_PIXEL = 0.5
+#: The grain's spread around mid-grey: a photo of a sheet in a hall's light, as noisy as a
+#: phone's picture of about 2 MB at the stored size.
+GRAIN = 32
+
+
+def photo(n: int, photo_bytes: int) -> tuple[bytes, bytes, int, int]:
+    """The ``n``-th photo of the day as the laptop stores it (``races.photos.images``): a JPEG
+    of about ``photo_bytes`` (4:3, its long side within the stored one), its thumbnail, and
+    the picture's width and height. Each one's own grain and number: no two files alike."""
+    pixels = photo_bytes / BYTES_PER_PIXEL
+    width = min(images.LONGEST_SIDE, max(64, round((pixels * 4 / 3) ** 0.5)))
+    height = width * 3 // 4
+    grain = Image.effect_noise((width, height), GRAIN)
+    picture = Image.merge("RGB", (grain, grain, grain))
+    ImageDraw.Draw(picture).text((8, 8), f"photo {n}", fill=(255, 255, 255))
+    small = picture.copy()
+    small.thumbnail((images.THUMBNAIL_SIDE, images.THUMBNAIL_SIDE))
+    return _jpeg(picture), _jpeg(small), width, height
+
+
+def _jpeg(picture: Image.Image) -> bytes:
+    out = io.BytesIO()
+    picture.save(out, format="JPEG", quality=images.QUALITY)
+    return out.getvalue()
 
 
 def _away_and_back(event: Any) -> str:
@@ -129,15 +159,24 @@ def _desk_event() -> Any:
 
 
 async def _return_and_desk(
-    base_url: str, *, path: str, body: bytes, token: str, desk_path: str, session: str
+    base_url: str,
+    *,
+    path: str,
+    body: bytes,
+    token: str,
+    desk_path: str,
+    session: str,
+    transport: Any = None,
 ) -> tuple[dict[str, Any], list[tuple[float, int | None]]]:
+    """The return POSTed while race control polls its desk; ``transport``: an ASGI one (the
+    tests, in process) instead of the network."""
     import asyncio
 
     import httpx
 
     desk: list[tuple[float, int | None]] = []
     finished = asyncio.Event()
-    async with httpx.AsyncClient(base_url=base_url, timeout=300) as client:
+    async with httpx.AsyncClient(base_url=base_url, timeout=300, transport=transport) as client:
 
         async def race_control() -> None:
             cookie = {"Cookie": f"sessionid={session}"}

@@ -17,11 +17,12 @@ import pytest
 from django.core.asgi import get_asgi_application
 from django.db import connections
 from django.template import RequestContext, Template
+from django.urls import reverse
 from django_tables2 import RequestConfig
 
 from bench import load, measures, spike
 from bench.builder import Size, build_championship
-from bench.run import RESULTS, Config, table, targets
+from bench.run import RESULTS, Config, event_return_targets, table, targets
 from races.models import RaceResult, ResultLine, ResultStatus
 from tests.integrity.conftest import needs_postgresql
 from tournament.models import Event
@@ -331,3 +332,59 @@ def test_the_targets_of_sign_up_and_offline_tables_judge_their_measures() -> Non
         "offline return: every outbox empty ≤ 10 s": True,
         "offline return: race control's desk p95 ≤ 250 ms": False,
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_event_return_bench_lands_in_process_at_a_tiny_size() -> None:
+    """``make bench``'s national day back from the laptop, as it runs without the load part:
+    20 drivers and 2 photos, every row and photo landed (the return checks each photo)."""
+    from bench.event_return import measure_event_return
+
+    measured = measure_event_return(drivers=20, photos=2, photo_bytes=20_000)
+    assert measured["landed"]["photos"] == 2 and measured["landed"]["runs"] == 20
+    assert measured["results"] == 3 and measured["rated_players"] == 20
+    assert [row[0] for row in event_return_targets({"event_return": measured})] == [
+        "a national day lands (ratings included) ≤ 30 s"
+    ]
+
+
+@needs_postgresql  # the bench serves it on PostgreSQL only (SQLite: the desk waits its writer)
+@pytest.mark.django_db(transaction=True)
+def test_the_event_return_bench_answers_200_through_the_api(
+    settings, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hosted server's part of ``event_return``, in process over ASGI (gunicorn aside): the
+    laptop's file POSTed to the return while race control keeps its desk open; the photos'
+    files are real pictures, which the return accepts and writes."""
+    from bench import event_return
+    from races.models import SheetPhoto
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    monkeypatch.setattr(event_return, "DESK_EVERY", 0.05)  # race control's pace, not the test's
+    event = event_return._day(20, 8, 2, 100_000)  # photos larger than a thumbnail
+    body = event_return._away_and_back(event).encode()
+    session = spike.desk_session(event)
+    token = spike.race_control_token()
+    monkeypatch.setitem(connections["default"].settings_dict, "CONN_MAX_AGE", 0)
+    transport = httpx.ASGITransport(app=get_asgi_application())
+
+    async def back() -> tuple[dict, list]:
+        return await event_return._return_and_desk(
+            "http://testserver",
+            path=f"/api/v1/events/{event.slug}/return",
+            body=body,
+            token=token,
+            desk_path=reverse("event-desk", args=[event.slug]),
+            session=session,
+            transport=transport,
+        )
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        returned, desk = pool.submit(asyncio.run, back()).result()
+    assert returned["status"] == 200, returned["text"]
+    assert returned["json"]["landed"]["photos"] == 2 and returned["json"]["refused"] == []
+    photos = SheetPhoto.objects.filter(event=event)
+    assert photos.count() == 2
+    on_disk = {path.name for path in tmp_path.rglob("*.jpg")}
+    assert on_disk == {name for p in photos for name in (p.image, p.thumbnail)}
+    assert len(on_disk) == 4 and desk and all(status == 200 for _ms, status in desk)

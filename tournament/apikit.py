@@ -209,7 +209,11 @@ def _is_slug(value: str) -> bool:
 
 
 def get_championship(slug: str) -> Championship:
-    championship = Championship.objects.filter(slug=slug).first() if _is_slug(slug) else None
+    championship = (
+        Championship.objects.select_related("club").filter(slug=slug).first()
+        if _is_slug(slug)
+        else None
+    )
     if championship is None:
         raise NotFound(_("Unknown championship “%(slug)s”.") % {"slug": slug})
     return championship
@@ -217,7 +221,7 @@ def get_championship(slug: str) -> Championship:
 
 def get_event(slug: str) -> Event:
     event = (
-        Event.objects.select_related("championship", "circuit").filter(slug=slug).first()
+        Event.objects.select_related("championship__club", "circuit").filter(slug=slug).first()
         if _is_slug(slug)
         else None
     )
@@ -241,6 +245,20 @@ def get_circuit(slug: str) -> Circuit:
 class PlayerRef(Schema):
     id: int
     name: str
+
+
+class ClubRef(Schema):
+    """The club that runs a championship and its events (named in public)."""
+
+    slug: str
+    name: str
+
+
+def club_ref(championship: Championship) -> dict[str, str] | None:
+    """``championship``'s club as ``ClubRef`` answers it; None for one of no club (made by
+    the server's operator before clubs, or without one)."""
+    club = championship.club if championship.club_id else None
+    return {"slug": club.slug, "name": club.name} if club is not None else None
 
 
 class DriverOut(Schema):

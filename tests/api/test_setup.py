@@ -233,6 +233,7 @@ def test_organiser_creates_an_event(organiser, circuit, championship):
         "name": "Spa 2025",
         "date": "2025-06-14",
         "championship": "cfd-2025",
+        "club": None,  # a championship of no club (a superuser's); else {slug, name}
         "circuit": "monaco",
         "game": "formula_de",
         "laps": 3,

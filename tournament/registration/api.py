@@ -16,6 +16,7 @@ from pydantic import Field, StrictBool, field_validator, model_validator
 from qualifying.scoring import parse_stopwatch
 from tournament.apikit import (
     ERRORS,
+    ClubRef,
     DriverNumber,
     DriverOut,
     ErrorOut,
@@ -23,6 +24,7 @@ from tournament.apikit import (
     Int,
     PlayerRef,
     actor_of,
+    club_ref,
     driver_out,
     get_championship,
     get_event,
@@ -31,9 +33,7 @@ from tournament.apikit import (
     require_token,
 )
 from tournament.clubs.services import club_for_new
-from tournament.errors import (
-    InvalidInput,
-)
+from tournament.errors import InvalidInput
 from tournament.games import registry
 from tournament.games.events import GridName, circuit_checked, named_fields, refuse_foreign_settings
 from tournament.games.registry import MAIN_GAME
@@ -84,7 +84,7 @@ class ChampionshipOut(Schema):
     points_scale: list[int]
     points_mode: str
     best_results: int | None
-    club: str | None = Field(None, description="The slug of the club it belongs to.")
+    club: ClubRef | None = Field(None, description="The club that runs it.")
 
 
 def championship_out(championship: Championship) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def championship_out(championship: Championship) -> dict[str, Any]:
         "points_scale": list(championship.points_scale),
         "points_mode": championship.points_mode,
         "best_results": championship.best_results,
-        "club": championship.club.slug if championship.club_id else None,
+        "club": club_ref(championship),
     }
 
 
@@ -308,6 +308,7 @@ class EventOut(signup.AnnouncementOut):
     name: str
     date: datetime.date
     championship: str
+    club: ClubRef | None = Field(None, description="The club that runs it: its championship's.")
     circuit: str | None
     game: str
     laps: int | None
@@ -360,6 +361,7 @@ def event_out(event: Event) -> dict[str, Any]:
         "name": event.name,
         "date": event.date,
         "championship": event.championship.slug,
+        "club": club_ref(event.championship),
         "circuit": event.circuit.slug if event.circuit else None,
         "game": event.game,
         "laps": event.laps,
@@ -434,7 +436,7 @@ def event_list(request: HttpRequest, slug: str) -> list[dict[str, Any]]:
     championship = get_championship(slug)
     actor = actor_of(request)
     events = Event.objects.filter(championship=championship).select_related(
-        "championship", "circuit"
+        "championship__club", "circuit"
     )
     if not actor.can_desk(championship):
         # A table's referee sees no more of unpublished events than anyone (API.md).

@@ -119,7 +119,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    championship = get_object_or_404(Championship, slug=slug)
+    championship = get_object_or_404(Championship.objects.select_related("club"), slug=slug)
     actor = actor_for(request)
     is_organiser = actor.can_organise(championship)
     at_desk = actor.can_desk(championship)
@@ -289,6 +289,7 @@ def signup_opened(event: Event) -> Announcement | None:
 @public_page(
     "tournament.Event",
     "tournament.Championship",
+    "tournament.Club",  # named on the page: its rename builds the page again
     "tournament.Circuit",
     "tournament.Announcement",
     "tournament.Entry",
@@ -303,7 +304,9 @@ def signup_opened(event: Event) -> Announcement | None:
     personal=True,
 )
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    event = get_object_or_404(Event.objects.select_related("championship", "circuit"), slug=slug)
+    event = get_object_or_404(
+        Event.objects.select_related("championship__club", "circuit"), slug=slug
+    )
     # The desk sees the event as its organisers do (its counter, unpublished parts).
     actor = actor_for(request)
     is_organiser = actor.can_desk(event.championship)

@@ -245,6 +245,9 @@ def _vevent(event: Event, announcement: Announcement | None) -> icalendar.Event:
     if announcement is not None and announcement.place:
         item.add("location", announcement.place)
     lines = [f"{s['time']} {s['label']}" for s in (announcement.schedule if announcement else [])]
+    club = event.championship.club
+    if club is not None:  # the club that runs it, named in public (DOMAIN.md)
+        lines.insert(0, _("Run by %(club)s") % {"club": _one_line(club.name)})
     url = f"{settings.SITE_URL.rstrip('/')}{reverse('signup', args=[event.slug])}"
     item.add("description", "\n".join([*lines, url]))
     item.add("url", url)
@@ -277,7 +280,7 @@ def _announced(event: Event, announcement: Announcement | None) -> bool:
 
 @require_safe
 def event_ics(request: HttpRequest, slug: str) -> HttpResponse:
-    event = get_object_or_404(Event.objects.select_related("championship"), slug=slug)
+    event = get_object_or_404(Event.objects.select_related("championship__club"), slug=slug)
     announcement = Announcement.objects.filter(event=event).first()
     if not _announced(event, announcement):
         raise Http404
@@ -291,7 +294,8 @@ def events_ics(request: HttpRequest) -> HttpResponse:
     today = timezone.localdate()
     events = Event.objects.filter(date__gte=today, announcement__isnull=False)
     items = []
-    for event in events.select_related("championship", "announcement").order_by("date", "pk"):
+    related = events.select_related("championship__club", "announcement")
+    for event in related.order_by("date", "pk"):
         if _announced(event, event.announcement):
             items.append(_vevent(event, event.announcement))
     return _calendar(items, "Paddock")

@@ -306,8 +306,9 @@ def test_a_club_s_organiser_creates_its_championship_season_as_a_number(clubs):
     response = clubs.api("orga").post("/championships", body)
 
     assert response.status_code == 201, response.content
-    assert response.json()["season"] == "2027" and response.json()["club"] == "aix"
-    assert clubs.api(None).get("/championships/aix-2027").json()["club"] == "aix"
+    aix = {"slug": "aix", "name": "Club d’Aix"}
+    assert response.json()["season"] == "2027" and response.json()["club"] == aix
+    assert clubs.api(None).get("/championships/aix-2027").json()["club"] == aix
     assert Championship.objects.get(slug="aix-2027").club == clubs.club
 
 
@@ -316,7 +317,7 @@ def test_the_next_season_belongs_to_the_same_club(clubs):
     body = {"slug": "aix-2027", "name": "Coupe d’Aix", "season": "2027"}
     response = clubs.api("orga").post("/championships/aix-2026/next-season", body)
     assert response.status_code == 201, response.content
-    assert response.json()["club"] == "aix"
+    assert response.json()["club"] == {"slug": "aix", "name": "Club d’Aix"}
     assert clubs.api("guichet").get("/events/aix-gp").status_code == 200
 
 

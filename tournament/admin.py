@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from races.results.services import results_rescore
-from tournament.clubs.models import Club, Invitation, Membership
+from tournament.clubs.models import Club, GuestSeat, Invitation, Membership
 from tournament.models import (
     Announcement,
     ApiToken,
@@ -133,6 +133,20 @@ class InvitationAdmin(admin.ModelAdmin):
     list_filter = ("role", "club")
     list_select_related = ("club",)
     readonly_fields = ("digest", "invited_by", "sent_at", "accepted_at", "accepted_by")
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(GuestSeat)
+class GuestSeatAdmin(admin.ModelAdmin):
+    """Who named a championship's guest organiser (the seat is the championship's
+    "organisers"): read here, never made here."""
+
+    list_display = ("user", "championship", "given_by", "given_at")
+    search_fields = ("user__username", "championship__slug", "championship__name")
+    list_select_related = ("user", "championship", "given_by")
+    readonly_fields = ("championship", "user", "given_by", "given_at")
 
     def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False

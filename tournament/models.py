@@ -15,7 +15,7 @@ from tournament import sealing, wording
 # Models of their own rooms, registered with the app here (and imported from here).
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout  # noqa: F401
 from tournament.clubs import rights
-from tournament.clubs.models import Club, Invitation, Membership  # noqa: F401
+from tournament.clubs.models import Club, GuestSeat, Invitation, Membership  # noqa: F401
 from tournament.games.registry import GRIDS, MAIN_GAME, GameEnumeration, game_choices, spec_of
 from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401

@@ -17,7 +17,7 @@ from pydantic import Field
 from tournament.access import Actor
 from tournament.apikit import ERRORS, ErrorOut, Unauthorized, actor_of, get_championship
 from tournament.clubs import services
-from tournament.clubs.models import Club, Invitation, Membership
+from tournament.clubs.models import Club, Invitation, Membership, Withdrawal
 from tournament.errors import NotAllowed, NotFound
 from tournament.site import ratelimit
 
@@ -110,16 +110,28 @@ class InvitationOut(Schema):
     status: Literal["pending", "accepted", "expired", "withdrawn"]
     sent_at: datetime.datetime
     expires_at: datetime.datetime
+    sent_by: str | None = Field(description="The username of who sent it.")
+    reason: str | None = Field(
+        description="Why it was withdrawn (by an owner, or its sender's role ended); else null."
+    )
 
 
 def invitation_out(invitation: Invitation, now: datetime.datetime) -> dict[str, Any]:
+    status = invitation.status(now)
+    sender = invitation.invited_by
     return {
         "id": invitation.pk,
         "email": invitation.email,
         "role": invitation.role,
-        "status": invitation.status(now),
+        "status": status,
         "sent_at": invitation.sent_at,
         "expires_at": invitation.expires_at,
+        "sent_by": sender.get_username() if sender is not None else None,
+        "reason": (
+            str(Withdrawal(invitation.withdrawn_why or Withdrawal.OWNER).label)
+            if status == "withdrawn"
+            else None
+        ),
     }
 
 
@@ -153,7 +165,8 @@ def invitation_list(request: HttpRequest, club: str) -> list[dict[str, Any]]:
     """The club's invitations, the latest first (its owners: they carry addresses)."""
     found = _owned_club(_person(actor_of(request)), club)
     now = timezone.now()
-    return [invitation_out(i, now) for i in Invitation.objects.filter(club=found)]
+    invitations = Invitation.objects.filter(club=found).select_related("invited_by")
+    return [invitation_out(i, now) for i in invitations]
 
 
 @router.delete("/clubs/{club}/invitations/{id}", response={200: InvitationOut, **ERRORS})
@@ -231,23 +244,48 @@ def member_list(request: HttpRequest, club: str) -> list[dict[str, Any]]:
     return [member_out(m) for m in sorted(members, key=lambda m: m.user.get_username())]
 
 
-@router.patch("/clubs/{club}/members/{username}", response={200: MemberOut, **ERRORS})
+class EndsOut(Schema):
+    removed_guest_seats: list[str] = Field(
+        description="The slugs of the club's championships whose guest seat the member lost."
+    )
+    withdrawn_invitations: int = Field(description="How many of their invitations went.")
+
+
+class MemberChangedOut(MemberOut, EndsOut):
+    pass
+
+
+def ends_out(ends: services.Ends) -> dict[str, Any]:
+    return {
+        "removed_guest_seats": [championship.slug for championship in ends.guest_seats],
+        "withdrawn_invitations": len(ends.invitations),
+    }
+
+
+@router.patch("/clubs/{club}/members/{username}", response={200: MemberChangedOut, **ERRORS})
 def member_update(request: HttpRequest, club: str, username: str, payload: MemberIn) -> Any:
-    """Change a member's role (the club's owners); the last owner stays owner (409)."""
+    """Change a member's role (the club's owners); the last owner stays owner (409). A
+    lowered role ends the member's guest seats on the club's championships and withdraws
+    the invitations they sent: the answer says which."""
     actor = _person(actor_of(request))
-    membership = services.member_role_set(
+    membership, ends = services.member_role_set(
         actor=actor, club=_club(club), username=username, role=payload.role
     )
-    return member_out(membership)
+    return {**member_out(membership), **ends_out(ends)}
 
 
-@router.delete("/clubs/{club}/members/{username}", response={204: None, **ERRORS})
-def member_remove(request: HttpRequest, club: str, username: str) -> Status[None]:
-    """Remove a member (the club's owners; never the last owner: 409). Their sessions and
-    tokens lose the club's rights at once."""
+@router.delete("/clubs/{club}/members/{username}", response={200: EndsOut, 204: None, **ERRORS})
+def member_remove(request: HttpRequest, club: str, username: str) -> Status[Any]:
+    """Remove a member (the club's owners; never the last owner: 409), or leave the club
+    (the member themself: 204). Their sessions and tokens lose the club's rights at once;
+    their guest seats on the club's championships go and the invitations they sent are
+    withdrawn: ``{removed_guest_seats, withdrawn_invitations}``, or 204 when none."""
     actor = _person(actor_of(request))
-    services.member_remove(actor=actor, club=_club(club), username=username)
-    return Status(204, None)
+    itself = services.leaving(actor, username)
+    ends = services.member_remove(actor=actor, club=_club(club), username=username)
+    if itself or not ends:
+        return Status(204, None)
+    return Status(200, ends_out(ends))
 
 
 class OrganisersIn(Schema):
@@ -260,8 +298,9 @@ class OrganisersOut(Schema):
 
 @router.put("/championships/{slug}/organisers", response={200: OrganisersOut, **ERRORS})
 def championship_organisers(request: HttpRequest, slug: str, payload: OrganisersIn) -> Any:
-    """Set the championship's guest organisers (its club's owners and organisers): they run
-    this championship alone."""
+    """Set the championship's guest organisers (its club's owners: 403 for others): people
+    from outside the club, who run this championship alone; a member of the club is a 400
+    naming them."""
     actor = _person(actor_of(request))
     users = services.championship_organisers_set(
         actor=actor, championship=get_championship(slug), usernames=payload.usernames

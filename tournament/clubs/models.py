@@ -7,6 +7,7 @@ import datetime
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -64,6 +65,15 @@ class Membership(models.Model):
         return f"{self.user} ({self.role}, {self.club})"
 
 
+class Withdrawal(models.TextChoices):
+    """Why an invitation was withdrawn (DOMAIN.md: "listed as withdrawn, with why")."""
+
+    OWNER = "owner", _("Withdrawn by an owner of the club.")
+    SENDER_REMOVED = "sender_removed", _("Withdrawn: its sender was removed from the club.")
+    SENDER_LOWERED = "sender_lowered", _("Withdrawn: its sender may no longer invite to the club.")
+    SENDER_LEFT = "sender_left", _("Withdrawn: its sender left the club.")
+
+
 class Invitation(models.Model):
     """An owner's invitation for one role, sent to one address: single use, valid 7 days,
     can be withdrawn. Only the digest of its secret is stored."""
@@ -87,6 +97,10 @@ class Invitation(models.Model):
         related_name="+",
     )
     withdrawn_at = models.DateTimeField(_("withdrawn at"), null=True, blank=True)
+    #: Why it was withdrawn (``Withdrawal``): by an owner, or its sender's role ended.
+    withdrawn_why = models.CharField(
+        _("why withdrawn"), max_length=20, choices=Withdrawal, blank=True, default=""
+    )
 
     class Meta:
         app_label = "tournament"
@@ -104,3 +118,31 @@ class Invitation(models.Model):
         if self.withdrawn_at is not None:
             return "withdrawn"
         return "expired" if self.expires_at <= now else "pending"
+
+
+class GuestSeat(models.Model):
+    """Who named a championship's guest organiser, and when (DOMAIN.md "Many clubs on one
+    server"). The right itself is the championship's ``organisers`` row, which every check
+    reads; this row keeps who gave it, for the owners' people page. A seat given before this
+    record existed, or in the admin, has none."""
+
+    championship = models.ForeignKey(
+        "tournament.Championship", on_delete=models.CASCADE, related_name="guest_seats"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    given_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    given_at = models.DateTimeField(_("given at"), default=timezone.now)
+
+    class Meta:
+        app_label = "tournament"
+        ordering = ["championship", "user"]
+        verbose_name = _("guest seat")
+        verbose_name_plural = _("guest seats")
+        constraints = [
+            models.UniqueConstraint(fields=["championship", "user"], name="guest_seat_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.championship})"

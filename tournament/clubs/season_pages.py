@@ -93,7 +93,13 @@ def club_championship_new(request: HttpRequest, club: str) -> HttpResponse:
     return render(
         request,
         "clubs/season_championship_new.html",
-        {"form": form, "club": club_row, "default_preset": "f1"},
+        {
+            "form": form,
+            "club": club_row,
+            "default_preset": "f1",
+            # Guest organisers are named by the club's owners (DOMAIN.md).
+            "names_guests": actor.can_manage_people(club_row),
+        },
     )
 
 

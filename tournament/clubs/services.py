@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -27,8 +28,9 @@ from django.utils.translation import gettext as _
 from tournament import sealing
 from tournament.access import Actor
 from tournament.clubs import mails
-from tournament.clubs.models import Club, Invitation, Membership, Role
+from tournament.clubs.models import Club, GuestSeat, Invitation, Membership, Role, Withdrawal
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
+from tournament.models import Championship
 from tournament.signup import tasks
 from tournament.signup.rules import one_line
 
@@ -158,14 +160,7 @@ def invitation_send(
         message = _("“%(email)s” is not an e-mail address.") % {"email": email[:254]}
         raise InvalidInput(message, {"email": [message]}) from None
     now = now or timezone.now()
-    pending = Invitation.objects.filter(
-        club=club,
-        email__iexact=email,
-        accepted_at__isnull=True,
-        withdrawn_at__isnull=True,
-        expires_at__gt=now,
-    )
-    if pending.exists():
+    if pending(Invitation.objects.filter(club=club, email__iexact=email), now).exists():
         message = _(
             "An invitation to %(email)s is waiting for an answer: withdraw it first to send "
             "another."
@@ -189,6 +184,13 @@ def invitation_send(
     return invitation
 
 
+def pending(invitations: Any, now: datetime.datetime) -> Any:
+    """The invitations of ``invitations`` (a query) still waiting for an answer at ``now``."""
+    return invitations.filter(
+        accepted_at__isnull=True, withdrawn_at__isnull=True, expires_at__gt=now
+    )
+
+
 def translation_language() -> str:
     """The active language, if the site has it, else the site's."""
     active = (translation.get_language() or "").split("-")[0]
@@ -204,7 +206,8 @@ def invitation_withdraw(*, actor: Actor, invitation: Invitation) -> Invitation:
         raise Conflict(_("This invitation was accepted already: remove the member instead."))
     if invitation.withdrawn_at is None:
         invitation.withdrawn_at = timezone.now()
-        invitation.save(update_fields=["withdrawn_at"])
+        invitation.withdrawn_why = Withdrawal.OWNER
+        invitation.save(update_fields=["withdrawn_at", "withdrawn_why"])
     return invitation
 
 
@@ -228,10 +231,30 @@ def invitation_refusal(invitation: Invitation, now: datetime.datetime) -> Confli
     if status == "accepted":
         return Conflict(_("This invitation was used already: log in with your account."))
     if status == "withdrawn":
-        return Conflict(_("This invitation was withdrawn by the club's owner."))
+        if invitation.withdrawn_why in ("", Withdrawal.OWNER):
+            return Conflict(_("This invitation was withdrawn by the club's owner."))
+        return Conflict(
+            _("%(why)s Ask an owner of the club for a new invitation.")
+            % {"why": Withdrawal(invitation.withdrawn_why).label}
+        )
     if status == "expired":
         return Conflict(_("This invitation has expired: ask the club's owner to send a new one."))
+    if not sender_may_invite(invitation):
+        return Conflict(
+            _(
+                "The person who sent this invitation may no longer invite to %(club)s: ask an "
+                "owner of the club for a new one."
+            )
+            % {"club": invitation.club.name}
+        )
     return None
+
+
+def sender_may_invite(invitation: Invitation) -> bool:
+    """DOMAIN.md: an invitation is accepted only while its sender may still invite for its
+    role (the club's owners, or a superuser; a deleted account invites nobody)."""
+    sender = invitation.invited_by
+    return sender is not None and Actor(user=sender).can_manage_people(invitation.club)
 
 
 def invitation_accept(
@@ -362,32 +385,110 @@ def _last_owner() -> Conflict:
     )
 
 
+#: The roles from the most rights to the fewest: a step down is a lowered role.
+_RANK = {Role.OWNER: 3, Role.ORGANISER: 2, Role.DESK: 1}
+
+
+@dataclass(frozen=True)
+class Ends:
+    """What a member's removal or lowered role ends (DOMAIN.md "A right ends with the role
+    that gave it"): the guest seats they hold on the club's championships, and the pending
+    invitations they sent."""
+
+    guest_seats: list[Championship] = field(default_factory=list)
+    invitations: list[Invitation] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.guest_seats or self.invitations)
+
+
+def member_ends(
+    *, membership: Membership, role: str | None = None, now: datetime.datetime | None = None
+) -> Ends:
+    """What removing ``membership`` (``role`` None), or changing its role to ``role``, ends:
+    nothing when the role stays or rises."""
+    if role is not None and _RANK.get(role, 0) >= _RANK.get(membership.role, 0):
+        return Ends()
+    invitations = Invitation.objects.filter(
+        club_id=membership.club_id, invited_by_id=membership.user_id
+    )
+    return Ends(
+        guest_seats=list(
+            Championship.objects.filter(
+                club_id=membership.club_id, organisers=membership.user_id
+            ).order_by("slug")
+        ),
+        invitations=list(pending(invitations, now or timezone.now()).order_by("pk")),
+    )
+
+
+def _end(ends: Ends, *, user: Any, why: str) -> None:
+    """Remove ``ends``' guest seats of ``user`` and withdraw its invitations, saying ``why``."""
+    seats = [championship.pk for championship in ends.guest_seats]
+    Championship.organisers.through.objects.filter(
+        championship_id__in=seats, user_id=user.pk
+    ).delete()
+    GuestSeat.objects.filter(championship_id__in=seats, user_id=user.pk).delete()
+    Invitation.objects.filter(
+        pk__in=[invitation.pk for invitation in ends.invitations],
+        accepted_at__isnull=True,
+        withdrawn_at__isnull=True,
+    ).update(withdrawn_at=timezone.now(), withdrawn_why=why)
+
+
 @transaction.atomic
-def member_role_set(*, actor: Actor, club: Club, username: str, role: str) -> Membership:
-    """Change a member's role (the club's owners); never the last owner's."""
+def member_role_set(
+    *, actor: Actor, club: Club, username: str, role: str
+) -> tuple[Membership, Ends]:
+    """Change a member's role (the club's owners); never the last owner's. A lowered role
+    ends the member's guest seats on the club's championships and withdraws the invitations
+    they sent (answered with the membership)."""
     _require_people(actor, club)
     role = role_checked(role)
     owners = _owners_locked(club)
     membership = member_of(club, username)
     if membership.role == role:
-        return membership
+        return membership, Ends()
     if membership.role == Role.OWNER and [m.pk for m in owners] == [membership.pk]:
         raise _last_owner()
+    ends = member_ends(membership=membership, role=role)
     membership.role = role
     actor.stamp(membership).save(update_fields=["role"])
-    return membership
+    _end(ends, user=membership.user, why=Withdrawal.SENDER_LOWERED)
+    return membership, ends
+
+
+def leaving(actor: Actor, username: str) -> bool:
+    """True when ``actor``'s person is ``username``: a member leaving on their own."""
+    return actor.table is None and actor.is_authenticated and actor.user.get_username() == username
 
 
 @transaction.atomic
-def member_remove(*, actor: Actor, club: Club, username: str) -> None:
-    """Remove a member (the club's owners); never the last owner. Their rights end at once:
-    every check reads the membership (sessions and tokens alike)."""
-    _require_people(actor, club)
+def member_remove(*, actor: Actor, club: Club, username: str) -> Ends:
+    """Remove a member (the club's owners), or a member leaves (themself); never the last
+    owner. Their rights end at once: every check reads the membership (sessions and tokens
+    alike), their guest seats on the club's championships go and the invitations they sent
+    are withdrawn (answered)."""
+    itself = leaving(actor, username)
+    if not itself:
+        _require_people(actor, club)
     owners = _owners_locked(club)
     membership = member_of(club, username)
     if membership.role == Role.OWNER and [m.pk for m in owners] == [membership.pk]:
+        if itself:
+            raise Conflict(
+                _(
+                    "A club keeps at least one owner, and you are the last owner of "
+                    "%(club)s: make another member owner first, then leave."
+                )
+                % {"club": club.name}
+            )
         raise _last_owner()
+    ends = member_ends(membership=membership)
+    user = membership.user
     actor.stamp(membership).delete()
+    _end(ends, user=user, why=Withdrawal.SENDER_LEFT if itself else Withdrawal.SENDER_REMOVED)
+    return ends
 
 
 # --- A championship's guest organisers ------------------------------------------------------
@@ -397,12 +498,11 @@ def member_remove(*, actor: Actor, club: Club, username: str) -> None:
 def championship_organisers_set(
     *, actor: Actor, championship: Any, usernames: Iterable[str]
 ) -> list[Any]:
-    """Name ``championship``'s guest organisers (its club's owners and organisers, or a
-    superuser): they run that championship alone. Answers them by username."""
-    if not actor.can_run_club(championship.club):
-        raise NotAllowed(
-            _("Only the owners and organisers of the championship's club name its organisers.")
-        )
+    """Name ``championship``'s guest organisers (its club's owners, or a superuser): people
+    from outside the club, who run that championship alone; a member of the club is refused
+    (400 naming them). Who named each is kept (``GuestSeat``). Answers them by username."""
+    if not actor.can_manage_people(championship.club):
+        raise NotAllowed(_("Only the owners of the championship's club name its guest organisers."))
     wanted = list(dict.fromkeys(str(name).strip() for name in usernames if str(name).strip()))
     User = get_user_model()
     users = list(
@@ -414,5 +514,29 @@ def championship_organisers_set(
             "usernames": ", ".join(f"“{name[:150]}”" for name in unknown)
         }
         raise InvalidInput(message, {"usernames": [message]})
+    members = sorted(
+        Membership.objects.filter(club_id=championship.club_id, user__in=users).values_list(
+            "user__username", flat=True
+        )
+    )
+    if members:
+        message = _(
+            "%(usernames)s: a member of %(club)s runs its championships by their role; guest "
+            "organisers come from outside the club."
+        ) % {
+            "usernames": ", ".join(f"“{name}”" for name in members),
+            "club": championship.club.name,
+        }
+        raise InvalidInput(message, {"usernames": [message]})
+    before = set(championship.organisers.values_list("pk", flat=True))
     championship.organisers.set(users)
+    GuestSeat.objects.filter(championship=championship).exclude(user__in=users).delete()
+    GuestSeat.objects.bulk_create(
+        [
+            GuestSeat(championship=championship, user=user, given_by=actor.user)
+            for user in users
+            if user.pk not in before
+        ],
+        ignore_conflicts=True,
+    )
     return sorted(users, key=lambda u: u.get_username())

@@ -10,6 +10,7 @@ urlpatterns = [
     path("clubs/", views.my_clubs, name="my-clubs"),
     path("clubs/new/", views.club_new, name="club-new"),
     path("start/", views.after_login, name="after-login"),
+    path("clubs/<slug:club>/leave/", views.club_leave, name="club-leave"),
     path("clubs/<slug:club>/people/", views.people, name="club-people"),
     path("clubs/<slug:club>/people/invite/", views.invite, name="club-invite"),
     path(

@@ -29,9 +29,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from tournament.access import actor_for
-from tournament.clubs import services
+from tournament.clubs import selectors, services
 from tournament.clubs.forms import ClubForm, InviteForm, NewAccountForm, RoleForm
-from tournament.clubs.models import Club, Invitation, Membership, Role
+from tournament.clubs.models import Club, Invitation, Membership, Role, Withdrawal
 from tournament.errors import NotFound, ServiceError
 from tournament.models import Championship, Circuit
 from tournament.registration.forms import derived_slug
@@ -201,13 +201,39 @@ def _people_page(
         invitation.state = invitation.status(now)  # type: ignore[attr-defined]
         invitation.state_words = _STATUS_WORDS[invitation.state]()  # type: ignore[attr-defined]
         invitation.role_label = Role(invitation.role).label  # type: ignore[attr-defined]
+        invitation.reason = (  # type: ignore[attr-defined]
+            Withdrawal(invitation.withdrawn_why).label
+            if invitation.state == "withdrawn" and invitation.withdrawn_why
+            else ""
+        )
     form = invite_form or InviteForm(initial={"language": services.translation_language()})
     return render(
         request,
         "clubs/people.html",
-        {"club": club, "members": members, "invitations": invitations, "invite_form": form},
+        {
+            "club": club,
+            "members": members,
+            "invitations": invitations,
+            "guest_seats": selectors.guest_seats(club=club),
+            "invite_form": form,
+        },
         status=status,
     )
+
+
+def _ends_words(ends: services.Ends, username: str) -> list[str]:
+    """What a removal or a lowered role ends, in words, for the confirmation page."""
+    words = [
+        _("%(username)s's guest seat on %(championship)s goes.")
+        % {"username": username, "championship": str(championship)}
+        for championship in ends.guest_seats
+    ]
+    words += [
+        _("The invitation %(username)s sent to %(email)s (%(role)s) is withdrawn.")
+        % {"username": username, "email": invitation.email, "role": Role(invitation.role).label}
+        for invitation in ends.invitations
+    ]
+    return words
 
 
 @require_GET
@@ -252,14 +278,32 @@ def _after_change(request: HttpRequest, club: Club) -> HttpResponse:
 @require_POST
 @login_required
 def member_role(request: HttpRequest, club: str, username: str) -> HttpResponse:
+    """A member's new role; a lowered role first says what it ends (guest seats,
+    invitations), then ends it once confirmed."""
     found = _owned_club(request, club)
     form = RoleForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose a role: owner, organiser or desk."))
         return redirect("club-people", found.slug)
+    role = form.cleaned_data["role"]
     try:
-        membership = services.member_role_set(
-            actor=actor_for(request), club=found, username=username, role=form.cleaned_data["role"]
+        ends = services.member_ends(membership=services.member_of(found, username), role=role)
+    except NotFound as exc:
+        messages.error(request, exc.message)
+        return redirect("club-people", found.slug)
+    facts = {"username": username, "role": Role(role).label, "club": found.name}
+    if ends and not confirmed(request):
+        return confirm_page(
+            request,
+            title=_("Make %(username)s %(role)s of %(club)s?") % facts,
+            undoes=_ends_words(ends, username),
+            confirm_label=_("Change the role"),
+            cancel=reverse("club-people", args=[found.slug]),
+            fields={"role": role},
+        )
+    try:
+        membership, ends = services.member_role_set(
+            actor=actor_for(request), club=found, username=username, role=role
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -291,7 +335,8 @@ def member_remove(request: HttpRequest, club: str, username: str) -> HttpRespons
                     "%(username)s loses the rights of %(role)s of %(club)s at once, on every "
                     "device and through every API token."
                 )
-                % facts
+                % facts,
+                *_ends_words(services.member_ends(membership=membership), username),
             ],
             note=_("To give them a place again, send a new invitation."),
             confirm_label=_("Remove %(username)s") % facts,
@@ -304,6 +349,39 @@ def member_remove(request: HttpRequest, club: str, username: str) -> HttpRespons
         return redirect("club-people", found.slug)
     messages.success(request, _("%(username)s is no longer a member of %(club)s.") % facts)
     return _after_change(request, found)
+
+
+@require_POST
+@login_required
+def club_leave(request: HttpRequest, club: str) -> HttpResponse:
+    """A member leaves the club (never its last owner), after a confirmation."""
+    found = get_object_or_404(Club, slug=club)
+    username = request.user.get_username()
+    try:
+        membership = services.member_of(found, username)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    facts = {"club": found.name, "role": Role(membership.role).label}
+    if not confirmed(request):
+        return confirm_page(
+            request,
+            title=_("Leave %(club)s?") % facts,
+            undoes=[
+                _("You lose the rights of %(role)s of %(club)s at once, on every device and "
+                  "through every API token.") % facts,
+                *_ends_words(services.member_ends(membership=membership), username),
+            ],
+            note=_("To come back, ask an owner of the club for a new invitation."),
+            confirm_label=_("Leave this club"),
+            cancel=reverse("my-clubs"),
+        )  # fmt: skip
+    try:
+        services.member_remove(actor=actor_for(request), club=found, username=username)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("You left %(club)s.") % facts)
+    return redirect("my-clubs")
 
 
 @require_POST

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
-from tournament.errors import Conflict
-from tournament.models import Championship, Driver, Team
+from tournament.errors import Conflict, NotAllowed
+from tournament.models import Championship, Driver, GuestSeat, Membership, Team
 from tournament.players.identity import new_player
 from tournament.registration.services import require_organiser, save_checked
 
@@ -51,20 +51,52 @@ def season_following(*, championship: Championship, name: str, season: str) -> C
     )
 
 
+def may_start_next_season(actor: Actor, championship: Championship) -> bool:
+    """DOMAIN.md: a club's next season is started by its owners and organisers, never by a
+    guest organiser. A championship of no club (the operator's, made before clubs) by its
+    organisers, as before."""
+    if championship.club_id is None:
+        return actor.can_organise(championship)
+    return actor.can_run_club(championship.club)
+
+
+def _require_starter(actor: Actor, championship: Championship) -> None:
+    if not may_start_next_season(actor, championship):
+        require_organiser(actor, championship)  # the desk and strangers: the usual words
+        raise NotAllowed(
+            _("Only the owners and organisers of %(club)s start its next season.")
+            % {"club": championship.club.name}  # type: ignore[union-attr]
+        )
+
+
+def _guests_kept(championship: Championship, new: Championship) -> None:
+    """The guest seats that still may be held go to ``new``, with who gave them: a guest
+    who became a member of the club, or whose account is closed, has none there."""
+    members = Membership.objects.filter(club_id=championship.club_id).values("user_id")
+    kept = list(championship.organisers.filter(is_active=True).exclude(pk__in=members))
+    new.organisers.set(kept)
+    GuestSeat.objects.bulk_create(
+        GuestSeat(championship=new, user_id=seat.user_id, given_by_id=seat.given_by_id,
+                  given_at=seat.given_at)
+        for seat in GuestSeat.objects.filter(championship=championship, user__in=kept)
+    )  # fmt: skip
+
+
 @transaction.atomic
 def championship_next_season(
     *, actor: Actor, championship: Championship, slug: str, name: str, season: str
 ) -> Championship:
-    """A new championship for the next season of ``championship`` (its organisers only).
+    """A new championship for the next season of ``championship`` (its club's owners and
+    organisers only: ``may_start_next_season``).
 
-    It takes the club, the points scale, points mode and best-K, the guest organisers, the
-    teams (name and colour) and the drivers (number, name, e-mail, team, player); no event,
-    entry or result.
+    It takes the club, the points scale, points mode and best-K, the guest organisers who
+    still may be (``_guests_kept``), the teams (name and colour) and the drivers (number,
+    name, e-mail, team, player); no event, entry or result.
     A slug already taken is a Conflict (409), and so is a season that already follows this
     championship (same name and season: "Start next season" once made a second one); an
     invalid slug, name or season an InvalidInput (400). The old season is only read.
     """
-    require_organiser(actor, championship)
+    _require_starter(actor, championship)
     slug = (slug or "").strip()
     existing = season_following(championship=championship, name=name or "", season=season or "")
     if existing is not None:
@@ -87,7 +119,7 @@ def championship_next_season(
     )
     actor.stamp(new)
     save_checked(new, _("The next season could not be created."))
-    new.organisers.set(championship.organisers.all())
+    _guests_kept(championship, new)
     teams = {
         team.pk: Team(championship=new, name=team.name, colour=team.colour)
         for team in Team.objects.filter(championship=championship)

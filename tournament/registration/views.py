@@ -37,7 +37,11 @@ from tournament.registration.forms import (
     apply_errors,
 )
 from tournament.registration.seasons import championship_next_season as next_season_create
-from tournament.registration.seasons import next_season_defaults, season_following
+from tournament.registration.seasons import (
+    may_start_next_season,
+    next_season_defaults,
+    season_following,
+)
 from tournament.registration.services import (
     driver_create,
     drivers_import,
@@ -141,6 +145,7 @@ def championship_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "at_desk": at_desk,
             "driver_form": DriverForm() if at_desk else None,
             "matches": len(proposals(actor, championship=championship)) if is_organiser else 0,
+            "starts_next_season": is_organiser and may_start_next_season(actor, championship),
         },
     )
 
@@ -242,6 +247,11 @@ def championship_next_season(request: HttpRequest, slug: str) -> HttpResponse:
     actor = actor_for(request)
     if not actor.can_organise(championship):
         raise PermissionDenied(_("Only the organisers of this championship may do this."))
+    if not may_start_next_season(actor, championship):
+        raise PermissionDenied(
+            _("Only the owners and organisers of %(club)s start its next season.")
+            % {"club": championship.club.name}  # type: ignore[union-attr]
+        )
     if request.method == "POST":
         form = NextSeasonForm(request.POST)
         if form.is_valid():

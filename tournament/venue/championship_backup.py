@@ -186,6 +186,8 @@ NOT_EXPORTED = {
     "tournament.Membership",
     "tournament.HistoricalMembership",
     "tournament.Invitation",
+    # Who named a guest organiser (the seat itself travels with the championship's row).
+    "tournament.GuestSeat",
 }
 
 

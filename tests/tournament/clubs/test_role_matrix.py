@@ -125,6 +125,9 @@ PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     # A club's season pages: a championship's guest organiser runs that championship, not
     # its club (no championship nor circuit of the club).
     **{(name, method): {"guest": 403} for name in SEASON_PAGES for method in ("GET", "POST")},
+    # A club's next season is started by its owners and organisers, never by a guest.
+    ("championship-next-season", "GET"): {"guest": 403},
+    ("championship-next-season", "POST"): {"guest": 403},
 }
 
 #: The club's people pages, for ``cf-club`` itself (the security matrix's club is another):
@@ -208,6 +211,8 @@ DESK_API = {
 API_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     # Qualifying is closed: the desk's correction is race control's (409), as a referee's.
     ("patch", "/events/{event}/sessions/{n}/runs/{driver}"): {"desk": 409},
+    # A club's next season is started by its owners and organisers, never by a guest.
+    ("post", "/championships/{slug}/next-season"): {"guest": 403},
 }
 #: The clubs' own operations: (method, path sent, body) → statuses in ROLES order.
 CLUBS: dict[tuple[str, str], tuple[str, Any, str]] = {
@@ -259,12 +264,12 @@ CLUBS: dict[tuple[str, str], tuple[str, Any, str]] = {
     ("delete", "/clubs/{club}/members/{username}"): (
         f"/clubs/{CLUB}/members/guichet",
         None,
-        "204 403 403 403 403 401",
+        "204 403 204 403 403 401",  # the desk is guichet: it leaves the club
     ),
     ("put", "/championships/{slug}/organisers"): (
         "/championships/cf/organisers",
         {"usernames": ["orga"]},
-        "200 200 403 403 403 401",
+        "200 403 403 403 403 401",  # the club's owners name guest organisers
     ),
 }
 

@@ -54,19 +54,20 @@ def championship_data(**changes: Any) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("username", ["patronne", "orga"])
-def test_owner_and_organiser_create_a_championship(clubs: Any, username: str) -> None:
+@pytest.mark.parametrize(("username", "guests"), [("patronne", "invitee"), ("orga", "")])
+def test_owner_and_organiser_create_a_championship(clubs: Any, username: str, guests: str) -> None:
+    """Guest organisers are named by the owners (DOMAIN.md): the field is theirs."""
     client = client_of(clubs, username)
-    assert client.get(new_championship()).status_code == 200
+    assert ('name="organisers"' in client.get(new_championship()).content.decode()) == bool(guests)
     response = client.post(
         new_championship(),
-        championship_data(preset="custom", custom_scale="10-8-6-5-4-3-2-1", organisers="invitee"),
+        championship_data(preset="custom", custom_scale="10-8-6-5-4-3-2-1", organisers=guests),
         follow=True,
     )
     championship = Championship.objects.get(slug="coupe-de-provence-2027")
     assert championship.club == clubs.club
     assert championship.points_scale == [10, 8, 6, 5, 4, 3, 2, 1]
-    assert [u.username for u in championship.organisers.all()] == ["invitee"]
+    assert [u.username for u in championship.organisers.all()] == ([guests] if guests else [])
     assert response.redirect_chain[-1][0] == reverse("championship", args=[championship.slug])
     page = response.content.decode()
     assert "/c/coupe-de-provence-2027/" in page and "Next step: create its first event" in page
@@ -123,7 +124,7 @@ def test_a_taken_slug_gets_a_suffix_and_the_page_says_it(clubs: Any) -> None:
 
 
 def test_an_unknown_guest_organiser_saves_nothing(clubs: Any) -> None:
-    response = client_of(clubs, "orga").post(
+    response = client_of(clubs, "patronne").post(
         new_championship(), championship_data(organisers="invitee nobody-here")
     )
     assert response.status_code == 200
@@ -269,3 +270,20 @@ def test_the_edit_link_is_only_for_the_club_that_made_it(clubs: Any) -> None:
         page = client_of(clubs, username).get(reverse("circuit-catalogue")).content.decode()
         links = {slug for slug in ("monaco", "ecosse") if f"/circuits/{slug}/edit/" in page}
         assert links == ({editable} if editable else set()), username
+
+
+def test_an_organiser_s_guest_organisers_and_a_member_as_guest_save_nothing(clubs: Any) -> None:
+    """Only the owners name guest organisers, and never a member of the club."""
+    sent = client_of(clubs, "orga").post(
+        new_championship(), championship_data(organisers="invitee")
+    )
+    assert "Only the owners of the championship’s club name its guest organisers." in (
+        sent.content.decode().replace("&#x27;", "’").replace("'", "’")
+    )
+    member = client_of(clubs, "patronne").post(
+        new_championship(), championship_data(organisers="orga")
+    )
+    assert "“orga”: a member of Club d’Aix runs its championships" in (
+        member.content.decode().replace("&#x27;", "’")
+    )
+    assert not Championship.objects.filter(slug="coupe-de-provence-2027").exists()

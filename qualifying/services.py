@@ -80,7 +80,7 @@ def session_create(
     if QualifyingSession.objects.filter(event=event, number=number).exists():
         raise Conflict(exists)
     roll, source = roll_or_record(weather_roll)
-    weather = event.circuit.weather_scale.weather_for(roll)
+    weather = event.weather_scale.weather_for(roll)
     session = QualifyingSession(
         event=event,
         number=number,

@@ -29,6 +29,7 @@ from tournament.players.names import driver_name
 from tournament.registration.scales import (  # noqa: F401  (migrations and callers read them here)
     DEFAULT_POINTS_SCALE,
     WEATHER_NAMES,
+    CircuitTerms,
     validate_points_scale,
     weather_scale_errors,
 )
@@ -286,7 +287,7 @@ class Driver(models.Model):
         return chosen_name(self.first_name, self.last_name, self.public_name_choice)
 
 
-class Event(models.Model):
+class Event(CircuitTerms):
     #: The registered games (``tournament.games.registry``): ``Event.Game.values`` & co.
     Game = GameEnumeration
 
@@ -454,7 +455,7 @@ class Event(models.Model):
                 quick_rules=self.is_quick_rules,
                 competition=self.is_competition,
                 laps=self.laps,
-                circuit_laps=self.circuit.laps if self.circuit_id else None,
+                circuit_laps=self.circuit_race_laps,
             ),
             "standard_configuration": wording.standard_car_errors(
                 quick_rules=self.is_quick_rules, standard=self.standard_configuration
@@ -499,11 +500,6 @@ class Event(models.Model):
     def min_stopwatch(self) -> str:
         """The plausible stopwatch floor as ``m:ss.cc`` (API field ``min_stopwatch``)."""
         return format_stopwatch(self.min_stopwatch_cs)
-
-    @property
-    def race_laps(self) -> int:
-        """Laps of the race: the event's own setting, else the circuit's (§2-0-3)."""
-        return self.laps or (self.circuit.laps if self.circuit else 0)
 
 
 class Entry(models.Model):

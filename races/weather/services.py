@@ -43,7 +43,7 @@ def race_weather_draw(
     reason = checked_reason(reason)
     _require_grid_known(event)
     value, source = roll_or_record(roll)
-    weather = event.circuit.weather_scale.weather_for(value)
+    weather = event.weather_scale.weather_for(value)
     with transaction.atomic():
         # One draw at a time (races.grid.start.stands_set says why NO KEY).
         Event.objects.select_for_update(no_key=True).filter(pk=event.pk).first()
@@ -135,7 +135,7 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
         raise NotAllowed(_("Only this table's referee or an organiser may draw its weather."))
     event = table.event
     value, source = roll_or_record(roll)
-    drawn = event.circuit.weather_scale.weather_for(value)
+    drawn = event.weather_scale.weather_for(value)
     with transaction.atomic():
         table = RaceTable.objects.select_for_update(no_key=True).get(pk=table.pk)
         race = RaceWeather.objects.filter(event=event).first()

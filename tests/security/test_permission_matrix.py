@@ -311,6 +311,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": "200 302 403 403 403 302", "POST": "200 302 403 403 403 302"},
     ),
     "circuit-catalogue": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    # A circuit's page (issue 49): everyone's, with the events that use it.
+    "circuit": (club_circuit, {"GET": PUBLIC, "POST": GET_ONLY}),
     # The guide (issue 41, item 6): everyone's, read only.
     "guide": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
     "guide-page": (lambda world, role: {"page": "referee"}, {"GET": PUBLIC, "POST": GET_ONLY}),
@@ -1033,6 +1035,7 @@ def test_page_holds_with_hostile_names_and_odd_queries(world: World, name: str) 
     [
         ("championship", ["R&amp;D &lt;script&gt;", "=HYPERLINK(&quot;http://evil"]),
         ("event", ["&lt;/para&gt; &lt;img src=/etc/hostname&gt;"]),
+        ("circuit", ["&lt;/para&gt; &lt;img src=/etc/hostname&gt;"]),
         ("event-desk", ["&lt;script&gt;alert(&#x27;paddock&#x27;)&lt;/script&gt;"]),
     ],
 )

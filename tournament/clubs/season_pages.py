@@ -1,7 +1,8 @@
 """A club's season pages (issue 41): a new championship, a new circuit and its changes, the
-shared circuit catalogue. Only the club's owners and organisers create and change
-(``Actor.can_run_club``, which asks ``tournament.clubs.rights``); everyone reads the
-catalogue. Views fetch, call the services, redirect."""
+shared circuit catalogue, a circuit's page with the events that use it. Only the club's
+owners and organisers create and change (``Actor.can_run_club``, which asks
+``tournament.clubs.rights``); everyone reads the catalogue and the circuits' pages. Views
+fetch, call the services, redirect."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -28,7 +30,7 @@ from tournament.clubs.scale_forms import (
 )
 from tournament.clubs.services import actor_clubs, championship_organisers_set
 from tournament.errors import ServiceError
-from tournament.models import Circuit
+from tournament.models import Circuit, Event
 from tournament.registration.circuits import circuit_create, circuit_update
 from tournament.registration.forms import apply_errors
 from tournament.registration.scales import WEATHER_NAMES
@@ -103,9 +105,33 @@ def club_championship_new(request: HttpRequest, club: str) -> HttpResponse:
     )
 
 
+def _circuit_events(actor: Actor, circuit: Circuit) -> dict[str, Any]:
+    """The events that use ``circuit`` as the reader may see them (DOMAIN.md "Many clubs on
+    one server": the circuit's page says which events use it): each with its club, date and
+    the laps it reads, and whether the circuit's changes reach it; an event nothing of which
+    is published is named to its organisers and desk only (``Event.is_public``), counted
+    for the others."""
+    events = Event.objects.filter(circuit=circuit).select_related("championship__club")
+    today = timezone.localdate()
+    desk: dict[int, bool] = {}
+    rows: list[dict[str, Any]] = []
+    hidden = 0
+    for event in events.order_by("-date", "name"):
+        championship = event.championship
+        if championship.pk not in desk:
+            desk[championship.pk] = actor.can_desk(championship)
+        if not (event.is_public() or desk[championship.pk]):
+            hidden += 1
+            continue
+        follows = championship.club_id == circuit.club_id and event.date >= today
+        rows.append({"event": event, "club": championship.club, "follows": follows})
+    return {"event_rows": rows, "hidden_events": hidden}
+
+
 def _circuit_page(
     request: HttpRequest, form: CircuitForm, club: Club | None, circuit: Circuit | None
 ) -> HttpResponse:
+    used = _circuit_events(actor_for(request), circuit) if circuit is not None else {}
     return render(
         request,
         "clubs/season_circuit_form.html",
@@ -115,6 +141,26 @@ def _circuit_page(
             "circuit": circuit,
             "bar": weather_bar(form.typed_ranges()),
             "weathers": WEATHER_NAMES,
+            **used,
+        },
+    )
+
+
+@require_GET
+def circuit_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A circuit's page, read by all: its laps, its d20 scale, its club and the events that
+    use it; a link to change it where the reader runs its club."""
+    circuit = get_object_or_404(Circuit.objects.select_related("club"), slug=slug)
+    actor = actor_for(request)
+    return render(
+        request,
+        "clubs/season_circuit.html",
+        {
+            "circuit": circuit,
+            "bar": weather_bar(_scale_of(circuit)),
+            "weathers": WEATHER_NAMES,
+            "editable": actor.can_run_club(circuit.club),
+            **_circuit_events(actor, circuit),
         },
     )
 

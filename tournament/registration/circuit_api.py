@@ -17,6 +17,7 @@ from tournament.models import Circuit
 from tournament.registration.api import CircuitIn, WeatherScaleIn
 from tournament.registration.circuits import circuit_create as create
 from tournament.registration.circuits import circuit_update as update
+from tournament.signup import announcement as signup
 
 circuits = Router(tags=["Setup"])
 
@@ -84,15 +85,17 @@ def circuit_detail(request: HttpRequest, slug: str) -> dict[str, Any]:
 
 
 class CircuitPatchIn(Schema):
-    name: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    name: Annotated[signup.OneLine, Field(min_length=1, max_length=200)] | None = None
     laps: Int | None = None
     weather_scale: WeatherScaleIn | None = None
 
 
 @circuits.patch("/circuits/{slug}", response={200: CircuitOut, **ERRORS})
 def circuit_update(request: HttpRequest, slug: str, payload: CircuitPatchIn) -> dict[str, Any]:
-    """Change a circuit's name, laps or d20 scale: only the club that made it (403 for
-    anyone else). Weather already drawn keeps the reading it had."""
+    """Change a circuit's name (one line), laps or d20 scale: only the club that made it
+    (403 for anyone else). Weather already drawn keeps the reading it had; another club's
+    events keep the laps and scale they took (only the club's own events still to come
+    take the change)."""
     actor = actor_of(request)
     require_token(actor)
     circuit = get_circuit(slug)

@@ -1,18 +1,23 @@
 """Writes of circuits: one catalogue shared by every club, read by all, changed only by the
 club that made it (DOMAIN.md "Clubs and who may do what"). A change never alters a weather
-already drawn: sessions and race draws keep the reading they had (they store it)."""
+already drawn: sessions and race draws keep the reading they had (they store it). A change
+stays in its club (DOMAIN.md "Many clubs on one server"): every event keeps the laps and d20
+scale its circuit had when it was set (``Event.circuit_laps``, ``Event.circuit_scale``);
+only the circuit's own club's events still to come (dated today or later) take the change."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tournament.access import Actor
 from tournament.clubs.models import Club
 from tournament.errors import Conflict, InvalidInput, NotAllowed
-from tournament.models import Circuit
+from tournament.models import Circuit, Event
+from tournament.registration.scales import scale_data
 from tournament.registration.services import save_checked
 
 
@@ -75,7 +80,10 @@ def circuit_update(
     weather_scale: Mapping[str, Sequence[int]] | None = None,
 ) -> Circuit:
     """Change a circuit: only its club's owners and organisers (the operator's circuits: a
-    superuser). Weather already drawn keeps its reading."""
+    superuser). Weather already drawn keeps its reading; another club's events, and the
+    club's own past ones, keep the laps and scale they took; the club's own events dated
+    today or later take the change (the operator's circuit: the events of championships
+    without a club)."""
     if not actor.can_run_club(circuit.club):
         raise NotAllowed(
             _("Only the club that made %(circuit)s may change it.") % {"circuit": circuit.name}
@@ -87,4 +95,8 @@ def circuit_update(
         circuit.laps = laps
     if weather_scale is not None:
         _set_scale(circuit, weather_scale)
-    return save_checked(circuit, _("The circuit could not be saved."))
+    saved = save_checked(circuit, _("The circuit could not be saved."))
+    Event.objects.filter(
+        circuit=saved, championship__club_id=saved.club_id, date__gte=timezone.localdate()
+    ).update(circuit_laps=saved.laps, circuit_scale=scale_data(saved.weather_scale))
+    return saved

@@ -333,11 +333,15 @@ class EventForm(forms.ModelForm):
             # §2-0-3: a competition race is 3 laps; quick rules point 10: 1 to 3.
             mode = data.get("qualifying_mode") or self.instance.qualifying_mode
             circuit = data.get("circuit") or getattr(self.instance, "circuit", None)
+            # The event's own circuit: the laps it kept (DOMAIN.md "Many clubs on one server").
+            kept = circuit is not None and circuit.pk == self.instance.circuit_id
             for error in laps_errors(
                 quick_rules=mode == "draw",
                 competition=mode != "draw",
                 laps=data.get("laps"),
-                circuit_laps=circuit.laps if circuit else None,
+                circuit_laps=self.instance.circuit_race_laps
+                if kept
+                else getattr(circuit, "laps", None),
             ):
                 self.add_error("laps", error)
         return data

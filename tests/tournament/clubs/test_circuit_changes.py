@@ -98,7 +98,7 @@ def test_an_event_moved_to_another_circuit_takes_that_circuit_s_terms(clubs):
 
 def test_the_migration_keeps_what_every_existing_event_reads(clubs):
     Event.objects.update(circuit_laps=None, circuit_scale=None)
-    migration = importlib.import_module("tournament.migrations.0018_event_keeps_its_circuit_terms")
+    migration = importlib.import_module("tournament.migrations.0019_event_keeps_its_circuit_terms")
 
     migration.take_terms(apps, None)
 

@@ -134,7 +134,13 @@ API_WALKED = [op for op in write_operations() if op not in NOT_APPLICABLE_API]
 PAGE_ARGUMENTS: dict[str, Callable[[Wall], dict[str, Any]]] = {
     **{
         name: lambda wall: {"club": CLUB_B}
-        for name in ("club-people", "club-invite", "club-championship-new", "club-circuit-new")
+        for name in (
+            "club-people",
+            "club-invite",
+            "club-leave",
+            "club-championship-new",
+            "club-circuit-new",
+        )
     },
     **{
         name: lambda wall: {"club": CLUB_B, "username": "b-desk"}

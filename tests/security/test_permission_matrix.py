@@ -285,6 +285,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "me-token": (none, {"GET": POST_ONLY, "POST": LOGIN_REQUIRED}),
     "club-people": (club, {"GET": "200 302 403 403 403 302", "POST": GET_ONLY}),
     "club-invite": (club, {"GET": POST_ONLY, "POST": "400 302 403 403 403 302"}),
+    # Leaving asks first (200); one who is no member of the club is told nothing (404).
+    "club-leave": (club, {"GET": POST_ONLY, "POST": "200 302 404 404 404 302"}),
     "club-member-role": (club_member, {"GET": POST_ONLY, "POST": "302 302 403 403 403 302"}),
     "club-member-remove": (club_member, {"GET": POST_ONLY, "POST": "200 302 403 403 403 302"}),
     "club-invitation-withdraw": (

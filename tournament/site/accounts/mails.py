@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from tournament.signup import mails as outbox
 from tournament.signup.models import Mail
-from tournament.site.accounts.models import CONFIRM_HOURS
+from tournament.site.accounts.tokens import CONFIRM_HOURS
 
 
 def site_url(path: str) -> str:

@@ -27,7 +27,7 @@ from tournament.clubs.services import _check_new_account, _username_taken, trans
 from tournament.errors import Conflict, InvalidInput, NotFound
 from tournament.site import ratelimit
 from tournament.site.accounts import tasks
-from tournament.site.accounts.models import CONFIRM_HOURS, AccountRequest
+from tournament.site.accounts.tokens import CONFIRM_HOURS, AccountRequest
 
 
 def accounts_open() -> bool:

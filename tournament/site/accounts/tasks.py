@@ -23,7 +23,7 @@ from django.utils.http import urlsafe_base64_encode
 from tournament import sealing
 from tournament.signup import tasks as outbox_tasks
 from tournament.site.accounts import mails
-from tournament.site.accounts.models import AccountRequest
+from tournament.site.accounts.tokens import AccountRequest
 
 
 def account_request_mail(request_id: int, *, now: datetime.datetime | None = None) -> str:

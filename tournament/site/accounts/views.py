@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
 
 from tournament.clubs.forms import NewAccountForm
 from tournament.errors import NotFound, ServiceError
@@ -95,6 +96,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/signup.html", context, status=status)
 
 
+@require_GET
 def signup_sent(request: HttpRequest) -> HttpResponse:
     _open()
     return render(request, "accounts/sent.html")
@@ -131,6 +133,7 @@ def confirm(request: HttpRequest, token: str) -> HttpResponse:
     return redirect("account-welcome")
 
 
+@require_GET
 @login_required
 def welcome(request: HttpRequest) -> HttpResponse:
     """The next steps of a new account: make a club, or wait for an invitation."""

@@ -48,6 +48,7 @@ from tournament.registration.api import setup
 from tournament.registration.circuit_api import circuits as circuits_router
 from tournament.registration.season_api import next_season_router
 from tournament.signup.api import router as signup_router
+from tournament.site.accounts.api import router as accounts_router
 from tournament.standings.api import standings_router
 
 
@@ -104,7 +105,11 @@ def _respond(request: HttpRequest, status: int, body: dict[str, Any]) -> HttpRes
 
 @api.exception_handler(ServiceError)
 def _on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
-    return _respond(request, exc.status, error_body(exc))
+    response = _respond(request, exc.status, error_body(exc))
+    retry_after = getattr(exc, "retry_after", None)  # a budget spent (tournament.site.ratelimit)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 @api.exception_handler(NinjaValidationError)
@@ -180,4 +185,5 @@ _mount(ratings_router, "tournament_ratings_api")
 _mount(away_router, "tournament_away_api")
 _mount(signup_router, "tournament_signup_api")
 _mount(clubs_router, "tournament_clubs_api")
+_mount(accounts_router, "tournament_accounts_api")
 _mount(games_router, "tournament_games_api")

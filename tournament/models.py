@@ -35,7 +35,7 @@ from tournament.registration.scales import (  # noqa: F401  (migrations and call
 )
 from tournament.signup.models import Announcement, Mail, Message, Registration  # noqa: F401
 from tournament.signup.rules import public_name as chosen_name
-from tournament.site.accounts.tokens import ApiToken  # noqa: F401
+from tournament.site.accounts.tokens import AccountRequest, ApiToken  # noqa: F401
 from tournament.site.actor import HistoryActor
 
 

@@ -131,6 +131,10 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 # Clubs (DOMAIN.md "Clubs and who may do what"): on a server open to new clubs, any signed-in
 # person creates one (and owns it); off (the default), the server's operator creates them.
 CLUBS_OPEN = env_bool("CLUBS_OPEN", False)
+# DOMAIN.md "Bounded" (tournament.site.ratelimit's budgets): past them, 429 with Retry-After.
+CLUB_INVITATIONS_PER_HOUR = int(env_str("CLUB_INVITATIONS_PER_HOUR", "20"))
+CLUBS_PER_PERSON_PER_DAY = int(env_str("CLUBS_PER_PERSON_PER_DAY", "3"))
+ACCOUNT_REQUESTS_PER_HOUR = int(env_str("ACCOUNT_REQUESTS_PER_HOUR", "5"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -289,6 +293,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
 # Sign-up (issue 29): the outbox, and the daily work beat sends (reminders are messages).
 CELERY_IMPORTS += ("tournament.signup.tasks", "tournament.signup.broadcast")
+CELERY_IMPORTS += ("tournament.site.accounts.tasks",)  # account and password reset mails
 # Celery beat (``celery -A tournament beat``, beside the worker: README) sends the tasks that
 # run on a clock. Sign-up's daily work at 6 in the morning, in TIME_ZONE: the reminders two
 # days before, the unconfirmed registrations older than 7 days deleted. Without Redis (make

@@ -125,13 +125,17 @@ def test_a_dummy_mail_backend_is_no_mail_backend() -> None:
 
 
 @pytest.mark.django_db
-def test_password_reset_mails_a_link_when_mail_is_configured(client, mailoutbox) -> None:
-    """The test run configures a mail backend (pyproject.toml): the pages work end to end."""
+def test_password_reset_mails_a_link_when_mail_is_configured(
+    client, mailoutbox, django_capture_on_commit_callbacks
+) -> None:
+    """The test run configures a mail backend (pyproject.toml): the pages work end to end,
+    the mail leaving through the outbox once the request is over."""
     get_user_model().objects.create_user(
         "julie", email="julie.colin@example.org", password="julie-pass-1"
     )
 
-    response = client.post(reverse("password_reset"), {"email": "julie.colin@example.org"})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("password_reset"), {"email": "julie.colin@example.org"})
 
     assert response.status_code == 302
     assert [message.to for message in mailoutbox] == [["julie.colin@example.org"]]

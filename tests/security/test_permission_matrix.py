@@ -237,6 +237,14 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
         {"GET": PUBLIC, "POST": PUBLIC},
     ),
     "password_reset_complete": (none, {"GET": PUBLIC, "POST": GET_ONLY}),
+    # A stranger's account: only on a server open to clubs (CLUBS_OPEN, off here: 404).
+    "account-signup": (none, {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"}),
+    "account-sent": (none, {"GET": "404 404 404 404 404 404", "POST": GET_ONLY}),
+    "account-confirm": (
+        lambda world, role: {"token": UNKNOWN_TOKEN},
+        {"GET": "404 404 404 404 404 404", "POST": "404 404 404 404 404 404"},
+    ),
+    "account-welcome": (none, {"GET": "404 302 404 404 404 302", "POST": GET_ONLY}),
     # Registration, event, desk.
     "home": (none, {"GET": PUBLIC, "POST": PUBLIC}),
     "championship": (champ, {"GET": PUBLIC, "POST": PUBLIC}),
@@ -697,6 +705,12 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("get", "/clubs/{club}/invitations"): (None, "404 403 404 403 404 401"),
     ("delete", "/clubs/{club}/invitations/{id}"): (None, "404 403 404 403 404 401"),
     ("post", "/invitations/accept"): ({"token": "unknown"}, "404 403 404 403 404 404"),
+    # A stranger's account: only on a server open to clubs (CLUBS_OPEN, off here: 404).
+    ("post", "/accounts"): (
+        {"username": "nouveau", "email": "n@example.org", "password": "virage-rapide-2026"},
+        "404 404 404 404 404 404",
+    ),
+    ("post", "/accounts/confirm"): ({"token": "unknown"}, "404 404 404 404 404 404"),
     ("get", "/clubs/{club}/members"): (None, "404 403 404 403 404 401"),
     ("patch", "/clubs/{club}/members/{username}"): ({"role": "desk"}, "404 403 404 403 404 401"),
     ("delete", "/clubs/{club}/members/{username}"): (None, "404 403 404 403 404 401"),

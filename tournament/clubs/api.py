@@ -76,10 +76,10 @@ def _my_clubs(actor: Actor) -> list[dict[str, Any]]:
     ]
 
 
-@router.post("/clubs", response={201: ClubOut, **ERRORS})
+@router.post("/clubs", response={201: ClubOut, 429: ErrorOut, **ERRORS})
 def club_create(request: HttpRequest, payload: ClubIn) -> Status[Any]:
     """Create a club (a superuser; any signed-in person when the server's ``CLUBS_OPEN`` is
-    on): its creator is its owner."""
+    on, 3 a day at most: 429 with ``Retry-After``): its creator is its owner."""
     actor = _person(actor_of(request))
     club = services.club_create(actor=actor, slug=payload.slug, name=payload.name)
     return Status(201, club_out(club, "owner"))
@@ -135,10 +135,11 @@ def invitation_out(invitation: Invitation, now: datetime.datetime) -> dict[str, 
     }
 
 
-@router.post("/clubs/{club}/invitations", response={202: InvitedOut, **ERRORS})
+@router.post("/clubs/{club}/invitations", response={202: InvitedOut, 429: ErrorOut, **ERRORS})
 def invitation_create(request: HttpRequest, club: str, payload: InvitationIn) -> Status[Any]:
     """Invite someone by mail for one role (the club's owners): single use, 7 days. The
-    mail carries ``<SITE_URL>/invitations/<token>/``."""
+    mail carries ``<SITE_URL>/invitations/<token>/``. A club sends 20 an hour at most (429
+    with ``Retry-After``)."""
     actor = _person(actor_of(request))
     services.invitation_send(
         actor=actor,

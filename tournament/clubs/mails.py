@@ -30,6 +30,11 @@ def invitation_url(secret: str) -> str:
     return f"{settings.SITE_URL.rstrip('/')}/invitations/{secret}/"
 
 
+def _short(name: str, most: int = 60) -> str:
+    """``name`` cut to ``most`` characters (an ellipsis says so)."""
+    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
+
+
 def render(invitation: Invitation, *, link: str) -> Mail:
     """The invitation's mail, rendered in the invitee's language, not saved; ``link``
     sealed apart from the bodies."""
@@ -42,14 +47,21 @@ def render(invitation: Invitation, *, link: str) -> Mail:
                 timezone.localtime(invitation.expires_at), "DATETIME_FORMAT"
             ),
         }
-        subject = _("Invitation to join %(club)s on Paddock") % facts
+        # The club's name is its owner's words, not Paddock's: it is quoted as a name, cut
+        # short in the subject, and never starts a sentence of the mail (issue 49: a name
+        # such as "Your account is blocked, see http://…" must read as a name).
+        subject = _("Paddock: an invitation to the club named “%(club)s”") % {
+            **facts,
+            "club": _short(facts["club"]),
+        }
         paragraphs = [
             (
-                _("%(inviter)s invites you to join %(club)s on Paddock as %(role)s.")
+                _("%(inviter)s invites you to join a club on Paddock as %(role)s.")
                 if facts["inviter"]
-                else _("You are invited to join %(club)s on Paddock as %(role)s.")
+                else _("You are invited to join a club on Paddock as %(role)s.")
             )
             % facts,
+            _("The club's name, as its owner wrote it: “%(club)s”.") % facts,
             _(
                 "Open the link below: choose a username and a password, or join with the "
                 "account you already have."
@@ -61,7 +73,7 @@ def render(invitation: Invitation, *, link: str) -> Mail:
             "club": invitation.club,
             "paragraphs": paragraphs,
             "link": outbox.LINK,
-            "link_label": _("Join %(club)s") % facts,
+            "link_label": _("Join the club"),
             "language": invitation.language,
         }
         text = render_to_string("clubs/invitation_mail.txt", context)

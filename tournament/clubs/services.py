@@ -32,7 +32,8 @@ from tournament.clubs.models import Club, GuestSeat, Invitation, Membership, Rol
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Championship
 from tournament.signup import tasks
-from tournament.signup.rules import one_line
+from tournament.signup.rules import plain_line
+from tournament.site import ratelimit
 
 #: How long an invitation opens its page (DOMAIN.md: 7 days).
 INVITATION_DAYS = 7
@@ -83,13 +84,23 @@ def club_create(*, actor: Actor, slug: str, name: str) -> Club:
         errors["slug"] = [_("Use only lowercase letters, digits and hyphens (a-z, 0-9, -).")]
     if not name or len(name) > 200:
         errors["name"] = [_("Give the club a name (200 characters at most).")]
-    elif not one_line(name):
-        errors["name"] = [_("One line only: no line break.")]
+    elif not plain_line(name):
+        errors["name"] = [_("One line only: no line break, no control or direction character.")]
     if errors:
         raise InvalidInput(next(iter(errors.values()))[0], errors)
     if Club.objects.filter(slug=slug).exists():
         message = _("A club with the slug “%(slug)s” already exists.") % {"slug": slug}
         raise Conflict(message, {"slug": [message]})
+    if settings.CLUBS_OPEN and not actor.is_superuser():  # DOMAIN.md "Bounded"
+        ratelimit.spend_or_refuse(
+            [f"clubs-of:{actor.user.pk}"],
+            most=settings.CLUBS_PER_PERSON_PER_DAY,
+            window=24 * 3600,
+            message=lambda wait: (
+                _("You made %(most)s clubs today already: try again in %(wait)s.")
+                % {"most": settings.CLUBS_PER_PERSON_PER_DAY, "wait": wait}
+            ),
+        )
     club = actor.stamp(Club(slug=slug, name=name))
     club.save()
     actor.stamp(Membership(club=club, user=actor.user, role=Role.OWNER)).save()
@@ -166,6 +177,15 @@ def invitation_send(
             "another."
         ) % {"email": email}
         raise Conflict(message, {"email": [message]})
+    ratelimit.spend_or_refuse(  # DOMAIN.md "Bounded"
+        [f"invitations-of:{club.pk}"],
+        most=settings.CLUB_INVITATIONS_PER_HOUR,
+        window=3600,
+        message=lambda wait: (
+            _("%(club)s sent %(most)s invitations this hour: try again in %(wait)s.")
+            % {"club": club.name, "most": settings.CLUB_INVITATIONS_PER_HOUR, "wait": wait}
+        ),
+    )
     languages = dict(settings.LANGUAGES)
     language = language if language in languages else translation_language()
     secret = sealing.new_link_secret()

@@ -195,7 +195,9 @@ class Message(models.Model):
 
 class Mail(models.Model):
     """The outbox: one row per mail a registrant is to receive, written in the same
-    transaction as the change it tells; ``key`` makes it one per (registration, kind)."""
+    transaction as the change it tells; ``key`` makes it one per (registration, kind). A
+    club's invitation and a person's account mails (new account, password reset) go
+    through it too, with no registration."""
 
     class Kind(models.TextChoices):
         CONFIRM = "confirm", _("confirm your address")
@@ -210,6 +212,9 @@ class Mail(models.Model):
         LINK = "link", _("your link again")
         MESSAGE = "message", _("message from race control")
         INVITATION = "invitation", _("invitation to a club")
+        ACCOUNT = "account", _("confirm a new account")
+        KNOWN = "known", _("an account exists already")
+        RESET = "reset", _("password reset")
 
     class State(models.TextChoices):
         QUEUED = "queued", _("not sent")

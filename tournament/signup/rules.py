@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.errors import HeaderParseError
@@ -134,3 +135,15 @@ def psych_order(entrants: Sequence[Entrant]) -> list[Entrant]:
     )  # type: ignore[operator]
     unrated = sorted((e for e in entrants if e.rating is None), key=lambda e: e.order)
     return rated + unrated
+
+
+#: Format characters a name may keep: the joiners some scripts and emoji need.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def plain_line(text: str) -> bool:
+    """A name shown in mails and pages as its owner wrote it: one line, and no control or
+    format character (a right-to-left override U+202E would turn the words around it)."""
+    return one_line(text) and not any(
+        unicodedata.category(c) in ("Cc", "Cf") and c not in _JOINERS for c in text
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
@@ -32,8 +33,11 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
     ``login_on_laptop``: the header's "Organiser login" would lead nowhere. Under ``make
     venue``'s guard a phone's login page is the "on the laptop only" 403, so a phone is told
     where race control logs in instead (the public cache keeps the phones' pages apart from the
-    laptop's: ``tournament.public.cache``)."""
+    laptop's: ``tournament.public.cache``).
+
+    ``clubs_open``: strangers make accounts here (the home and login pages link to it)."""
     return {
+        "clubs_open": settings.CLUBS_OPEN,
         "show_admin": SimpleLazyObject(lambda: _admin_leads_somewhere(request)),
         "login_on_laptop": guarded(request),
     }

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
+import time
+from collections.abc import Callable
 
 from axes.helpers import get_cool_off
 from axes.models import AccessAttempt
@@ -28,6 +31,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournament.errors import ServiceError
 from tournament.signup.rules import address_key
@@ -237,3 +241,78 @@ def signup_check(request: HttpRequest, email: str) -> None:
         within = all([_hit(key, most) for key, most in tries])  # both counted, always
     if not within:
         raise TooManySignUps()
+
+
+# --- Budgets: what one club, person, address or client may do in a while (issue 49) -------
+# DOMAIN.md "Bounded": a club's invitations an hour, a person's clubs a day, an address's or
+# a client's account requests and password resets an hour. Every try within the budget
+# counts; past it, a 429 whose ``retry_after`` says when the window that started with the
+# first try ends (the API sends it as ``Retry-After``, the pages as a sentence). A cache
+# outage lets everything through, as the other limits here do.
+
+BUDGET_PREFIX = "paddock:budget:"
+
+
+def wait_words(seconds: int) -> str:
+    """How long to wait, in words of the active language (minutes, or hours past two)."""
+    if seconds > 2 * 3600:
+        hours = -(-seconds // 3600)
+        return ngettext("%(n)s hour", "%(n)s hours", hours) % {"n": hours}
+    minutes = max(1, -(-seconds // 60))
+    return ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes}
+
+
+class OverBudget(ServiceError):
+    """Past a budget: 429, ``retry_after`` seconds until the window ends."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, int(retry_after))
+
+
+def spend(key: str, *, most: int, window: int) -> int | None:
+    """Count one try under ``key`` (its window, ``window`` seconds, starts with its first
+    try); None while within ``most``, else the seconds left in the window."""
+    count_key, since_key = f"{BUDGET_PREFIX}{key}", f"{BUDGET_PREFIX}{key}:since"
+    now = time.time()
+    try:
+        if cache.add(count_key, 1, timeout=window):
+            cache.set(since_key, now, timeout=window)
+            count = 1
+        else:
+            try:
+                count = int(cache.incr(count_key))
+            except ValueError:  # expired between add and incr
+                cache.add(count_key, 1, timeout=window)
+                cache.set(since_key, now, timeout=window)
+                count = 1
+        if count <= most:
+            return None
+        since = float(cache.get(since_key) or now)
+    except Exception:  # noqa: BLE001 - a cache outage must never stop a club
+        log.warning("budget limiter: cache unavailable, not limiting")
+        return None
+    return max(1, math.ceil(since + window - now))
+
+
+def spend_or_refuse(
+    keys: list[str], *, most: int, window: int, message: Callable[[str], str]
+) -> None:
+    """``spend`` under every key (each counted, always); past any budget, ``OverBudget``
+    whose sentence is ``message(how long to wait, in words)``."""
+    waits = [spend(key, most=most, window=window) for key in keys]
+    late = max((w for w in waits if w is not None), default=None)
+    if late is not None:
+        raise OverBudget(message(wait_words(late)), late)
+
+
+def client_key(request: HttpRequest) -> str:
+    """The budget key of the request's client (its address behind trusted proxies)."""
+    return f"client:{client_ip(request) or 'unknown'}"
+
+
+def address_budget_key(email: str) -> str:
+    """The budget key of an e-mail address, as the mail server delivers it, as a digest."""
+    return "mail:" + hashlib.sha256(address_key(email).encode()).hexdigest()

@@ -128,6 +128,8 @@ PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     # A club's next season is started by its owners and organisers, never by a guest.
     ("championship-next-season", "GET"): {"guest": 403},
     ("championship-next-season", "POST"): {"guest": 403},
+    # A server not open to clubs has no welcome page for new accounts: 404 to everyone.
+    ("account-welcome", "GET"): {"desk": 404},
 }
 
 #: The club's people pages, for ``cf-club`` itself (the security matrix's club is another):
@@ -147,6 +149,8 @@ CLUB_PAGES: dict[tuple[str, str], tuple[dict[str, Any], str]] = {
         "200 403 403 403 403 302",
     ),
     ("club-invitation-withdraw", "POST"): ({"club": CLUB, "pk": 999999}, "404 403 403 403 403 302"),
+    # Every member may leave, after a confirmation (200); who is no member is told nothing.
+    ("club-leave", "POST"): ({"club": CLUB}, "200 200 200 404 404 302"),
 }
 
 # --- API --------------------------------------------------------------------------------------

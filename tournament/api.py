@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI, Router
@@ -136,6 +137,18 @@ def _on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     else:
         detail = str(exc)
     return _respond(request, exc.status_code, {"detail": detail, "errors": {}})
+
+
+@api.exception_handler(MultiPartParserError)
+def _on_unreadable_multipart(request: HttpRequest, exc: MultiPartParserError) -> HttpResponse:
+    # Raised where a route first reads a form or its files (a photo upload): no boundary, a
+    # boundary Django does not take, a part that breaks. Without this, ninja let it through:
+    # Django's HTML 400 page, or a 500 with DEBUG on (issue 49).
+    detail = _(
+        "The multipart body could not be read: send “Content-Type: multipart/form-data; "
+        "boundary=…” and a body made of parts separated by that boundary."
+    )
+    return _respond(request, 400, {"detail": detail, "errors": {}})
 
 
 @api.exception_handler(Http404)

@@ -20,6 +20,8 @@ could not fail.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import django_tables2 as tables
@@ -33,6 +35,7 @@ from tests.security.conftest import World, english, logged_in
 from tests.security.hostile import hostile_world
 from tests.security.query_reads import ALL, parameters_read
 from tests.security.test_permission_matrix import PAGES
+from tournament.clubs.scale_forms import CatalogueSearchForm
 
 pytestmark = [pytest.mark.django_db, pytest.mark.keeps_context]
 
@@ -90,6 +93,19 @@ QUERIES: list[dict[str, str]] = [
 
 #: Sent to every page, whatever it reads: they break the query string itself.
 WHATEVER_IS_READ = [{"page": "9" * 5000}, {"table": "9" * 5000}, {"q": "\x00"}]
+
+#: Every query parameter a page's code reads (``request.GET``, a form given it, a library a
+#: view calls: django-tables2's ``page``, ``per_page`` and ``sort``), found by reading the
+#: code; ``test_every_parameter_read_is_listed`` fails when one is missing.
+PARAMETERS = {
+    "_export", "event", "me", "next", "page", "part", "per_page", "q", "reopen", "rows",
+    "session", "sort", "start", "status", "table",
+}  # fmt: skip
+#: What each parameter a page reads is sent (issue 49, item 10: ``/guide/?event=%00`` was a
+#: 500 on PostgreSQL): a NUL, not a number, past ``int()``'s digits, empty.
+HOSTILE_VALUES = ("\x00", "abc", "9" * 5000, "")
+#: The forms a page fills from the whole query (``Form(request.GET)``): their fields.
+QUERY_FORMS = {"CatalogueSearchForm": CatalogueSearchForm}
 #: Every parameter at once, with a value a page takes: the branches it opens read theirs.
 EVERY_PARAMETER = {key: "1" for query in QUERIES for key in query} | {"part": "status"}
 
@@ -99,8 +115,19 @@ def queries_for(client: Client, url: str) -> list[dict[str, str]]:
     with parameters_read() as read:
         status_of(client, url, {})
         status_of(client, url, EVERY_PARAMETER)
+    unlisted = read - PARAMETERS - {ALL}
+    assert not unlisted, f"{url} reads {unlisted}: add them to PARAMETERS"
     chosen = [query for query in QUERIES if ALL in read or set(query) <= read]
-    return chosen + [query for query in WHATEVER_IS_READ if query not in chosen]
+    hostile = [
+        {name: value}
+        for name in sorted(PARAMETERS if ALL in read else read)
+        for value in HOSTILE_VALUES
+    ]
+    sent = list(chosen)
+    for query in WHATEVER_IS_READ + hostile:
+        if query not in sent:
+            sent.append(query)
+    return sent
 
 
 def test_what_a_page_reads_is_recorded(hostile: World) -> None:
@@ -186,3 +213,39 @@ def test_a_page_past_the_last_is_not_found(hostile: World) -> None:
     for page in ("2", "0", "abc", "999999"):
         assert client.get(url, {"page": page}).status_code == 404, page
     assert client.get(url, {"page": "2", "_export": "csv"}).status_code == 200  # every row
+
+
+ROOT = Path(__file__).resolve().parents[2]
+#: How the code reads a parameter: ``request.GET.get("x")``, ``request.GET["x"]``,
+#: ``"x" in request.GET``; a form filled from the query; a walk of it (the public cache's
+#: key copies the values as text, reading none).
+READ_BY_NAME = re.compile(
+    r"""request\.GET(?:\.get|\.getlist|\.pop)?[(\[]\s*["']([^"']+)["']"""
+    r"""|["']([^"']+)["']\s+(?:not\s+)?in\s+request\.GET\b"""
+)
+READ_BY_FORM = re.compile(r"\b([A-Z]\w*)\(\s*request\.GET\b")
+WALKS = {"tournament/public/cache.py": "request.GET.lists()"}
+
+
+def test_every_parameter_read_is_listed() -> None:
+    """Every ``request.GET`` of the code names a parameter of ``PARAMETERS`` (or fills a form
+    of ``QUERY_FORMS`` whose fields are listed): a view reading a new parameter fails here
+    until its hostile values are sent to it."""
+    unexplained, names = [], set()
+    for folder in ("tournament", "races", "qualifying"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if "request.GET" not in line or WALKS.get(relative, "-") in line:
+                    continue
+                found = [a or b for a, b in READ_BY_NAME.findall(line)]
+                forms = READ_BY_FORM.findall(line)
+                for form in forms:
+                    assert form in QUERY_FORMS, f"{relative}:{number}: add {form} to QUERY_FORMS"
+                    found += list(QUERY_FORMS[form].base_fields)
+                if not found:
+                    unexplained.append(f"{relative}:{number}: {line.strip()}")
+                names.update(found)
+    assert unexplained == []
+    assert names - PARAMETERS == set(), "add these to PARAMETERS"
+    assert {"event", "status", "q", "me", "start"} <= names  # the scan reads the code

@@ -33,6 +33,8 @@ _PUBLISHED = (
     | Q(published_qualifying=True)
     | Q(published_results=True)
 )
+#: An event's address as ``slug_validator`` takes it (``tournament.models``).
+_SLUG = re.compile(r"[a-z0-9-]{1,100}")
 _LEFT = re.compile(
     r'href="([^"]*(?:' + "|".join(map(re.escape, loader.PLACEHOLDERS.values())) + r')[^"]*)"'
 )
@@ -94,7 +96,8 @@ def events_for(request: HttpRequest) -> list[Event]:
 def chosen_event(request: HttpRequest, events: list[Event]) -> Event | None:
     """The event named by ``?event=`` when the reader may see it, else the nearest."""
     wanted = request.GET.get("event", "")
-    if wanted:
+    # Only what could be a slug is looked up: PostgreSQL refuses a NUL in a query (a 500).
+    if _SLUG.fullmatch(wanted):
         actor = actor_for(request)
         found = Event.objects.select_related("championship").filter(slug=wanted).first()
         if found is not None and (found.is_public() or actor.can_desk(found.championship)):

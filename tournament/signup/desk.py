@@ -13,7 +13,7 @@ from typing import Any
 import django_tables2 as tables
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -157,7 +157,11 @@ def _post(request: HttpRequest, event: Any) -> HttpResponse | dict[str, Any]:
     if action == "admit":
         _took_seats(request, len(checkin.door_admit(event=event, actor=actor)))
         return redirect(request.get_full_path())
-    registration = get_object_or_404(Registration, event=event, pk=request.POST.get("id"))
+    # The row's id as the forms send it; anything else (abc, 1.5, nothing) names no row.
+    raw_id = request.POST.get("id", "")
+    if not _NUMBER.fullmatch(raw_id):
+        raise Http404(_("Unknown registration."))
+    registration = get_object_or_404(Registration, event=event, pk=int(raw_id))
     registration.event = event
     if action == "checkin":
         return _check_in(request, registration, actor)

@@ -236,6 +236,11 @@ def bodies(mail: Mail) -> tuple[str, str]:
         _subject, paragraphs = _texts(registration, mail.kind, facts)
         context = {
             "registration": registration,
+            # A name typed by whoever signed up: a stranger may type any, with anyone's
+            # address. Until that address is confirmed, the mail greets no one by name.
+            "name": registration.first_name
+            if registration.confirmed_at is not None and mail.kind != Kind.CONFIRM
+            else "",
             "event": registration.event,
             "paragraphs": paragraphs,
             "link": LINK if mail.link_sealed else "",

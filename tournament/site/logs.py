@@ -26,11 +26,20 @@ class ClientErrorsWithoutTraceback(logging.Filter):
         return True
 
 
-#: A link's secret in a path: a referee's, ``/q/<secret>/`` (qualifying) or ``/r/<secret>/``
-#: (race); a registrant's own or its confirmation, ``/registrations/[confirm/]<secret>/``
-#: (their page and the API's, which show and change their registration).
+#: A slash in a path, or in a query that names one (``?next=%2Finvitations%2F...``).
+_SLASH = r"(?:/|%2[Ff])"
+#: A secret in an address: a referee's link, ``/q/<secret>/`` (qualifying) or
+#: ``/r/<secret>/`` (race); a registrant's own or its confirmation,
+#: ``/registrations/[confirm/]<secret>/`` (their page and the API's); a club's invitation,
+#: ``/invitations/<secret>/``; an account's confirmation, ``/accounts/confirm/<secret>/``; a
+#: password reset, ``/accounts/reset/<uidb64>/<token>/`` (Django's ``set-password`` step,
+#: which follows it, is no secret). Wherever it stands in the line (the path, a query, a
+#: referrer) and whatever follows it.
 LINK_IN_PATH = re.compile(
-    r"(/[qr]/|/registrations/(?:confirm/)?)([A-Za-z0-9_\-]{8,})(?=[/?#\s\"']|$)"
+    rf"({_SLASH}(?:[qr]|registrations(?:{_SLASH}confirm)?|invitations|accounts{_SLASH}confirm"
+    rf"|accounts{_SLASH}reset{_SLASH}[A-Za-z0-9_\-]+){_SLASH})"
+    r"(?!set-password(?:[/?#%\s\"']|$))"
+    r"([A-Za-z0-9_\-]{8,})"  # the whole run, whatever follows it
 )
 
 
@@ -46,9 +55,11 @@ def _digest(secret: str) -> str:
 
 
 class LinkSecretsRedacted(logging.Filter):
-    """No live referee link in the server's log: a 4xx of a link's page logged its path,
-    secret included (issue 32), readable by whoever reads the logs. Every line (Django's
-    request log, runserver's) says the secret's digest instead."""
+    """No live link in the server's log: a 4xx of a link's page logged its path, secret
+    included (issue 32), and runserver logged an invitation's on a 200 (issue 49), readable by
+    whoever reads the logs. Every line, whatever the answer's status (Django's request log,
+    runserver's, gunicorn's access and error logs: ``tournament.venue.watchdog``), says the
+    secret's digest instead."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()

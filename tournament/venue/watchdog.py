@@ -1,5 +1,6 @@
 """gunicorn's configuration under ``make venue`` (``--config python:tournament.venue.watchdog``):
-a watchdog in the arbiter that ends the server when the command that started it is gone.
+a watchdog in the arbiter that ends the server when the command that started it is gone, and
+logs without a link's secret.
 
 On Linux the parent-death signal already does it (``tournament/venue/serving.py``); this is
 the fallback elsewhere (macOS has no ``prctl``): the arbiter's parent changes when the
@@ -15,6 +16,10 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from gunicorn.glogging import Logger
+
+from tournament.site.logs import LinkSecretsRedacted
 
 #: Seconds between two looks at the arbiter's parent.
 EVERY = 1.0
@@ -39,3 +44,20 @@ def when_ready(server: Any) -> None:
     parent = os.environ.get("PADDOCK_VENUE_PID", "")
     if parent.isdigit():
         threading.Thread(target=watch, args=(int(parent),), name="watchdog", daemon=True).start()
+
+
+class SecretsMaskedLogger(Logger):
+    """gunicorn's logs with each link's secret masked, as Django's are (``LinkSecretsRedacted``
+    of ``tournament.site.logs``): its access log, when one is asked (``--access-logfile``),
+    holds every request's path and referrer whatever the status, and its error log the path
+    of a request that failed. The filter sits on the loggers, so every handler (a file,
+    syslog, a ``logconfig_dict``'s) writes the masked line."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            if not any(isinstance(each, LinkSecretsRedacted) for each in log.filters):
+                log.addFilter(LinkSecretsRedacted())
+
+
+logger_class = SecretsMaskedLogger

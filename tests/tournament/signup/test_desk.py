@@ -197,3 +197,23 @@ def test_the_club_s_desk_keeps_the_door_and_is_shown_no_organiser_form(
     assert checked_in.driver.entries.get(event=event).paid
     client.post(path, {"action": "close", "confirm": "1"})
     assert Announcement.objects.get(event=event).check_in_closed_at is not None
+
+
+def test_a_row_named_by_anything_but_its_number_is_not_found(
+    open_event, sign_up_confirmed, organiser
+):
+    """Issue 49, item 10: ``id=abc``, an empty id or ``1.5`` sent with a row's action was a
+    500 (the query refused the value); it names no row, and the row itself is untouched."""
+    event = open_event()
+    registration, _ = sign_up_confirmed(event, "elodie@example.org")
+    client = desk(organiser)
+    failures = [
+        (action, raw, status)
+        for action in ("checkin", "export", "erase", "present", "link", "")
+        for raw in ("abc", "", "1.5", "\x00", "9" * 5000, f" {registration.pk}")
+        if (status := client.post(path_of(event), {"action": action, "id": raw}).status_code) != 404
+    ]
+    assert failures == []
+    assert client.post(path_of(event), {"action": "present"}).status_code == 404  # no id
+    registration.refresh_from_db()
+    assert not registration.present

@@ -87,6 +87,9 @@ def test_sign_up_mails_arrive_in_french_and_their_links_open(
     text = _text(confirm)
     assert "Grand Prix d'Été" in text
     html = confirm.get_body(preferencelist=("html",)).get_content()
+    # Nobody has confirmed the address yet: the name typed is no one's to greet (N32).
+    assert text.startswith("Bonjour,\r\n") and "<p>Bonjour,</p>" in html
+    assert "Élodie" not in text + html and "Lefèvre" not in text + html
     token = CONFIRM.search(text).group(1)
     assert token in html
     client = Client()
@@ -96,6 +99,7 @@ def test_sign_up_mails_arrive_in_french_and_their_links_open(
     assert answer.status_code == 302
     accepted = smtp.messages[1]
     assert "Vous êtes inscrit" in accepted["Subject"]
+    assert _text(accepted).startswith("Bonjour Élodie,\r\n")  # the address confirmed
     own = OWN.search(_text(accepted)).group(1)
     page = client.get(f"/registrations/{own}/")
     assert page.status_code == 200 and "Vous êtes inscrit.".encode() in page.content

@@ -26,7 +26,7 @@ from gunicorn.app.wsgiapp import WSGIApplication
 from gunicorn.config import Config as GunicornConfig
 
 from tests.security.conftest import build_world
-from tournament.models import Club, Invitation
+from tournament.models import Club, Invitation, Membership
 from tournament.sealing import link_digest
 
 
@@ -149,6 +149,8 @@ def test_an_invitations_secret_is_masked_in_runservers_log_whatever_the_status(
     token (403), used (410) or unknown (404): each answer's lines name the digest."""
     owner = django_user_model.objects.create_user("patronne", password="pw")
     club = Club.objects.create(slug="aix", name="Club d’Aix")
+    # Its sender still owns the club: an invitation holds only while its sender may invite.
+    Membership.objects.create(club=club, user=owner, role="owner")
     secret, used, unknown = "Inv1tAtion-s3cret_live", "Us3d-invitation-link", "N0-such-invitation"
     for token, accepted_at in ((secret, None), (used, timezone.now())):
         Invitation.objects.create(

@@ -3,7 +3,7 @@
 A day of 300 drivers (one qualifying session: 300 runs; about 40 race tables, each result
 confirmed, with its history: saved, submitted, confirmed) and 40 photos of 2 MB is exported
 as the laptop's ``export_event`` writes it, its rows removed, and the file lands through
-``tournament.away.trip.landing.land`` as ``POST /api/v1/events/{event}/return`` does: every
+``paddock.away.landing.land`` as ``POST /api/v1/events/{event}/return`` does: every
 row checked by the models' validators and added in one transaction, the photos' files
 written, then the ratings' recompute the landing asks for (tasks run inline in the bench,
 so the figure holds it). The same database plays both sides: the hosted check-out and the
@@ -24,6 +24,8 @@ from typing import Any
 from django.test import override_settings
 
 from bench.builder import Size, build_championship
+from paddock.away.export import export_event
+from paddock.away.landing import land
 from qualifying.models import QualifyingSession, QualifyingTable
 from races.models import (
     AllocationRecord,
@@ -38,8 +40,6 @@ from races.photos import storage
 from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import Checkout
-from tournament.away.trip.export import export_event
-from tournament.away.trip.landing import land
 from tournament.models import Driver, Player, PlayerRating, Sanction
 
 

@@ -211,7 +211,7 @@ class NotSamePlayerAdmin(RecordAdmin):
 
 @admin.register(PlayerRating)
 class PlayerRatingAdmin(RecordAdmin):
-    """Computed from the confirmed tables (tournament.ratings): recompute, never edit."""
+    """Computed from the confirmed tables (standings.ratings): recompute, never edit."""
 
     list_display = ("player", "family", "rating", "mu", "sigma", "races", "updated_at")
     list_filter = ("family",)

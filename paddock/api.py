@@ -21,6 +21,7 @@ from ninja import NinjaAPI, Router
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
+from paddock.away.api import router as away_router
 from qualifying.api.draw import router as draw_router
 from qualifying.api.router import router as qualifying_router
 from races import variants
@@ -29,6 +30,9 @@ from races.grid.race_api import router as race_router
 from races.photos.api import router as photos_router
 from races.results.api import router as results_router
 from races.sanctions.api import router as sanctions_router
+from standings.api import standings_router
+from standings.careers.api import players_router
+from standings.ratings.api import ratings_router
 from tournament.apikit import (
     BearerToken,
     JsonObjectParser,
@@ -37,18 +41,14 @@ from tournament.apikit import (
     invalid_fields,
     pydantic_message,
 )
-from tournament.away.trip.api import router as away_router
-from tournament.careers.api import players_router
 from tournament.clubs.api import router as clubs_router
 from tournament.errors import InvalidInput, ServiceError, invalid_from_validation_error
 from tournament.games.api import router as games_router
 from tournament.players.change_api import player_changes_router
-from tournament.ratings.api import ratings_router
 from tournament.registration.api import setup
 from tournament.registration.circuit_api import circuits as circuits_router
 from tournament.registration.season_api import next_season_router
 from tournament.signup.api import router as signup_router
-from tournament.standings.api import standings_router
 
 
 class PaddockAPI(NinjaAPI):

@@ -6,8 +6,8 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paddock.settings")
 
-app = Celery("tournament")
+app = Celery("paddock")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # The task modules are named in settings (CELERY_IMPORTS).

@@ -148,6 +148,8 @@ INSTALLED_APPS = [
     "qualifying",
     "races",
     "races.games",
+    "standings",
+    "paddock",
     "axes",
 ]
 
@@ -182,8 +184,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "tournament.urls"
-WSGI_APPLICATION = "tournament.wsgi.application"
+ROOT_URLCONF = "paddock.urls"
+WSGI_APPLICATION = "paddock.wsgi.application"
 
 TEMPLATES = [
     {
@@ -286,10 +288,10 @@ if not REDIS_URL:  # tasks run inline, in the process that asks for them
 CELERY_TASK_EAGER_PROPAGATES = True
 # The task modules a worker loads at start-up: they live in the package of their concern,
 # not in an app's top-level tasks.py where autodiscovery would look.
-CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "tournament.ratings.tasks")
+CELERY_IMPORTS = ("races.sheets.tasks", "tournament.public.tasks", "standings.ratings.tasks")
 # Sign-up (issue 29): the outbox, and the daily work beat sends (reminders are messages).
 CELERY_IMPORTS += ("tournament.signup.tasks", "tournament.signup.broadcast")
-# Celery beat (``celery -A tournament beat``, beside the worker: README) sends the tasks that
+# Celery beat (``celery -A paddock beat``, beside the worker: README) sends the tasks that
 # run on a clock. Sign-up's daily work at 6 in the morning, in TIME_ZONE: the reminders two
 # days before, the unconfirmed registrations older than 7 days deleted. Without Redis (make
 # venue, eager tasks) nothing sends them: ``manage.py signup_daily`` does the same by hand.
@@ -421,7 +423,7 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# make venue (tournament/venue/day.py sets VENUE): the hall's Wi-Fi is plain HTTP and its
+# make venue (paddock/venue/day.py sets VENUE): the hall's Wi-Fi is plain HTTP and its
 # password is on the poster. The organiser's pages answer on the laptop itself only
 # (tournament.site.accounts.laptop) unless the organiser starts it with ORGANISERS_ON_WIFI=1, and a
 # session lasts the day: its cookie goes when the browser closes, and the session itself

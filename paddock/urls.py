@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from tournament.api import api
+from paddock.api import api
 from tournament.site import favicon, health
 
 # A database outage raised outside a view (a middleware's query) is a 503, not a 500.
@@ -20,9 +20,9 @@ urlpatterns = [
     path("", include("races.results.urls")),
     path("", include("races.photos.urls")),
     path("", include("races.games.urls")),
-    path("", include("tournament.standings.urls")),
-    path("", include("tournament.careers.urls")),
-    path("", include("tournament.ratings.urls")),
+    path("", include("standings.urls")),
+    path("", include("standings.careers.urls")),
+    path("", include("standings.ratings.urls")),
     path("", include("tournament.signup.urls")),
-    path("", include("tournament.web_urls")),
+    path("", include("paddock.web_urls")),
 ]

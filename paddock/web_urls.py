@@ -1,16 +1,16 @@
 from django.urls import include, path
 
+from paddock.away import views as away_views
 from races import history_views, referee_views
-from tournament.away.trip import views as away_views
+from standings import views as standings_views
 from tournament.players import desk as player_desk
 from tournament.registration import event_views, views
-from tournament.standings import views as standings_views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("", include("tournament.clubs.urls")),
     path("", include("tournament.clubs.season_urls")),
-    path("", include("tournament.guide.urls")),
+    path("", include("paddock.guide.urls")),
     path("language/<str:code>/", views.language_switch, name="language"),
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),

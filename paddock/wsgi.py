@@ -1,4 +1,4 @@
-"""WSGI entry point (gunicorn tournament.wsgi).
+"""WSGI entry point (gunicorn paddock.wsgi).
 
 Under gunicorn, each worker builds the day's public pages as it starts, before its first
 request (``tournament.public.warming``): a restarted server meets the room warm.
@@ -8,7 +8,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paddock.settings")
 application = get_wsgi_application()
 
 # Imported once Django is set up (it reads models); gunicorn's arbiter names itself in

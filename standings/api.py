@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from ninja import Router, Schema
 from pydantic import Field
 
+from standings.selectors import standings_for, team_standings_for
 from tournament.apikit import (
     ERRORS,
     DriverOut,
@@ -19,7 +20,6 @@ from tournament.apikit import (
 from tournament.models import (
     Championship,
 )
-from tournament.standings.selectors import standings_for, team_standings_for
 
 # ---------------------------------------------------------------------------
 # Standings

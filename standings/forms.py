@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from tournament.models import Championship
 from tournament.registration.scales import parse_scale
-from tournament.standings import points
+from tournament.rules.scales import PRESETS
 
 CUSTOM_SCALE = "custom"
 
@@ -23,7 +23,7 @@ class ScoringForm(forms.Form):
         label=_("Points scale"),
         widget=forms.RadioSelect,
         choices=[
-            *((key, _scale_text(scale)) for key, scale in points.PRESETS.items()),
+            *((key, _scale_text(scale)) for key, scale in PRESETS.items()),
             (CUSTOM_SCALE, _("Custom scale")),
         ],
     )
@@ -45,7 +45,7 @@ class ScoringForm(forms.Form):
     @classmethod
     def initial_for(cls, championship: Championship) -> dict[str, object]:
         scale = tuple(championship.points_scale)
-        preset = next((k for k, v in points.PRESETS.items() if v == scale), CUSTOM_SCALE)
+        preset = next((k for k, v in PRESETS.items() if v == scale), CUSTOM_SCALE)
         return {
             "preset": preset,
             "custom_scale": _scale_text(scale) if preset == CUSTOM_SCALE else "",
@@ -57,7 +57,7 @@ class ScoringForm(forms.Form):
         data = super().clean() or {}
         preset = data.get("preset")
         if preset and preset != CUSTOM_SCALE:
-            data["points_scale"] = list(points.PRESETS[preset])
+            data["points_scale"] = list(PRESETS[preset])
         elif preset == CUSTOM_SCALE:
             scale, refusal = parse_scale(data.get("custom_scale", ""))
             if refusal is not None:

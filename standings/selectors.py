@@ -12,8 +12,8 @@ from django.db.models import Case, Exists, IntegerField, OuterRef, Q, Subquery, 
 from django.db.models.functions import Coalesce
 
 from races.models import ResultLine
+from races.results import points
 from tournament.models import Championship, Driver, Entry, Event, Sanction, Team
-from tournament.standings import points
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournament.standings import views
+from standings import views
 
 urlpatterns = [
     path("e/<slug:slug>/results/", views.event_results_view, name="event-results"),

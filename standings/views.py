@@ -17,19 +17,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from races.models import GridSlot, RaceTable, ResultLine, ResultStatus
+from races.results import points
 from races.selectors import event_results
-from tournament.access import actor_for
-from tournament.errors import ServiceError
-from tournament.models import Championship, Driver, Event, Sanction
-from tournament.players.odds import event_favourites
-from tournament.public.cache import public_page
-from tournament.registration.forms import apply_errors
-from tournament.registration.tables import sorted_or_exported
-from tournament.standings import points
-from tournament.standings.forms import ScoringForm
-from tournament.standings.selectors import Standings, standings_for, team_standings_for
-from tournament.standings.services import championship_scoring_set
-from tournament.standings.tables import (
+from standings.forms import ScoringForm
+from standings.selectors import Standings, standings_for, team_standings_for
+from standings.services import championship_scoring_set
+from standings.tables import (
     DriverResultsTable,
     EventResultTable,
     StandingsTable,
@@ -38,6 +31,13 @@ from tournament.standings.tables import (
     place_mark,
     retirement_words,
 )
+from tournament.access import actor_for
+from tournament.errors import ServiceError
+from tournament.models import Championship, Driver, Event, Sanction
+from tournament.players.odds import event_favourites
+from tournament.public.cache import public_page
+from tournament.registration.forms import apply_errors
+from tournament.registration.tables import sorted_or_exported
 
 
 def _championship(request: HttpRequest, slug: str) -> tuple[Championship, bool]:

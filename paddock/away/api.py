@@ -10,9 +10,9 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
 
+from paddock.away import checkout as trip
+from paddock.away.landing import land
 from tournament.apikit import ERRORS, actor_of, get_event, require_token
-from tournament.away import checkout as trip
-from tournament.away.trip.landing import land
 from tournament.errors import InvalidInput, NotAllowed
 
 router = Router(tags=["Event away"])

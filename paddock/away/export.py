@@ -23,12 +23,12 @@ from django.db import models
 from django.db.models import Case, Q, When
 from django.utils.translation import gettext as _
 
+from paddock.venue.championship_backup import LABELS as BACKUP_LABELS
 from races.photos import storage
 from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout
 from tournament.models import Driver, Entry, Event
-from tournament.venue.championship_backup import LABELS as BACKUP_LABELS
 
 
 class ExportError(Exception):

@@ -14,7 +14,7 @@ laptop's ids numbered anew in their order, above what each table holds here, its
 moved last of all: ``ids``), and every reference follows (the event, drivers by number,
 entries by driver, people by username, the day's own rows by their new ids). History rows
 come as the laptop wrote them. Then the event is home: standings read the new results,
-ratings are recomputed (``recompute_ratings_soon``), public pages follow the event's
+ratings are recomputed (``results_changed_soon``), public pages follow the event's
 release settings.
 """
 
@@ -34,20 +34,20 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
+from paddock.away.checkout import checkout_key
+from paddock.away.export import LABELS
+from paddock.away.files import checked_files, store_files
+from paddock.away.ids import DayIds
+from paddock.venue.rows import MAX_PROBLEMS, row_problems
 from tournament import sealing
 from tournament.access import Actor
 from tournament.away import bundle
-from tournament.away.checkout import checkout_key
 from tournament.away.models import Checkout
-from tournament.away.trip.export import LABELS
-from tournament.away.trip.files import checked_files, store_files
-from tournament.away.trip.ids import DayIds
 from tournament.errors import Conflict, InvalidInput, ServiceError
 from tournament.models import Driver, Entry, Event, Player, Team
 from tournament.players.identity import active, may_claim, player_for
-from tournament.ratings.soon import recompute_ratings_soon
+from tournament.signals import results_changed_soon
 from tournament.signup.models import Registration
-from tournament.venue.rows import MAX_PROBLEMS, row_problems
 
 #: Fields of the event the laptop may have changed (its settings and releases).
 EVENT_KEEPS = ("id", "slug", "championship", "circuit")
@@ -143,7 +143,7 @@ def land(
         checkout.return_digest = digest
         checkout.return_answer = answer
         checkout.save(update_fields=["returned_at", "return_digest", "return_answer"])
-        recompute_ratings_soon(checkout.event.family)
+        results_changed_soon(checkout.event.family)
     return answer
 
 

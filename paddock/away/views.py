@@ -13,11 +13,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from paddock.away import checkout as trip
+from paddock.away.export import ExportError, export_event
+from paddock.away.landing import land
 from tournament.access import actor_for, organised_event
-from tournament.away import checkout as trip
 from tournament.away.models import Checkout
-from tournament.away.trip.export import ExportError, export_event
-from tournament.away.trip.landing import land
 from tournament.errors import ServiceError
 from tournament.signup.models import Announcement
 

@@ -4,7 +4,7 @@ into HTML once per process, then sanitised.
 No database here. A page's links may name the event and championship they lead to as
 ``{event}`` and ``{championship}`` (``/e/{event}/desk/``): the rendered HTML keeps them
 (percent-encoded, :data:`PLACEHOLDERS`) and the view fills them for the reader
-(``tournament.guide.views``). An image is written by its file name alone
+(``paddock.guide.views``). An image is written by its file name alone
 (``![The desk](desk.webp)``) and served from ``static/guide/<language>/``.
 
 The files are the project's own, but the HTML is sanitised all the same (nh3, an allow-list

@@ -1,10 +1,10 @@
-"""The guide's addresses (``tournament.guide.views``)."""
+"""The guide's addresses (``paddock.guide.views``)."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from tournament.guide import views
+from paddock.guide import views
 
 urlpatterns = [
     path("guide/", views.index, name="guide"),

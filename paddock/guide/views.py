@@ -20,8 +20,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from paddock.guide import loader
 from tournament.access import actor_for
-from tournament.guide import loader
 from tournament.models import Event
 
 #: How many events the reader may pick from.

@@ -48,9 +48,9 @@ from django.db import connections
 from django.db.migrations.loader import MigrationLoader
 from django.utils.translation import gettext as _
 
+from paddock.venue import pg_columns
+from paddock.venue.sql_text import sql_checks, sql_words
 from tournament.public import freshness
-from tournament.venue import pg_columns
-from tournament.venue.sql_text import sql_checks, sql_words
 
 #: Internal tables of SQLite: its sequences and the planner's statistics.
 SQLITE_OWN = {"sqlite_sequence", "sqlite_stat1", "sqlite_stat4"}
@@ -174,11 +174,9 @@ def _built(targets: str) -> str:
         env = {
             **os.environ,
             "DATABASE_URL": "sqlite://:memory:",
-            "DJANGO_SETTINGS_MODULE": os.environ.get(
-                "DJANGO_SETTINGS_MODULE", "tournament.settings"
-            ),
+            "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "paddock.settings"),
         }
-        command = [sys.executable, "-m", "tournament.venue.backup_checks", str(out), targets]
+        command = [sys.executable, "-m", "paddock.venue.backup_checks", str(out), targets]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.exists():
             raise RuntimeError(f"The reference schema could not be built: {done.stderr[-800:]}")

@@ -17,7 +17,7 @@ open is renewed, the old one then saying it was replaced (print those sheets aga
 printed sheets of a batch (every link of an event) are not exported: build them again. API
 tokens belong to people, not to a championship. The photos of the signed sheets are not in
 the file (``"photos": "not included"`` says so): they are images, not rows, and stay with the
-venue's backups (``tournament.venue.database_backup``). E-mail addresses (drivers', organisers')
+venue's backups (``paddock.venue.database_backup``). E-mail addresses (drivers', organisers')
 are kept: they are the organisers' contact data.
 
 Players (one person across championships) are not a championship's rows: the file lists
@@ -48,12 +48,12 @@ from django.db import DatabaseError, IntegrityError, connection, models, transac
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from paddock.venue.rows import MAX_PROBLEMS, row_problems, unknown_fields
 from tournament import sealing
 from tournament.clubs import carried
 from tournament.errors import ServiceError
 from tournament.players.identity import checked_licence, new_player, player_for
 from tournament.players.names import name_key
-from tournament.venue.rows import MAX_PROBLEMS, row_problems, unknown_fields
 
 FORMAT = "paddock.championship"
 VERSION = 1

@@ -13,7 +13,7 @@ their content: each backup copies the new ones into ``photos/`` beside the backu
 older backup may still name it), and a restore copies them back into the media root of the
 restored server, another folder included.
 
-The championship export (``tournament.venue.championship_backup``: one championship as
+The championship export (``paddock.venue.championship_backup``: one championship as
 JSON) is another thing: a file to move a championship to another site, not a copy of the day.
 
 Backups leave the sessions out (a session key read from a backup would open the desk), and
@@ -42,14 +42,14 @@ from django.db import DatabaseError, connections
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from paddock.venue import backup_checks, pg_schema, rows
+from paddock.venue.progress import Say, Steps
 from qualifying.models import QualifyingTable, Run
 from races.models import RaceTable
 from tournament import sealing
 from tournament.models import Championship, Driver, Entry, Event
 from tournament.public import freshness
 from tournament.site import backup_state
-from tournament.venue import backup_checks, pg_schema, rows
-from tournament.venue.progress import Say, Steps
 
 NAME = re.compile(r"^paddock-(\d{8})-(\d{2})(\d{4})(?:-\d+)?\.(sqlite3|pgdump)$")
 

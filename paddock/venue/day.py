@@ -3,7 +3,7 @@
 The laptop's address on the hall's network, the settings the server gets from it, the
 organiser's account asked on first start. gunicorn on every interface and the backups
 taken while it serves are in ``serving.py``. The command
-(``tournament/management/commands/venue.py``) runs them in order.
+(``paddock/management/commands/venue.py``) runs them in order.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from django.db import models, transaction
 from django.utils import timezone, translation
 from django.utils.text import slugify
 
+from paddock.venue.database_backup import private_folder
 from tournament.clubs.models import Club, Membership, Role
 from tournament.models import Event
 from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, close_account
-from tournament.venue.database_backup import private_folder
 
 #: Addresses a UDP socket is "connected" to, to learn which interface routes outwards. No
 #: packet is sent: connect() on UDP only picks the route.

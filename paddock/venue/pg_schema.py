@@ -33,8 +33,8 @@ from django.core.management import call_command
 from django.db import DatabaseError, connections, transaction
 from django.utils.translation import gettext as _
 
+from paddock.venue import backup_checks, pg_columns
 from tournament.public import freshness
-from tournament.venue import backup_checks, pg_columns
 
 #: ``ALTER TABLE ONLY public.t`` / ``ADD CONSTRAINT name definition;`` (two lines, joined).
 ADD_CONSTRAINT = re.compile(r'^ALTER TABLE ONLY public\.("?)([\w$]+)\1 ADD CONSTRAINT (\S+) (.*);$')

@@ -1,6 +1,6 @@
 """Rows from a file, as the models' own validators see them (slugs, lengths, choices, points
 scales, numbers): a championship file (``import_championship``), an event's way back from
-its laptop (``tournament.away.trip.landing``) and a SQLite backup restored (``restore``: its
+its laptop (``paddock.away.landing``) and a SQLite backup restored (``restore``: its
 schema checked by ``backup_checks``, then every row of Paddock's own tables, read from the
 private copy that is then loaded). A file is not trusted more than a form. Links between rows
 are the database's to check (history rows name deleted ones).

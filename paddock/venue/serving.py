@@ -11,7 +11,7 @@ whatever the command inherited.
   is bounded (``stop_within``), even on a slow disk. Another Ctrl+C meanwhile waits for it.
 - **gunicorn never outlives the command.** Linux's parent-death signal (``prctl``
   ``PR_SET_PDEATHSIG``, set in the child before it runs gunicorn) ends it when the command
-  dies, even by SIGKILL; elsewhere the watchdog of ``tournament/venue/watchdog.py`` does.
+  dies, even by SIGKILL; elsewhere the watchdog of ``paddock/venue/watchdog.py`` does.
 - **A leftover server** (the command killed before this safeguard, or still running in
   another terminal) is found by the next start from the pid file in the data folder, checked
   against the running processes, and named with how to stop it.
@@ -38,7 +38,7 @@ from django.core.management.base import CommandError
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from tournament.venue.day import Venue
+from paddock.venue.day import Venue
 
 #: The signals that stop the venue: Ctrl+C, a service manager's stop, the terminal closed.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -115,7 +115,7 @@ def is_paddock_server(pid: int) -> bool:
     words = command_line(pid)
     if not words and alive(pid) and not Path("/proc/self/stat").exists():
         return True  # no /proc to read it from: the pid file's word is taken
-    return any("gunicorn" in word for word in words) and "tournament.wsgi" in words
+    return any("gunicorn" in word for word in words) and "paddock.wsgi" in words
 
 
 @dataclass(frozen=True)
@@ -197,9 +197,9 @@ class Gunicorn:
             sys.executable,
             "-m",
             "gunicorn",
-            "tournament.wsgi",
+            "paddock.wsgi",
             "--config",
-            "python:tournament.venue.watchdog",
+            "python:paddock.venue.watchdog",
             "--bind",
             f"0.0.0.0:{self.venue.port}",
             "--workers",

@@ -1,7 +1,7 @@
-"""gunicorn's configuration under ``make venue`` (``--config python:tournament.venue.watchdog``):
+"""gunicorn's configuration under ``make venue`` (``--config python:paddock.venue.watchdog``):
 a watchdog in the arbiter that ends the server when the command that started it is gone.
 
-On Linux the parent-death signal already does it (``tournament/venue/serving.py``); this is
+On Linux the parent-death signal already does it (``paddock/venue/serving.py``); this is
 the fallback elsewhere (macOS has no ``prctl``): the arbiter's parent changes when the
 command dies (the orphan is adopted), and the arbiter then stops as on SIGTERM, its requests
 ended. Gunicorn's workers already stop when their arbiter is gone.

@@ -22,13 +22,6 @@ from races.results.rules import Placed
 from races.sanctions.rules import championship_total
 
 # Points by place, 1st first; places beyond the scale score nothing.
-PRESETS: dict[str, tuple[int, ...]] = {
-    "f1": (25, 18, 15, 12, 10, 8, 6, 4, 2, 1),
-    "classic": (10, 8, 6, 4, 3, 2, 1),
-    "twelve": (12, 10, 8, 7, 6, 5, 4, 3, 2, 1),
-    "short": (8, 6, 4, 3, 2, 1),
-}
-
 Mode = Literal["per_table", "overall"]
 #: Read once: a championship's standings ask for every one of its results.
 MODES = get_args(Mode)

@@ -1,5 +1,5 @@
 """API v1, Players: a player's career (``GET /api/v1/players/{id}``, API.md "Players, seasons
-and ratings"). The same reads as the career page (``tournament.careers.selectors``)."""
+and ratings"). The same reads as the career page (``standings.careers.selectors``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from pydantic import Field
 
+from standings.careers.selectors import Career, career_for, survivor_of
 from tournament.apikit import ERRORS, INT32_MAX, actor_of
-from tournament.careers.selectors import Career, career_for, survivor_of
 from tournament.errors import NotFound
 from tournament.models import Player
 

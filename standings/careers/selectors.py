@@ -18,9 +18,9 @@ from django.db.models import Q
 
 from qualifying.selectors import ClassifiedLine, general_classification
 from races.models import ResultLine
+from standings.selectors import Standing, standings_for
 from tournament.models import Championship, Driver, Event, Player, PlayerRating, RatingPoint
 from tournament.public.names import SHORT, player_name
-from tournament.standings.selectors import Standing, standings_for
 
 #: A player merged into another, then that one into a third…: how far a lookup follows.
 MAX_MERGES = 20

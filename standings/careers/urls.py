@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournament.careers import views
+from standings.careers import views
 
 urlpatterns = [
     path("p/<int:pk>/", views.career_view, name="career"),

@@ -10,9 +10,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from standings.careers import chart
+from standings.careers.selectors import FamilyRating, career_for, survivor_of
 from tournament.access import actor_for
-from tournament.careers import chart
-from tournament.careers.selectors import FamilyRating, career_for, survivor_of
 from tournament.games.selectors import family_name
 from tournament.models import Player, RatingPoint
 from tournament.public.cache import public_page

@@ -9,11 +9,11 @@ from django.utils.translation import gettext as _
 from ninja import Router, Schema
 from pydantic import Field
 
+from standings.ratings.selectors import ranking
 from tournament.apikit import ERRORS, INT32_MAX, expected, invalid_fields
 from tournament.games.registry import FAMILY_MAX, MAIN_GAME
 from tournament.games.selectors import families
 from tournament.public.names import player_name
-from tournament.ratings.selectors import ranking
 
 ratings_router = Router(tags=["Ratings"])
 

@@ -24,14 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from openskill.models import PlackettLuce
-
-#: The library's defaults, named (DOMAIN.md, "Seasons and ratings").
-MU = 25.0
-SIGMA = MU / 3
-BETA = SIGMA / 2
-TAU = MU / 300
-MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU)
+from tournament.rules.skill import MODEL, MU, SIGMA
 
 
 def conservative(mu: float, sigma: float) -> float:

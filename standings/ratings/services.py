@@ -32,9 +32,9 @@ from django.db.models import Model
 from django.utils import timezone
 
 from races.models import ResultLine
+from standings.ratings import rules
 from tournament.games.selectors import families, family_events
 from tournament.models import PlayerRating, RatingPoint
-from tournament.ratings import rules
 
 #: The game families: one per ``Event.game`` (the quick rules are ``formula_de``), and one
 #: per named game in use (``tournament.games.selectors.families``): read when asked.

@@ -1,10 +1,10 @@
-"""Asking for the ratings to be computed again, from below them (floor 1).
+"""The ratings follow the results: the receivers of ``tournament.signals.results_changed``
+and of an event's own changes, connected by ``standings.apps``.
 
 The results are confirmed, reopened and published on lower floors (``races``,
 ``tournament.registration``), and players are merged there too, while the ratings live
-on floor 5: those floors may not import them. They ask here instead, and the task is
-found by its name, as a Celery worker finds it: the task modules named in
-``CELERY_IMPORTS`` (settings), loaded on first use in a process that has not loaded them.
+here, above them: those floors may not import them. They send ``results_changed`` instead
+(``results_changed_soon``, ``results_changed_here``), and this module answers it.
 
 After the commit only: a rolled-back confirmation asks for nothing, and the task reads
 what was committed. Inline without Redis (eager, as every task here); when the queue
@@ -18,27 +18,24 @@ still go with the others: a recompute too many, never one missing.
 
 Besides what the services ask, an event's own changes ask here too, whoever makes them (the
 pages, the API, the admin, a championship deleted with its events): the receivers below,
-connected by ``tournament.apps``. An event counts in the ratings by its results once
+connected by ``standings.apps``. An event counts in the ratings by its results once
 published, its date (the order of the tables) and its game (the family): a change of one of
 them, the withdrawal of its results, or its deletion recomputes what it counted in.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
-from tournament.celery import app
+from standings.ratings.tasks import recompute_ratings
 from tournament.games import registry
-
-#: The task's name (``tournament.ratings.tasks.recompute_ratings``).
-TASK = "tournament.recompute_ratings"
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +57,15 @@ class _Asked:
         _send([] if ALL in self.games else sorted(self.games))
 
 
+def ratings_changed(sender: Any, *, games: Sequence[str], now: bool, **kwargs: Any) -> None:
+    """``results_changed``: the ratings of ``games`` (none: every family) computed again,
+    after the commit or, ``now``, inside the caller's transaction."""
+    if now:
+        recompute_ratings_here(*games)
+    else:
+        recompute_ratings_soon(*games)
+
+
 def recompute_ratings_soon(*games: str) -> None:
     """Once the current transaction commits, compute the ratings of ``games`` (the game
     families, ``Event.game``) again from scratch; no game: every family (a merge or a split
@@ -79,7 +85,7 @@ def recompute_ratings_soon(*games: str) -> None:
 
 # --- An event's own changes ------------------------------------------------------------------
 
-#: What of an event its ratings read (``tournament.ratings.services.family_tables``).
+#: What of an event its ratings read (``standings.ratings.services.family_tables``).
 COUNTED = ("date", "game", "game_name", "published_results")
 
 
@@ -115,20 +121,11 @@ def recompute_ratings_here(*games: str) -> None:
     career page, the API and the ranking read the ratings as soon as it commits (never the
     kept player without ratings and the merged one still ranked). A failure undoes the
     change with it."""
-    _task()(sorted(games) if games else [])
-
-
-def _task() -> Any:
-    if TASK not in app.tasks:
-        # The task modules a worker loads (CELERY_IMPORTS), without the worker's start-up
-        # checks that ``app.loader.import_default_modules()`` would run in a web process.
-        for module in app.conf.imports:
-            importlib.import_module(module)
-    return app.tasks[TASK]
+    recompute_ratings(sorted(games) if games else [])
 
 
 def _send(games: list[str]) -> None:
-    task = _task()
+    task = recompute_ratings
     try:
         task.delay(games)
     except (OperationalError, RedisError, OSError):

@@ -1,17 +1,19 @@
 """The ratings' task: thin, takes the games' names, safe to run twice (a recompute from
 the first table that changed).
 
-Sent by name from the floors below (``tournament.ratings.soon``); a worker loads this
-module from ``CELERY_IMPORTS``.
+Sent by ``standings.ratings.soon`` when the floors below say that results changed
+(``tournament.signals.results_changed``); a worker loads this module from ``CELERY_IMPORTS``.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from standings.ratings.services import ratings_recompute
 from tournament.games.selectors import families
-from tournament.ratings.services import ratings_recompute
-from tournament.ratings.soon import TASK
+
+#: The task's name, fixed: the messages queued keep it whatever module holds the task.
+TASK = "tournament.recompute_ratings"
 
 
 @shared_task(name=TASK, ignore_result=True)

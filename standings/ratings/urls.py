@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournament.ratings import views
+from standings.ratings import views
 
 urlpatterns = [
     path("ratings/", views.ranking_view, name="ratings-home"),

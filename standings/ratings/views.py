@@ -7,12 +7,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from standings.ratings import rules
+from standings.ratings.selectors import ranking, trends
 from tournament.games.registry import MAIN_GAME
 from tournament.games.selectors import families, family_name
 from tournament.public.cache import public_page
 from tournament.public.names import player_name
-from tournament.ratings import rules
-from tournament.ratings.selectors import ranking, trends
 
 PER_PAGE = 50
 

@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from races.models import RaceTable, ResultLine
+from standings.selectors import standings_for, team_standings_for
 from tournament.models import Championship, Circuit, Driver, Entry, Event, Team
-from tournament.standings.selectors import standings_for, team_standings_for
 
 TABLE = 10
 SCALE = [25, 18, 15, 12, 10, 8, 6, 4, 2, 1]

@@ -15,12 +15,12 @@ from qualifying.services import draw_record
 from races.grid.services import allocation_run
 from races.models import RaceTable, ResultLine
 from races.results.services import result_confirm, result_save
+from standings.forms import ScoringForm
+from standings.services import championship_scoring_set
 from tournament.access import Actor
 from tournament.errors import NotAllowed
 from tournament.models import Championship
-from tournament.standings.forms import ScoringForm
-from tournament.standings.points import PRESETS
-from tournament.standings.services import championship_scoring_set
+from tournament.rules.scales import PRESETS
 
 pytestmark = pytest.mark.django_db
 

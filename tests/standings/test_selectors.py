@@ -1,5 +1,5 @@
 """The championship standings read from the stored result lines
-(tournament/standings/selectors.py): the championship's points mode decides the countback
+(standings/selectors.py): the championship's points mode decides the countback
 and a place shared at a table (Racetrack, Cannes–Monaco) counts the same place (DOMAIN.md,
 "What the day enforces": countback on equal championship points)."""
 
@@ -10,8 +10,8 @@ import datetime
 import pytest
 
 from races.models import RaceTable, ResultLine
+from standings.selectors import standings_for
 from tournament.models import Driver, Entry, Event
-from tournament.standings.selectors import standings_for
 
 pytestmark = pytest.mark.django_db
 

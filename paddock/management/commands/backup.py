@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from tournament.venue.database_backup import BackupProblem, backup_recorded
+from paddock.venue.database_backup import BackupProblem, backup_recorded
 
 
 class Command(BaseCommand):

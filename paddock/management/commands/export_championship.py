@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournament.venue.championship_backup import BackupError, dumps, export_championship
+from paddock.venue.championship_backup import BackupError, dumps, export_championship
 
 
 class Command(BaseCommand):

@@ -20,7 +20,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
 
-from tournament.away.trip.export import ExportError, export_event
+from paddock.away.export import ExportError, export_event
 
 
 def write_whole(path: Path, text: str) -> None:

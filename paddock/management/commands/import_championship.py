@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import gettext as _
 
-from tournament.venue.championship_backup import BackupError, import_championship
+from paddock.venue.championship_backup import BackupError, import_championship
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from tournament.away.trip.export import ExportError, export_event
+from paddock.away.export import ExportError, export_event
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ here and now.
 
 For a database whose results were confirmed before the ratings existed, or restored from a
 backup: the ratings otherwise follow each confirmation, reopening and publication by
-themselves, from the first table that changed (``tournament.ratings.soon``).
+themselves, from the first table that changed (``standings.ratings.soon``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from standings.ratings.services import ratings_recompute
 from tournament.games.selectors import families
-from tournament.ratings.services import ratings_recompute
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import translation
 from django.utils.translation import ngettext
 
-from tournament.venue.database_backup import (
+from paddock.venue.database_backup import (
     PHOTOS,
     BackupProblem,
     restore,

@@ -10,9 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from tournament.away.trip.landing import land
+from paddock.away.landing import land
+from paddock.management.commands.import_event import read
 from tournament.errors import ServiceError
-from tournament.management.commands.import_event import read
 
 
 class Command(BaseCommand):

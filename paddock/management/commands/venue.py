@@ -22,14 +22,13 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import translation
 
-from tournament.away.arrival import ArrivalError, load_bundle
-from tournament.venue.database_backup import (
+from paddock.venue.database_backup import (
     BackupProblem,
     backup_recorded,
     restore_command,
     shown_path,
 )
-from tournament.venue.day import (
+from paddock.venue.day import (
     NoAnswer,
     Venue,
     ask_organiser,
@@ -40,9 +39,10 @@ from tournament.venue.day import (
     protect_data,
     static_files_current,
 )
-from tournament.venue.poster import Poster, PosterRenderer, terminal_qr
-from tournament.venue.progress import collected
-from tournament.venue.serving import Gunicorn, StopSignals, leftover, port_taken, say, serve
+from paddock.venue.poster import Poster, PosterRenderer, terminal_qr
+from paddock.venue.progress import collected
+from paddock.venue.serving import Gunicorn, StopSignals, leftover, port_taken, say, serve
+from tournament.away.arrival import ArrivalError, load_bundle
 
 
 class Command(BaseCommand):

@@ -9,10 +9,10 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from paddock.away import checkout as trip
 from qualifying.models import QualifyingTable
 from tournament.access import Actor
 from tournament.away import bundle
-from tournament.away import checkout as trip
 from tournament.away.models import Checkout
 from tournament.models import Driver
 from tournament.signup.models import Announcement, Registration

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from paddock.away import checkout as trip
 from tournament import sealing
 from tournament.access import Actor
 from tournament.away import bundle
-from tournament.away import checkout as trip
 from tournament.away.models import Checkout
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -13,10 +13,10 @@ import json
 import pytest
 from django.db import connection
 
+from paddock.away import checkout as trip
+from paddock.away.landing import land
 from tournament.access import Actor
 from tournament.away import bundle
-from tournament.away import checkout as trip
-from tournament.away.trip.landing import land
 from tournament.errors import Conflict, InvalidInput, ServiceError
 from tournament.models import Championship, Driver, Entry, Event, Sanction
 from tournament.players.identity import new_player

@@ -26,12 +26,13 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from paddock.away.checkout import under_way
 from qualifying.models import Run
 from races.models import RaceResult, RaceTable, SheetPhoto
 from races.photos import storage
+from standings.selectors import standings_for
 from tests.faults.processes import start, stop, wait_until
 from tournament.away import bundle
-from tournament.away.checkout import under_way
 from tournament.away.models import Checkout
 from tournament.models import (
     ApiToken,
@@ -45,7 +46,6 @@ from tournament.models import (
     Sanction,
 )
 from tournament.signup.models import Registration
-from tournament.standings.selectors import standings_for
 
 from .day import play
 
@@ -116,7 +116,7 @@ def killed_return(event: Event, back: Path, tmp_path: Path) -> None:
     )
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tournament.settings",
+        "DJANGO_SETTINGS_MODULE": "paddock.settings",
         "DATABASE_URL": url,
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "PYTHONPATH": str(ROOT),
@@ -226,7 +226,7 @@ def test_the_day_goes_to_the_laptop_and_comes_back_as_if_typed_here(
             "shell",
             "--no-imports",
             "-c",
-            "from tests.tournament.away.day import play; print(play('cf-gp'))",
+            "from tests.paddock.away.day import play; print(play('cf-gp'))",
         )
     )
     assert late == 9  # the first number the check-out reserved

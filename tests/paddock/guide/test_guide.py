@@ -1,6 +1,6 @@
 """The guide at /guide/ (issue 41, item 6): its pages in French and English, every link a
 page of the app, every image in the static files, and nothing but what the allow-list keeps
-from a page's Markdown (``tournament/guide/loader.py``, ``views.py``)."""
+from a page's Markdown (``paddock/guide/loader.py``, ``views.py``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils.html import escape
 from markdown_it import MarkdownIt
 
-from tournament.guide import loader
-from tournament.guide.views import filled
+from paddock.guide import loader
+from paddock.guide.views import filled
 
 PAGES = ["index", *loader.PAGES]
 HREF = re.compile(r'href="([^"]*)"')

@@ -1,6 +1,6 @@
 """The reference schema kept on disk (``backup_checks.cache_folder``): read only where no one
 but this user could have written it, so that a planted reference never weakens the check of
-a restore (tests/tournament/venue/test_restore_sqlite.py checks the refusals themselves)."""
+a restore (tests/paddock/venue/test_restore_sqlite.py checks the refusals themselves)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tournament.venue import backup_checks
+from paddock.venue import backup_checks
 
 #: What a planted reference would say: the red team's trigger is Paddock's.
 PLANTED = json.dumps({"trigger leak": ["django_session", "CREATE TRIGGER leak ..."]})

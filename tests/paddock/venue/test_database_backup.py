@@ -1,7 +1,7 @@
-"""Backups of the whole database (tournament.venue.database_backup): rotation, no session in
+"""Backups of the whole database (paddock.venue.database_backup): rotation, no session in
 a backup and only its owner reading it, and on PostgreSQL a pg_dump restored into an empty
 database with every row equal. The SQLite path runs end to end in
-tests/tournament/venue/test_venue.py (make venue's own backups, restored into a new data
+tests/paddock/venue/test_venue.py (make venue's own backups, restored into a new data
 folder).
 """
 
@@ -19,13 +19,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
 from psycopg import sql
 
-from races.photos.services import photo_add
-from races.photos.views import image_response
-from races.results.services import result_confirm
-from tests.races.photos.images import oriented_jpeg
-from tests.security.conftest import build_world
-from tournament.access import Actor
-from tournament.venue.database_backup import (
+from paddock.venue.database_backup import (
     BackupProblem,
     _private_file,
     _sqlite_copy,
@@ -36,6 +30,12 @@ from tournament.venue.database_backup import (
     restore_photos,
     rotate,
 )
+from races.photos.services import photo_add
+from races.photos.views import image_response
+from races.results.services import result_confirm
+from tests.races.photos.images import oriented_jpeg
+from tests.security.conftest import build_world
+from tournament.access import Actor
 
 ROOT = Path(__file__).resolve().parents[3]
 PHOTO = oriented_jpeg()

@@ -1,11 +1,11 @@
-"""Reading a PostgreSQL archive's tables as ``pg_restore`` writes them (tournament/venue/
+"""Reading a PostgreSQL archive's tables as ``pg_restore`` writes them (paddock/venue/
 pg_columns.py): what the restore compares with this code's migrations. Real archives are in
 ``test_restore_postgresql.py``; here, what a crafted one may hold and a real one does not."""
 
 from __future__ import annotations
 
-from tournament.venue.backup_checks import pg_schema_refusals
-from tournament.venue.pg_columns import archive_columns, archive_migrations
+from paddock.venue.backup_checks import pg_schema_refusals
+from paddock.venue.pg_columns import archive_columns, archive_migrations
 
 CRAFTED = """\
 CREATE TABLE public.tournament_circuit (

@@ -19,9 +19,9 @@ import psycopg
 import pytest
 from django.db import connection
 
-from tests.tournament.venue.conftest import PostgreSQL
-from tournament.venue import pg_schema
-from tournament.venue.backup_checks import pg_refusals, pg_schema_refusals
+from paddock.venue import pg_schema
+from paddock.venue.backup_checks import pg_refusals, pg_schema_refusals
+from tests.paddock.venue.conftest import PostgreSQL
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from tournament.venue.backup_checks import sqlite_refusals
+from paddock.venue.backup_checks import sqlite_refusals
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -189,11 +189,11 @@ from pathlib import Path
 
 import django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paddock.settings")
 django.setup()
 from django.core.management import call_command
 
-from tournament.venue import backup_checks
+from paddock.venue import backup_checks
 
 check = backup_checks.sqlite_refusals
 

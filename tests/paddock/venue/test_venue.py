@@ -34,9 +34,9 @@ import httpx
 import pytest
 from diskcache import FanoutCache
 
+from paddock.venue.day import lan_address
+from paddock.venue.serving import PID_FILE, alive
 from tests.faults.processes import children, wait_until
-from tournament.venue.day import lan_address
-from tournament.venue.serving import PID_FILE, alive
 
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "virage-rapide-2026"
@@ -86,7 +86,7 @@ class Lines:
 
 #: A database that already holds the demo's admin with its published password.
 DEMO_DATABASE = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'tournament.settings';"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'paddock.settings';"
     "django.setup(); from django.core.management import call_command;"
     "from django.contrib.auth import get_user_model;"
     "call_command('migrate', verbosity=0);"

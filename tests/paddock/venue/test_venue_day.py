@@ -18,9 +18,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from tests.test_deploy import dry_run
-from tournament.models import ApiToken, Club, Membership
-from tournament.venue.day import (
+from paddock.venue.day import (
     NoAnswer,
     Venue,
     ask_organiser,
@@ -28,7 +26,9 @@ from tournament.venue.day import (
     organiser_exists,
     protect_data,
 )
-from tournament.venue.progress import _Counted
+from paddock.venue.progress import _Counted
+from tests.test_deploy import dry_run
+from tournament.models import ApiToken, Club, Membership
 
 GOOD = "virage-rapide-2026"
 

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.processes import wait_until
-from tournament.venue.serving import (
+from paddock.venue.serving import (
     PID_FILE,
     STOP_SIGNALS,
     Stopped,
@@ -32,7 +31,8 @@ from tournament.venue.serving import (
     leftover,
     serve,
 )
-from tournament.venue.watchdog import watch
+from paddock.venue.watchdog import watch
+from tests.faults.processes import wait_until
 
 
 class FakeServer:
@@ -166,7 +166,7 @@ def test_gunicorn_starts_with_the_stop_signals_at_their_defaults() -> None:
     script = (
         "import os, signal, subprocess, sys; signal.signal(signal.SIGINT, signal.SIG_IGN);"
         "import django; django.setup();"
-        "from tournament.venue.serving import child_setup;"
+        "from paddock.venue.serving import child_setup;"
         "plain = subprocess.Popen(['sleep', '600']);"
         "set_up = subprocess.Popen(['sleep', '600'], preexec_fn=child_setup(os.getpid()));"
         "print(plain.pid, set_up.pid, flush=True); sys.stdin.read()"
@@ -174,7 +174,7 @@ def test_gunicorn_starts_with_the_stop_signals_at_their_defaults() -> None:
     parent = subprocess.Popen(
         [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         text=True, cwd=Path(__file__).resolve().parents[3],
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tournament.settings"},
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "paddock.settings"},
     )  # fmt: skip
     plain = set_up = 0
     try:
@@ -213,7 +213,7 @@ def looking_like(*words: str) -> subprocess.Popen[bytes]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 def test_the_next_start_names_a_leftover_server_and_how_to_stop_it(tmp_path: Path) -> None:
-    server = looking_like("-m", "gunicorn", "tournament.wsgi")
+    server = looking_like("-m", "gunicorn", "paddock.wsgi")
     other = looking_like("something-else")
     command = looking_like("manage.py", "venue")
     try:

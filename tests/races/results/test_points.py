@@ -1,4 +1,4 @@
-"""Points and standings (tournament/standings/points.py) against the competition rules.
+"""Points and standings (races/results/points.py) against the competition rules.
 
 Article numbers refer to rules/formule-de-competition-rules.fr.txt: §21-1-2 only a car
 that crosses the line scores the points given for its place. The scales, the day
@@ -15,9 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from races.results.rules import Placed, Retirement, TableResult, table_classification
-from tournament.standings.points import (
-    PRESETS,
+from races.results.points import (
     DayLine,
     EventResult,
     StandingLine,
@@ -29,6 +27,8 @@ from tournament.standings.points import (
     standings,
     team_standings,
 )
+from races.results.rules import Placed, Retirement, TableResult, table_classification
+from tournament.rules.scales import PRESETS
 
 F1 = PRESETS["f1"]
 

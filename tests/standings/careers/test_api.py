@@ -1,4 +1,4 @@
-"""``GET /api/v1/players/{id}`` (tournament/careers/api.py): the career as JSON, the same
+"""``GET /api/v1/players/{id}`` (standings/careers/api.py): the career as JSON, the same
 reads as the page; published events only for anonymous readers and other tokens."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rating chart's geometry (tournament/careers/chart.py): round ticks that enclose the
+"""The rating chart's geometry (standings/careers/chart.py): round ticks that enclose the
 values, a path inside the plot, higher ratings drawn higher. No database."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournament.careers.chart import (
+from standings.careers.chart import (
     BOTTOM,
     HEIGHT,
     LEFT,

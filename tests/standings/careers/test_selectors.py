@@ -1,4 +1,4 @@
-"""Reads of a career (tournament/careers/selectors.py) beyond what the page and the API
+"""Reads of a career (standings/careers/selectors.py) beyond what the page and the API
 tests show: merges followed to the survivor, a circle of merges stopped."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tournament.careers.selectors import career_for, survivor_of
+from standings.careers.selectors import career_for, survivor_of
 from tournament.models import Player
 
 pytestmark = pytest.mark.django_db

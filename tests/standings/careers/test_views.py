@@ -1,4 +1,4 @@
-"""A player's career page (tournament/careers/views.py): both seasons, each event's
+"""A player's career page (standings/careers/views.py): both seasons, each event's
 qualifying, table place and points, the rating chart in SVG without JavaScript; what is not
 published stays with the organisers; a merged player leads to the one they were merged into.
 """

@@ -1,4 +1,4 @@
-"""``GET /api/v1/ratings`` (tournament/ratings/api.py): a game's ranking as API.md shapes it,
+"""``GET /api/v1/ratings`` (standings/ratings/api.py): a game's ranking as API.md shapes it,
 a page at a time, and a 400 the reader understands for a game or a page that cannot be."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.tournament.ratings.test_views import rated
+from tests.standings.ratings.test_views import rated
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/ratings"

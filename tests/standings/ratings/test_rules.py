@@ -1,4 +1,4 @@
-"""The ratings' pure rules (tournament/ratings/rules.py): each table one multiplayer match,
+"""The ratings' pure rules (standings/ratings/rules.py): each table one multiplayer match,
 openskill's Plackett–Luce, processed in a fixed order.
 
 The order of a table is the table classification's (DOMAIN.md "Race result and
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from races.results.rules import Retirement, TableResult, table_classification
-from tournament.ratings import rules
-from tournament.ratings.rules import Seat, Table
+from standings.ratings import rules
+from standings.ratings.rules import Seat, Table
 
 DAY = datetime.date(2026, 3, 1)
 

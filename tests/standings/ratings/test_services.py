@@ -1,4 +1,4 @@
-"""Ratings computed from the results race control confirms (tournament/ratings/services.py,
+"""Ratings computed from the results race control confirms (standings/ratings/services.py,
 tasks.py, soon.py): what counts, the fixed order, a correction recomputed to exactly what a
 fresh computation gives, idempotence, and the recompute asked for after each commit.
 
@@ -18,11 +18,11 @@ from races.games.table_sheet.services import game_result_save
 from races.grid.services import allocation_run
 from races.models import RaceTable, ResultLine
 from races.results.services import result_confirm
+from standings.ratings import rules
+from standings.ratings.services import ratings_recompute
 from tournament.models import Entry, Event, Player, PlayerRating, RatingPoint
-from tournament.ratings import rules
-from tournament.ratings.services import ratings_recompute
-from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import event_publish
+from tournament.signals import results_changed_soon
 
 pytestmark = pytest.mark.django_db
 
@@ -148,7 +148,7 @@ def test_an_unknown_game_is_refused():
 
 
 def test_a_merge_of_players_asks_every_family_again(season, django_capture_on_commit_callbacks):
-    """What the players' merge calls (``recompute_ratings_soon()``, no game: all of them):
+    """What the players' merge calls (``results_changed_soon()``, no game: all of them):
     the two drivers' races become one player's, the merged player's rating goes."""
     s = season(drivers=4)
     with django_capture_on_commit_callbacks(execute=True):
@@ -159,7 +159,7 @@ def test_a_merge_of_players_asks_every_family_again(season, django_capture_on_co
         s.drivers[3].player = kept
         s.drivers[3].save(update_fields=["player"])
         Player.objects.filter(pk=merged.pk).update(merged_into=kept)
-        recompute_ratings_soon()
+        results_changed_soon()
     assert not PlayerRating.objects.filter(player=merged).exists()
     assert PlayerRating.objects.get(player=kept, family="formula_de").races == 2
 

@@ -1,4 +1,4 @@
-"""What asks for a recompute of the ratings (tournament/ratings/soon.py): an event's own
+"""What asks for a recompute of the ratings (standings/ratings/soon.py): an event's own
 changes, whoever makes them (the services, the admin, a deleted championship), once per
 transaction.
 
@@ -14,12 +14,13 @@ import datetime
 import pytest
 from django.db import transaction
 
+from standings.ratings.services import ratings_recompute
+from standings.ratings.soon import _Asked
 from tournament.access import Actor
 from tournament.games.selectors import families
 from tournament.models import Event, PlayerRating, RatingPoint
-from tournament.ratings.services import ratings_recompute
-from tournament.ratings.soon import _Asked, recompute_ratings_soon
 from tournament.registration.services import event_publish, event_update
+from tournament.signals import results_changed_soon
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +126,7 @@ def test_one_recompute_per_transaction_whatever_asked_for_it(
         event_update(actor=played.actor, event=second, date=datetime.date(2026, 2, 1))
         second.game = "racetrack"
         second.save()
-        recompute_ratings_soon("formula_de")
+        results_changed_soon("formula_de")
     assert asked(callbacks) == [{"formula_de", "racetrack"}]
     assert ratings() == fresh()
     # A championship deleted with its events (the first one's results published again):
@@ -162,6 +163,6 @@ def test_a_rolled_back_change_asks_for_nothing(played, django_capture_on_commit_
         with pytest.raises(Refused), transaction.atomic():
             first.delete()
             raise Refused
-        recompute_ratings_soon("rallyman")
+        results_changed_soon("rallyman")
     assert asked(callbacks) == [{"rallyman"}]
     assert Event.objects.filter(pk=kept).exists()

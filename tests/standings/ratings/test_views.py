@@ -1,4 +1,4 @@
-"""The ranking page (tournament/ratings/views.py): public, best first, fifty a page, names
+"""The ranking page (standings/ratings/views.py): public, best first, fifty a page, names
 escaped, cached like the other public pages and rebuilt when the ratings change."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from standings.ratings.views import PER_PAGE
 from tournament.models import Player, PlayerRating
-from tournament.ratings.views import PER_PAGE
 
 pytestmark = pytest.mark.django_db
 

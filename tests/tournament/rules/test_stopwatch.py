@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qualifying.scoring import (
+from tournament.rules.stopwatch import (
     DEFAULT_MIN_STOPWATCH_CS,
     ShortReading,
     StopwatchError,

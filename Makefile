@@ -105,7 +105,7 @@ restore: $(VENV)/.runtime
 test: export PYTHONDONTWRITEBYTECODE =
 test: $(VENV)/.dev system-deps
 	$(DEV) $(PY) manage.py collectstatic --noinput -v 0
-	$(PY) -m compileall -q -j 0 tournament qualifying races
+	$(PY) -m compileall -q -j 0 tournament qualifying races standings paddock
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=30 $(PYTEST_ARGS)
 
 ## Rewrite the lock files from requirements.txt and requirements-dev.txt (the dev lock keeps
@@ -134,7 +134,7 @@ system-deps:
 ## The guide's screenshots (/guide/), taken from the demo in Chromium at 390 and 1366 px, in French
 ## and English, written to static/guide/<language>/ (not run by the tests; commit what it writes)
 guide-images: $(VENV)/.dev system-deps
-	$(PY) -m tournament.guide.images
+	$(PY) -m paddock.guide.images
 
 ## Measure (not test) a national championship's size and a hundred referees; writes bench/results.json
 bench: $(VENV)/.dev

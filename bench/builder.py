@@ -3,7 +3,7 @@
 Same seed, same championship: drivers in teams, events with two qualifying sessions of
 runs, race tables allocated by the real allocation rule, and confirmed results whose
 places and points come from the real pure rules (``races.results.rules``,
-``tournament.standings.points``).
+``races.results.points``).
 An optional extra event has its race tables allocated but no result yet: the load test's
 referees fill it in through the API.
 
@@ -23,6 +23,7 @@ from django.utils import timezone
 from qualifying.models import QualifyingSession, Run
 from races.grid.allocation import RankedDriver, allocate
 from races.models import GridSlot, RaceResult, RaceTable, RaceWeather, ResultLine, ResultStatus
+from races.results.points import table_lines
 from races.results.rules import Retirement, TableResult, table_classification
 from tournament.models import (
     DEFAULT_POINTS_SCALE,
@@ -33,7 +34,6 @@ from tournament.models import (
     Event,
     Team,
 )
-from tournament.standings.points import table_lines
 
 FIRST_NAMES = ("Léa", "Hugo", "Chloé", "Noé", "Zoé", "Jérôme", "Gaëlle", "Aurélien", "Inès", "Loïc")
 LAST_NAMES = ("Lefèvre", "Roux", "Müller", "Dubois", "Garçon", "Nguyen", "Benoît", "Faure")

@@ -4,7 +4,7 @@ A day of 300 drivers (one qualifying session: 300 runs; about 40 race tables, ea
 confirmed, with its history: saved, submitted, confirmed) and 40 photos of 2 MB (real JPEG
 pictures with their thumbnails, as the laptop stores them: the return checks them) is exported
 as the laptop's ``export_event`` writes it, its rows removed, and the file lands through
-``tournament.away.trip.landing.land`` as ``POST /api/v1/events/{event}/return`` does: every
+``paddock.away.landing.land`` as ``POST /api/v1/events/{event}/return`` does: every
 row checked by the models' validators and added in one transaction, the photos' files
 written, then the ratings' recompute the landing asks for (tasks run inline in the bench,
 so the figure holds it). The same database plays both sides: the hosted check-out and the
@@ -26,6 +26,8 @@ from django.test import override_settings
 from PIL import Image, ImageDraw
 
 from bench.builder import Size, build_championship
+from paddock.away.export import export_event
+from paddock.away.landing import land
 from qualifying.models import QualifyingSession, QualifyingTable
 from races.models import (
     AllocationRecord,
@@ -40,8 +42,6 @@ from races.photos import images, storage
 from tournament import sealing
 from tournament.away import bundle
 from tournament.away.models import Checkout
-from tournament.away.trip.export import export_event
-from tournament.away.trip.landing import land
 from tournament.models import Driver, Player, PlayerRating, Sanction
 
 

@@ -250,7 +250,7 @@ class Gunicorn:
             sys.executable,
             "-m",
             "gunicorn",
-            "tournament.wsgi",
+            "paddock.wsgi",
             "--bind",
             f"127.0.0.1:{self.port}",
             "--workers",

@@ -134,8 +134,8 @@ _floor_rows: dict[str, dict[str, Any]] = {}
 
 def floor_context(championship: Championship) -> dict[str, Any]:
     """The standings page's rows and columns, computed once (outside the timing)."""
-    from tournament.standings.selectors import standings_for
-    from tournament.standings.tables import driver_url_for, place_mark
+    from standings.selectors import standings_for
+    from standings.tables import driver_url_for, place_mark
 
     standings = standings_for(championship=championship, published_only=True)
     url = driver_url_for(championship)
@@ -177,7 +177,7 @@ def floor_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _urlpatterns() -> list[Any]:
-    from tournament.urls import urlpatterns
+    from paddock.urls import urlpatterns
 
     return [path("bench-floor/<slug:slug>/", floor_view, name="bench-floor"), *urlpatterns]
 

@@ -30,7 +30,7 @@ SETS = [
 
 
 def main() -> int:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paddock.settings")
     os.environ.setdefault("DEBUG", "true")
     sys.path.insert(0, str(ROOT))
     import django

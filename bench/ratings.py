@@ -2,7 +2,7 @@
 
 ``ratings_10k_tables``: 10 seasons × 10 events × 1,000 drivers at tables of 10 (10,000
 tables, 100,000 places), every result confirmed and published; one full recompute of the
-family (``tournament.ratings.services.ratings_recompute``, ``full``: read, rate, delete, bulk
+family (``standings.ratings.services.ratings_recompute``, ``full``: read, rate, delete, bulk
 create in one transaction, as ``manage.py ratings``), timed. Each season brings its own
 1,000 players, so the ranking holds 10,000 players; what a table costs does not depend on
 whether its players are new.
@@ -37,8 +37,8 @@ from django.urls import reverse
 from bench.measures import NO_CACHE, Timings, summary, timed
 from races.models import RaceTable, ResultLine, ResultStatus
 from races.results.rules import Retirement, TableResult, table_classification
+from standings.ratings.services import ratings_recompute
 from tournament.models import Championship, Circuit, Driver, Event, Player, PlayerRating
-from tournament.ratings.services import ratings_recompute
 
 CAUSES = ("off_track", "blocked", "body", "engine", "road_holding")
 

@@ -554,7 +554,7 @@ def measure_mails(env: dict[str, str], event: Any, *, deadline: float) -> dict[s
     }
     log = Path(tempfile.mkstemp(prefix="paddock-bench-celery-", suffix=".log")[1])
     command = [
-        sys.executable, "-m", "celery", "-A", "tournament", "worker", "--pool", "prefork",
+        sys.executable, "-m", "celery", "-A", "paddock", "worker", "--pool", "prefork",
         "--concurrency", "2", "--loglevel", "warning", "--without-heartbeat",
         "--without-gossip", "--without-mingle",
     ]  # fmt: skip
@@ -602,7 +602,7 @@ def enqueue(ids: list[int], worker_env: dict[str, str]) -> float:
     queued (``time.time()``)."""
     script = (
         "import sys, time, django; django.setup()\n"
-        "from tournament.celery import app\n"
+        "from paddock.celery import app\n"
         "from tournament.signup.tasks import send_mail\n"
         "give_up = time.time() + 120\n"
         "while not app.control.ping(timeout=1.0):\n"

@@ -144,7 +144,7 @@ def recreate_database(url: str) -> None:
 def bench_environment(url: str) -> dict[str, str]:
     """Production-like settings on the bench's database, for this process and gunicorn."""
     return {
-        "DJANGO_SETTINGS_MODULE": "tournament.settings",
+        "DJANGO_SETTINGS_MODULE": "paddock.settings",
         "DATABASE_URL": url,
         "DEBUG": "false",
         "SECRET_KEY": "paddock-bench-only-not-a-secret-0123456789abcdefghijklmnop",
@@ -733,7 +733,7 @@ def main(argv: list[str] | None = None) -> int:
     call_command("migrate", interactive=False, verbosity=0)
     # DEBUG off serves hashed static names: the manifest must exist, as in production
     # (collected and compressed again only when a static file changed: half a minute).
-    from tournament.venue.day import static_files_current
+    from paddock.venue.day import static_files_current
 
     if not static_files_current():
         call_command("collectstatic", interactive=False, verbosity=0)

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 SETTINGS = {
-    "DJANGO_SETTINGS_MODULE": "tournament.settings",
+    "DJANGO_SETTINGS_MODULE": "paddock.settings",
     "DEBUG": "false",
     "SECRET_KEY": "paddock-bench-only-not-a-secret-0123456789abcdefghijklmnop",
     "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",

@@ -10,19 +10,28 @@ Exception messages are plain English on purpose: callers translate them.
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
+# The weather scale and the stopwatch's reading live on the ground (the event's and the
+# circuit's forms and models read them too); qualifying reads them from there, and its
+# modules the stopwatch's names through this one.
+from tournament.rules.scales import Weather, check_d20
+from tournament.rules.stopwatch import DEFAULT_MAX_STOPWATCH_CS as DEFAULT_MAX_STOPWATCH_CS
+from tournament.rules.stopwatch import DEFAULT_MIN_STOPWATCH_CS as DEFAULT_MIN_STOPWATCH_CS
+from tournament.rules.stopwatch import ShortReading as ShortReading
+from tournament.rules.stopwatch import format_stopwatch as format_stopwatch
+from tournament.rules.stopwatch import full_minutes
+from tournament.rules.stopwatch import parse_stopwatch as parse_stopwatch
+from tournament.rules.stopwatch import short_reading as short_reading
+from tournament.rules.stopwatch import stopwatch_parts as stopwatch_parts
+
 Tyres = Literal["hard", "soft", "rain"]
 Track = Literal["dry", "wet"]
-Weather = Literal["sun", "variable", "rain"]
 Mode = Literal["best", "sum"]
 Status = Literal["ok", "eliminated", "incomplete", "no_run"]
-
-_D20_FACES = range(1, 21)
 
 
 def _check_count(name: str, value: int) -> None:
@@ -31,144 +40,6 @@ def _check_count(name: str, value: int) -> None:
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if value < 0:
         raise ValueError(f"{name} must not be negative, got {value}")
-
-
-# ---------------------------------------------------------------------------
-# Stopwatch
-# ---------------------------------------------------------------------------
-
-
-class StopwatchError(ValueError):
-    """A stopwatch reading that cannot be understood."""
-
-
-# Phones autocorrect ' and " into typographic marks: right single quote, prime,
-# right/left double quote, double prime.
-_MINUTE_MARK = "(?::|'|\u2019|\u2032)"
-_SECOND_MARK = "(?:\"|''|\u2019\u2019|\u2032\u2032|\u201d|\u201c|\u2033)"
-_STOPWATCH_RE = re.compile(
-    rf"""
-    (?:(?P<minutes>[0-9]+){_MINUTE_MARK})?
-    (?P<seconds>[0-9]{{1,2}})
-    (?:
-        [.,](?P<decimals>[0-9]{{1,2}})          # a dot or comma needs digits after it
-      | {_SECOND_MARK}(?P<quoted>[0-9]{{1,2}})? # 1'45" alone is a whole second
-    )?
-    """,
-    re.VERBOSE,
-)
-
-
-# Three groups, minutes seconds hundredths, as a phone's number pad or a hurried hand
-# writes them: 1.48.20, 1,48,20, 1 48 20 (a decimal pad has no colon). Two groups split by
-# a space are minutes and seconds (1 48); two split by a dot or comma stay seconds (1.48 =
-# 1.48 s: see ``short_reading``).
-_GROUPS_RE = re.compile(
-    r"(?P<minutes>[0-9]+)\s*[.,\s]\s*(?P<seconds>[0-9]{2})\s*[.,\s]\s*(?P<decimals>[0-9]{1,2})"
-    r"|(?P<m2>[0-9]+)\s+(?P<s2>[0-9]{2})"
-)
-
-
-def parse_stopwatch(text: str) -> int:
-    """Return the centiseconds of a stopwatch reading typed by a referee.
-
-    Accepted: ``m:ss``, ``m:ss.cc``, ``m:ss.c`` (tenths), ``m:ss,cc`` (French comma),
-    ``1'45"20``, ``1'45``, ``1'45''20`` (two apostrophes as typed on phones), three groups
-    ``1.45.20``, ``1,45,20`` or ``1 45 20`` (a number pad has no colon), ``1 45``, and
-    ``ss.cc`` / ``45`` without minutes (seconds below 60). Surrounding spaces are
-    ignored. Anything else raises :class:`StopwatchError`.
-    """
-    if not isinstance(text, str):
-        raise StopwatchError(f"stopwatch time must be text, got {text!r}")
-    cleaned = text.strip()
-    match = _STOPWATCH_RE.fullmatch(cleaned)
-    if match is None:
-        return _parse_groups(text, cleaned)
-    minutes_text = match["minutes"]
-    seconds_text = match["seconds"]
-    # "1:5" is more likely a typo for 1:50 or 1:05 than either; refuse to guess.
-    if minutes_text is not None and len(seconds_text) != 2:
-        raise StopwatchError(f"seconds need two digits after the minutes: {text!r}")
-    seconds = int(seconds_text)
-    if seconds > 59:
-        raise StopwatchError(f"seconds must be between 0 and 59: {text!r}")
-    minutes = int(minutes_text) if minutes_text is not None else 0
-    decimals = match["decimals"] or match["quoted"] or ""
-    # One decimal digit is tenths, as a stopwatch shows it: 1:45.2 = 1:45.20.
-    hundredths = int(decimals.ljust(2, "0")) if decimals else 0
-    return (minutes * 60 + seconds) * 100 + hundredths
-
-
-def _parse_groups(text: str, cleaned: str) -> int:
-    match = _GROUPS_RE.fullmatch(cleaned)
-    if match is None:
-        raise StopwatchError(f"unreadable stopwatch time: {text!r}")
-    minutes = int(match["minutes"] or match["m2"])
-    seconds = int(match["seconds"] or match["s2"])
-    if seconds > 59:
-        raise StopwatchError(f"seconds must be between 0 and 59: {text!r}")
-    decimals = match["decimals"] or ""
-    hundredths = int(decimals.ljust(2, "0")) if decimals else 0
-    return (minutes * 60 + seconds) * 100 + hundredths
-
-
-#: The event's plausible floor when it sets none (DOMAIN.md, "What the day enforces").
-DEFAULT_MIN_STOPWATCH_CS = 20 * 100
-#: The plausible ceiling (DOMAIN.md: default 5:00): above it each full minute adds a throw.
-DEFAULT_MAX_STOPWATCH_CS = 5 * 60 * 100
-
-# "1,48" or "1.48": seconds and hundredths by the letter, minutes and seconds by habit.
-_MINUTES_HABIT_RE = re.compile(r"(?P<minutes>[0-9]{1,2})[.,](?P<seconds>[0-5][0-9])")
-
-
-@dataclass(frozen=True)
-class ShortReading:
-    """A stopwatch reading below the event's plausible floor: what was read, and what
-    the referee more likely meant (None when no other reading is at hand)."""
-
-    read_cs: int
-    meant_cs: int | None
-
-
-def short_reading(text: str, *, floor_cs: int) -> ShortReading | None:
-    """None when ``text`` reads at or above ``floor_cs``; else both readings.
-
-    A qualifying lap takes minutes of dice and gear changes (§1-0-1, §1-1-13), so a time
-    under the floor is almost always a typing habit: "1,48" read as 1.48 s was 1:48. The
-    text is read first as :func:`parse_stopwatch` reads it (raises the same errors).
-    """
-    read = parse_stopwatch(text)
-    if read >= floor_cs:
-        return None
-    habit = _MINUTES_HABIT_RE.fullmatch(text.strip())
-    meant = None
-    if habit is not None:
-        meant = (int(habit["minutes"]) * 60 + int(habit["seconds"])) * 100
-        if meant < floor_cs:
-            meant = None
-    return ShortReading(read_cs=read, meant_cs=meant)
-
-
-def stopwatch_parts(centiseconds: int) -> tuple[int, int, int]:
-    """``(minutes, seconds, hundredths)``: what a reading says, for echoing it in words."""
-    _check_count("stopwatch time", centiseconds)
-    minutes, rest = divmod(centiseconds, 6000)
-    seconds, hundredths = divmod(rest, 100)
-    return minutes, seconds, hundredths
-
-
-def format_stopwatch(centiseconds: int) -> str:
-    """Return ``m:ss.cc`` (minutes not padded, never wrapped into hours)."""
-    _check_count("stopwatch time", centiseconds)
-    minutes, rest = divmod(centiseconds, 6000)
-    seconds, hundredths = divmod(rest, 100)
-    return f"{minutes}:{seconds:02d}.{hundredths:02d}"
-
-
-def full_minutes(centiseconds: int) -> int:
-    """Whole minutes elapsed (§1-1-13: "chaque minute pleine")."""
-    _check_count("stopwatch time", centiseconds)
-    return centiseconds // 6000
 
 
 # ---------------------------------------------------------------------------
@@ -204,61 +75,6 @@ def qualifying_track(weather: Weather) -> Track:
     if weather == "rain":
         return "wet"
     raise ValueError(f"unknown weather: {weather!r}")
-
-
-@dataclass(frozen=True)
-class ScaleProblem:
-    """One reason a circuit's weather scale cannot be used."""
-
-    kind: Literal["bad_range", "missing", "overlap"]
-    name: str | None
-    values: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class WeatherScale:
-    """A circuit's d20 weather scale (§3-0-3): three inclusive ranges."""
-
-    rain: tuple[int, int]
-    variable: tuple[int, int]
-    sun: tuple[int, int]
-
-    def _ranges(self) -> tuple[tuple[Weather, tuple[int, int]], ...]:
-        return (("rain", self.rain), ("variable", self.variable), ("sun", self.sun))
-
-    def problems(self) -> list[ScaleProblem]:
-        """Empty when the three ranges cover the faces 1..20 exactly once."""
-        problems: list[ScaleProblem] = []
-        coverage = dict.fromkeys(_D20_FACES, 0)
-        for name, (low, high) in self._ranges():
-            if low > high or low < 1 or high > 20:
-                problems.append(ScaleProblem("bad_range", name, ()))
-            # Count the usable part of a bad range anyway, so that one typo is
-            # reported once rather than also as a cascade of missing faces.
-            for face in range(max(low, 1), min(high, 20) + 1):
-                coverage[face] += 1
-        missing = tuple(face for face, count in coverage.items() if count == 0)
-        overlap = tuple(face for face, count in coverage.items() if count > 1)
-        if missing:
-            problems.append(ScaleProblem("missing", None, missing))
-        if overlap:
-            problems.append(ScaleProblem("overlap", None, overlap))
-        return problems
-
-    def weather_for(self, roll: int) -> Weather:
-        """Weather drawn by a d20 roll (§3-0-4, §3-1-1)."""
-        _check_d20(roll)
-        if self.problems():
-            raise ValueError("the weather scale is invalid")
-        for name, (low, high) in self._ranges():
-            if low <= roll <= high:
-                return name
-        raise AssertionError("a valid scale covers every face")  # pragma: no cover
-
-
-def _check_d20(value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value not in _D20_FACES:
-        raise ValueError(f"a d20 roll must be between 1 and 20, got {value!r}")
 
 
 def roll_d20() -> int:
@@ -528,12 +344,12 @@ def resolve_draw(
     sequences: dict[Hashable, list[int]] = {}
     for driver, driver_rolls in rolls.items():
         for value in driver_rolls:
-            _check_d20(value)
+            check_d20(value)
         sequences[driver] = list(driver_rolls)
 
     def draw(driver: Hashable) -> None:
         value = roll()
-        _check_d20(value)
+        check_d20(value)
         sequences[driver].append(value)
 
     # A system driver's first roll is nobody else's business: roll it now.

@@ -13,8 +13,8 @@ from typing import Any
 
 from races.grid.allocation import Allocation, RankedDriver
 from races.models import RaceResult, RaceTable
+from races.results.points import DayLine
 from tournament.models import Event
-from tournament.standings.points import DayLine
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ _ROUTERS: list[tuple[Any, str]] = []
 
 
 def register_router(router: Any, operation_prefix: str) -> None:
-    """A game's own API router, mounted by the API root (``tournament/api.py``)."""
+    """A game's own API router, mounted by the API root (``paddock/api.py``)."""
     if all(known is not router for known, _prefix in _ROUTERS):
         _ROUTERS.append((router, operation_prefix))
 

@@ -293,7 +293,7 @@ def _celery_inline(request):
     With REDIS_URL set, nothing would consume a task sent by a page test; worker tests
     (marked ``celery_worker``) get the real broker instead.
     """
-    from tournament.celery import app
+    from paddock.celery import app
 
     if request.node.get_closest_marker("celery_worker"):
         yield

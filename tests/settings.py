@@ -5,7 +5,7 @@ Redis database of its own.
 test database (``test_<name>_gw0``, …); the cache, the Celery broker and everything a test
 starts from the environment (a worker, a subprocess) must not be shared either, or one
 worker's ``cache.clear()`` empties another's pages and one worker's Celery worker takes the
-other's tasks. Read before ``tournament.settings``, which reads ``REDIS_URL`` once.
+other's tasks. Read before ``paddock.settings``, which reads ``REDIS_URL`` once.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def redis_url_of_worker(url: str, index: int) -> str:
 if os.environ.get("REDIS_URL") and worker_index():
     os.environ["REDIS_URL"] = redis_url_of_worker(os.environ["REDIS_URL"], worker_index())
 
-from tournament.settings import *  # noqa: E402, F403
+from paddock.settings import *  # noqa: E402, F403
 
 # pytest-django turns DEBUG off during the tests, and WhiteNoise then scans the whole static
 # folder each time a test client loads the middleware: about 0.1 s a client, and the suite

@@ -24,10 +24,10 @@ from bench import load, measures, spike
 from bench.builder import Size, build_championship
 from bench.run import RESULTS, Config, event_return_targets, table, targets
 from races.models import RaceResult, ResultLine, ResultStatus
+from standings.selectors import standings_for
+from standings.tables import StandingsTable, driver_url_for
 from tests.integrity.conftest import needs_postgresql
 from tournament.models import Event
-from tournament.standings.selectors import standings_for
-from tournament.standings.tables import StandingsTable, driver_url_for
 
 TINY = Size(drivers=20, teams=4, events=3, table_size=10, sessions=2, seed=7)
 

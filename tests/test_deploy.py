@@ -24,7 +24,7 @@ CHECK = [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARN
 SHOW = [
     sys.executable,
     "-c",
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'tournament.settings';"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'paddock.settings';"
     "django.setup(); from django.conf import settings as s;"
     "print(s.DEBUG, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT,"
     " s.SECURE_HSTS_SECONDS >= 31536000, s.SECURE_HSTS_INCLUDE_SUBDOMAINS,"

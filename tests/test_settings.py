@@ -25,7 +25,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 SHOW = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tournament.settings'; django.setup();"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='paddock.settings'; django.setup();"
     "from django.conf import settings as s;"
     "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.DEBUG, s.LANGUAGE_CODE)"
 )
@@ -159,7 +159,7 @@ def test_debug_on_keeps_the_development_key():
 # --- The venue's settings (issue 13) ------------------------------------------------------------
 
 DATABASE = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tournament.settings'; django.setup();"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='paddock.settings'; django.setup();"
     "from django.conf import settings as s; from django.db import connection;"
     "connection.ensure_connection(); c = connection.cursor();"
     "c.execute('PRAGMA journal_mode'); mode = c.fetchone()[0];"
@@ -191,7 +191,7 @@ def test_postgresql_connections_are_checked_before_reuse() -> None:
 
 
 KEY = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tournament.settings'; django.setup();"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='paddock.settings'; django.setup();"
     "from django.conf import settings as s; print(s.SECRET_KEY)"
 )
 
@@ -215,7 +215,7 @@ def test_a_short_key_in_the_file_still_stops_the_server(tmp_path: Path) -> None:
 
 
 SENTRY = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tournament.settings'; django.setup();"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='paddock.settings'; django.setup();"
     "import sentry_sdk; c = sentry_sdk.get_client();"
     "print(c.is_active(), c.options.get('send_default_pii'),"
     " any(type(i).__name__ == 'DjangoIntegration' for i in c.integrations.values()))"
@@ -247,7 +247,7 @@ def test_each_test_worker_has_a_redis_database_of_its_own():
 
 
 MAIL_FROM = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tournament.settings'; django.setup();"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='paddock.settings'; django.setup();"
     "from django.conf import settings as s; print(s.DEFAULT_FROM_EMAIL)"
 )
 

@@ -1,3 +1,1 @@
-from .celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""The ground: the championship core every app stands on (ARCHITECTURE.md)."""

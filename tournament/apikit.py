@@ -2,7 +2,7 @@
 read what, lookups by slug, the error body of the contract (``API.md``, the shared contract).
 
 Routers live with what they serve (``tournament/registration/api.py``, ``qualifying/api/router.py``,
-``races/grid/api.py``…); the API root (``tournament/api.py``) mounts them all.
+``races/grid/api.py``…); the API root (``paddock/api.py``) mounts them all.
 """
 
 from __future__ import annotations

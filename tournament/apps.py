@@ -1,10 +1,9 @@
 from django.apps import AppConfig
 from django.db import connections
-from django.db.models.signals import post_delete, post_migrate, pre_save
+from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
 from tournament.public import freshness
-from tournament.ratings.soon import event_deleted, event_saving
 
 
 def _install_change_counters(using: str = "default", **kwargs: object) -> None:
@@ -21,7 +20,3 @@ class TournamentConfig(AppConfig):
         post_migrate.connect(
             _install_change_counters, sender=self, dispatch_uid="paddock-change-counters"
         )
-        # An event's date, game, published results or deletion change the ratings.
-        event = self.get_model("Event")
-        pre_save.connect(event_saving, sender=event, dispatch_uid="paddock-ratings-event")
-        post_delete.connect(event_deleted, sender=event, dispatch_uid="paddock-ratings-event")

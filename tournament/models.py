@@ -9,7 +9,6 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, WeatherScale, format_stopwatch
 from tournament import sealing, wording
 
 # Models of their own rooms, registered with the app here (and imported from here).
@@ -33,6 +32,7 @@ from tournament.registration.scales import (  # noqa: F401  (migrations and call
     validate_points_scale,
     weather_scale_errors,
 )
+from tournament.rules import scales, stopwatch
 from tournament.signup.models import Announcement, Mail, Message, Registration  # noqa: F401
 from tournament.signup.rules import public_name as chosen_name
 from tournament.site.accounts.tokens import AccountRequest, ApiToken  # noqa: F401
@@ -193,9 +193,9 @@ class Circuit(models.Model):
         return self.name
 
     @property
-    def weather_scale(self) -> WeatherScale:
+    def weather_scale(self) -> scales.WeatherScale:
         """The d20 weather scale printed on the board (§3-0-3)."""
-        return WeatherScale(
+        return scales.WeatherScale(
             rain=(self.rain_from, self.rain_to),
             variable=(self.variable_from, self.variable_to),
             sun=(self.sun_from, self.sun_to),
@@ -350,9 +350,9 @@ class Event(CircuitTerms):
     )
     min_stopwatch_cs = models.PositiveIntegerField(
         _("plausible stopwatch floor (1/100 s)"),
-        default=DEFAULT_MIN_STOPWATCH_CS,
+        default=stopwatch.DEFAULT_MIN_STOPWATCH_CS,
         # In the database too: rows written by code older than this column still get it.
-        db_default=DEFAULT_MIN_STOPWATCH_CS,
+        db_default=stopwatch.DEFAULT_MIN_STOPWATCH_CS,
         validators=[MaxValueValidator(10 * 60 * 100)],
         help_text=_(
             "A qualifying stopwatch below it (“1,48” read as 1.48 s) is refused unless the "
@@ -499,7 +499,7 @@ class Event(CircuitTerms):
     @property
     def min_stopwatch(self) -> str:
         """The plausible stopwatch floor as ``m:ss.cc`` (API field ``min_stopwatch``)."""
-        return format_stopwatch(self.min_stopwatch_cs)
+        return stopwatch.format_stopwatch(self.min_stopwatch_cs)
 
 
 class Entry(models.Model):

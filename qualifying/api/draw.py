@@ -1,5 +1,5 @@
 """JSON API v1, Qualifying: the quick rules' d20 draw for the grid (the API contract, ``API.md``,
-mode ``draw``). Mounted by ``tournament.api`` beside ``qualifying.api.router``, under the same
+mode ``draw``). Mounted by ``paddock.api`` beside ``qualifying.api.router``, under the same
 operation ids."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Runs are validated with the desk's ``RunForm`` so that the API and the web pages refuse the
 same things with the same sentences; the services decide who may write and store it.
-Mounted by ``tournament.api`` (which this module's helpers come from).
+Mounted by ``paddock.api`` (which this module's helpers come from).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ of the tables in ``races/results/api.py``.
 
 The services in ``races.grid.services`` decide who may write and what is allowed; this module
 translates HTTP into their calls and their objects back into the contract's JSON.
-Mounted by the API root ``tournament.api``; the shared helpers come from ``tournament.apikit``.
+Mounted by the API root ``paddock.api``; the shared helpers come from ``tournament.apikit``.
 
 Who reads the tables (``GET /events/{event}/tables`` and a table's ``sheet.pdf``):
 organisers everything, with the referee links and tokens; a table's referee (its link

@@ -1,6 +1,6 @@
 """Where the stored photos live: files under ``MEDIA_ROOT/photos/``, each named by the
 SHA-256 of its bytes. A file is written once and never changed (a replaced photo is a new
-file), so that backups copy each one once (``tournament.venue.database_backup``) and a
+file), so that backups copy each one once (``paddock.venue.database_backup``) and a
 restore on another folder finds them by name. A file goes with the last row that names it."""
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ from races.models import (
     ResultLine,
     ResultStatus,
 )
+from races.results import points as points_rules
+from races.results.points import DayLine, table_lines
 from races.results.rules import (
     Retirement,
     TableResult,
@@ -33,10 +35,8 @@ from races.sanctions import rules as sanction_rules
 from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Event, Sanction
-from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_desk, require_organiser
-from tournament.standings import points as points_rules
-from tournament.standings.points import DayLine, table_lines
+from tournament.signals import results_changed_soon
 
 # --- Race results: draft → submitted (referee) → confirmed (race control) -----------------
 
@@ -354,7 +354,7 @@ def result_confirm(*, actor: Actor, table: RaceTable, version: int | None = None
         table.result_status = ResultStatus.CONFIRMED
         actor.stamp(table).save(update_fields=["result_status"])
         if event.published_results:  # counted in the ratings once published only
-            recompute_ratings_soon(event.family)
+            results_changed_soon(event.family)
     return result
 
 
@@ -388,7 +388,7 @@ def result_reopen(
         table.result_status = ResultStatus.SUBMITTED
         actor.stamp(table).save(update_fields=["result_status"])
         if table.event.published_results:
-            recompute_ratings_soon(table.event.family)
+            results_changed_soon(table.event.family)
     return result
 
 

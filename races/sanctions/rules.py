@@ -10,7 +10,7 @@ text leaves the consequences to the organisers; DOMAIN.md lists the ones Paddock
   (its absolute time grows by as many throws, §1-1-10);
 - ``points``: ``value`` championship points removed (DOMAIN.md, "What the day
   enforces"): the event's line shows what it kept (never below 0 for the event:
-  :func:`tournament.standings.points.points_after_sanction`), while the championship
+  :func:`races.results.points.points_after_sanction`), while the championship
   total loses the whole value after best-K (:func:`championship_total`), even where the
   event scored fewer points or none; the total may go below zero;
 - ``disqualified``: classed last of the event, 0 points, shown as such.

@@ -20,8 +20,8 @@ from races.sanctions import rules as sanction_rules
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput
 from tournament.models import Driver, Event, Sanction
-from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_organiser
+from tournament.signals import results_changed_soon
 
 
 def _problem_messages(problems: list[sanction_rules.SanctionProblem]) -> dict[str, list[str]]:
@@ -50,7 +50,7 @@ def _rescore(event: Event) -> None:
     else:
         event_rescore(event=event)
     if event.published_results:  # a disqualification changes a table's order
-        recompute_ratings_soon(event.family)
+        results_changed_soon(event.family)
 
 
 def sanction_record(

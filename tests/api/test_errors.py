@@ -169,7 +169,7 @@ def test_published_event_is_readable_anonymously(event, anon, organiser):
 def test_http404_raised_anywhere_answers_the_error_body(rf):
     from django.http import Http404
 
-    from tournament.api import api
+    from paddock.api import api
 
     response = api.on_exception(rf.get("/api/v1/x"), Http404("No Event matches the given query."))
     assert response.status_code == 404

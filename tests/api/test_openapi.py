@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
+from paddock.api import api
 from tests.api.conftest import Api
-from tournament.api import api
 
 
 @pytest.fixture

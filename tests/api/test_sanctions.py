@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from paddock.venue.championship_backup import export_championship
 from tests.api.test_results_table import (
     SHEET_1,
     SHEET_2,
@@ -19,7 +20,6 @@ from tests.api.test_results_table import (
     enter,
 )
 from tournament.models import Championship, Sanction
-from tournament.venue.championship_backup import export_championship
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,10 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Browser
 
+from standings.ratings.views import PER_PAGE
 from tests.browser.test_phone_widths import LONG_NAME, PHONE
-from tests.tournament.ratings.test_views import rated
+from tests.standings.ratings.test_views import rated
 from tournament.models import Player
-from tournament.ratings.views import PER_PAGE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -255,7 +255,7 @@ class Gunicorn:
 
     def start(self, *, timeout: float = 180) -> Gunicorn:
         self.process = start(
-            [sys.executable, "-m", "gunicorn", "tournament.wsgi",
+            [sys.executable, "-m", "gunicorn", "paddock.wsgi",
              "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
              "--threads", str(self.threads), "--timeout", "60", "--graceful-timeout", "5",
              "--log-level", "warning", "--preload"],

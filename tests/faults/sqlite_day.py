@@ -14,7 +14,7 @@ import os
 
 import django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paddock.settings")
 django.setup()
 
 from django.core.management import call_command  # noqa: E402

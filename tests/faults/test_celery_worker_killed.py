@@ -50,7 +50,7 @@ def test_a_task_whose_process_is_killed_is_run_again_to_the_end(tmp_path: Path) 
     env = postgresql_environment(tmp_path, url, REDIS_URL=os.environ["REDIS_URL"])
     log = tmp_path / "celery.log"
     worker = start(
-        [sys.executable, "-m", "celery", "-A", "tournament", "worker", "--pool", "prefork",
+        [sys.executable, "-m", "celery", "-A", "paddock", "worker", "--pool", "prefork",
          "--concurrency", "1", "--loglevel", "info", "--without-heartbeat", "--without-gossip",
          "--without-mingle"],
         env=env, log=log,

@@ -36,7 +36,7 @@ HOSTILE_EXAMPLES = 4
 
 def _load_schema() -> Any:
     # Fetched through the app itself, as a client would (no database needed for it).
-    from tournament.wsgi import application
+    from paddock.wsgi import application
 
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application)
 

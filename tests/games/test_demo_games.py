@@ -13,9 +13,9 @@ from django.urls import reverse
 from races.models import RaceResult, ResultLine, Stage, StageTime
 from races.sheets.pdf import RaceSheetRenderer
 from races.sheets.selectors import race_sheets
+from standings.selectors import standings_for
 from tests.template_db import empty_database
 from tournament.models import Event
-from tournament.standings.selectors import standings_for
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ import time
 
 import django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournament.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paddock.settings")
 django.setup()
 
 from django.conf import settings  # noqa: E402

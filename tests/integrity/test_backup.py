@@ -25,6 +25,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 from django.urls import reverse
 
+from paddock.venue.championship_backup import LABELS, NOT_EXPORTED
 from qualifying.models import DrawRoll, QualifyingTable
 from races.grid.services import referee_link_regenerate
 from races.models import (
@@ -45,7 +46,6 @@ from tests.template_db import empty_database
 from tournament.access import Actor, table_for_link
 from tournament.models import Championship, Club, Driver, Entry
 from tournament.players.identity import new_player
-from tournament.venue.championship_backup import LABELS, NOT_EXPORTED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -78,7 +78,7 @@ def environment() -> dict[str, str]:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
         "PYTHONPATH": str(ROOT),
-        "DJANGO_SETTINGS_MODULE": "tournament.settings",
+        "DJANGO_SETTINGS_MODULE": "paddock.settings",
         "DATABASE_URL": database_url(),
         "REDIS_URL": os.environ["REDIS_URL"],  # this worker's own database (tests/settings.py)
         "DEBUG": "false",
@@ -103,7 +103,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         command = [
-            sys.executable, "-m", "gunicorn", "tournament.wsgi",
+            sys.executable, "-m", "gunicorn", "paddock.wsgi",
             "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
             "--threads", str(threads), "--log-level", "warning",
         ]  # fmt: skip
@@ -142,7 +142,7 @@ def servers(
         if celery:
             out = stack.enter_context((tmp_path / "celery.log").open("wb"))
             worker = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "tournament", "worker",
+                [sys.executable, "-m", "celery", "-A", "paddock", "worker",
                  "--pool", "solo", "--loglevel", "warning", "--without-heartbeat",
                  "--without-gossip", "--without-mingle"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

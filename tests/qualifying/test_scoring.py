@@ -19,24 +19,25 @@ from qualifying.scoring import (
     GeneralRow,
     Mode,
     RunResult,
-    ScaleProblem,
-    StopwatchError,
     Track,
     Tyres,
     Weather,
-    WeatherScale,
     absolute_time,
     classify_general,
     classify_session,
     draw_standing,
-    format_stopwatch,
-    full_minutes,
-    parse_stopwatch,
     qualifying_track,
     resolve_draw,
     roll_d20,
     run_sort_key,
     tyre_factor,
+)
+from tournament.rules.scales import ScaleProblem, WeatherScale
+from tournament.rules.stopwatch import (
+    StopwatchError,
+    format_stopwatch,
+    full_minutes,
+    parse_stopwatch,
 )
 
 # ---------------------------------------------------------------------------

@@ -97,7 +97,7 @@ API_IDS = {
 
 @cache
 def write_operations() -> list[tuple[str, str]]:
-    from tournament.api import api
+    from paddock.api import api
 
     schema = api.get_openapi_schema(path_prefix="/api/v1")
     return sorted(

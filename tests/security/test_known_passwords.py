@@ -19,8 +19,8 @@ from django.utils import translation
 from hypothesis import given
 from hypothesis import strategies as st
 
+from paddock.management.commands.load_demo import DEMO_LOGINS as LOAD_DEMO_LOGINS
 from tests.security.conftest import World, logged_in
-from tournament.management.commands.load_demo import DEMO_LOGINS as LOAD_DEMO_LOGINS
 from tournament.site.accounts.passwords import DEMO_LOGINS, DEMO_PASSWORDS, KnownPasswordValidator
 from tournament.site.accounts.tokens import ApiToken
 

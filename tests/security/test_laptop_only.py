@@ -236,7 +236,7 @@ def settings_under(monkeypatch, **environment: str) -> dict[str, Any]:
     monkeypatch.setenv("DEBUG", "true")
     for name, value in environment.items():
         monkeypatch.setenv(name, value)
-    return runpy.run_path(str(ROOT / "tournament" / "settings.py"))
+    return runpy.run_path(str(ROOT / "paddock" / "settings.py"))
 
 
 def test_venue_sessions_last_the_day_and_organisers_stay_on_the_laptop(monkeypatch) -> None:

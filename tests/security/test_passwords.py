@@ -76,7 +76,7 @@ def test_the_password_change_page_refuses_12345678(world: World) -> None:
 # --- Password reset: only with a mail backend -----------------------------------------------------
 
 SHOW_RESET = (
-    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'tournament.settings';"
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'paddock.settings';"
     "django.setup(); from django.urls import NoReverseMatch, Resolver404, resolve, reverse\n"
     "try:\n    print(reverse('password_reset'))\nexcept NoReverseMatch:\n    print('no-reset')\n"
     "try:\n    resolve('/accounts/password_reset/'); print('resolves')\n"

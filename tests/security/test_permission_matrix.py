@@ -535,7 +535,7 @@ def test_every_page_pattern_is_in_the_matrix() -> None:
 
 def test_every_api_pattern_is_an_openapi_operation() -> None:
     """The API's URL patterns are all in its OpenAPI document (walked below)."""
-    from tournament.api import api
+    from paddock.api import api
 
     documented = {path.removeprefix("/api/v1") for path in api.get_openapi_schema()["paths"]}
     routes = {
@@ -748,7 +748,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("post", "/events/{event}/return"): ({}, "400 403 403 403 403 401"),
     ("get", "/championships/{slug}/standings"): (None, "200 200 200 200 200 200"),
     ("get", "/championships/{slug}/team-standings"): (None, "200 200 200 200 200 200"),
-    # A player's career: public; what is unpublished is left out (tests/tournament/careers).
+    # A player's career: public; what is unpublished is left out (tests/standings/careers).
     ("get", "/players/{id}"): (None, "200 200 200 200 200 200"),
     ("get", "/ratings"): (None, "200 200 200 200 200 200"),
     ("get", "/games"): (None, "200 200 200 200 200 200"),
@@ -903,7 +903,7 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
 
 
 def api_operations() -> list[tuple[str, str]]:
-    from tournament.api import api
+    from paddock.api import api
 
     schema = api.get_openapi_schema()
     return [

@@ -25,9 +25,9 @@ from races.models import (
     RetirementCause,
 )
 from races.sheets.selectors import race_sheets
+from standings.selectors import standings_for, team_standings_for
 from tests.template_db import empty_database
 from tournament.models import Championship, Entry, Event, Sanction
-from tournament.standings.selectors import standings_for, team_standings_for
 
 SPRING, SUMMER = "demo-grand-prix-de-printemps", "demo-grand-prix-d-ete"
 

@@ -14,7 +14,6 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from qualifying.scoring import WeatherScale
 from tournament.models import Championship, Circuit
 from tournament.registration.forms import derived_slug, validate_one_line
 from tournament.registration.scales import (
@@ -23,7 +22,7 @@ from tournament.registration.scales import (
     parse_scale,
     weather_scale_errors,
 )
-from tournament.standings import points
+from tournament.rules.scales import PRESETS, WeatherScale
 
 CUSTOM_SCALE = "custom"
 #: The three weathers in the order of the d20 bar's usual reading (low faces: rain).
@@ -70,7 +69,7 @@ class ChampionshipNewForm(forms.Form):
         widget=forms.RadioSelect,
         initial="f1",
         choices=[
-            *((key, _preset_label(key, scale)) for key, scale in points.PRESETS.items()),
+            *((key, _preset_label(key, scale)) for key, scale in PRESETS.items()),
             (CUSTOM_SCALE, _("Type your own")),
         ],
     )
@@ -127,7 +126,7 @@ class ChampionshipNewForm(forms.Form):
             else:
                 data["points_scale"] = scale
         elif preset:
-            data["points_scale"] = list(points.PRESETS[preset])
+            data["points_scale"] = list(PRESETS[preset])
         if data.get("name") and not derived_slug(data["name"], taken=lambda s: False):
             self.add_error(
                 "name",

@@ -20,7 +20,7 @@ from tournament.clubs import rights
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Driver, Event, NotSamePlayer, Player, PlayerChange
 from tournament.players.identity import new_player
-from tournament.ratings.soon import recompute_ratings_here
+from tournament.signals import results_changed_here
 
 
 def organised_championships(actor: Actor) -> set[int] | None:
@@ -85,7 +85,7 @@ def _rate_again(drivers: Iterable[int]) -> None:
         published_results=True, entries__driver__in=list(drivers)
     ).distinct()
     if games := sorted({event.family for event in events.only("game", "game_name")}):
-        recompute_ratings_here(*games)
+        results_changed_here(*games)
 
 
 def _locked(*ids: int) -> dict[int, Player]:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tournament.models import Driver, Event, PlayerRating
-from tournament.ratings.rules import MODEL  # the ratings' own model and parameters
+from tournament.rules.skill import MODEL  # the ratings' own model and parameters
 
 #: How many favourites each table shows.
 TOP = 3

@@ -7,7 +7,7 @@ visitors would each wait for a build while a thousand others queue behind them (
 measured on the spike, against 71 warm).
 
 ``warm_before_serving`` runs in each gunicorn worker as it loads the application
-(``tournament.wsgi``), before the worker takes its first request: the phones that connect
+(``paddock.wsgi``), before the worker takes its first request: the phones that connect
 meanwhile wait in the socket's queue and then find the pages stored. The builds are
 single-flight (``tournament.public.cache``): a worker finding another worker's, or another
 server's, build in progress waits for it instead of building its own.

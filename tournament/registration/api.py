@@ -13,7 +13,6 @@ from ninja import Router, Schema
 from ninja.responses import Status
 from pydantic import Field, StrictBool, field_validator, model_validator
 
-from qualifying.scoring import parse_stopwatch
 from tournament.apikit import (
     ERRORS,
     ClubRef,
@@ -48,6 +47,7 @@ from tournament.models import (
 from tournament.public.names import shown_names
 from tournament.registration import services
 from tournament.registration.csv_import import decode
+from tournament.rules.stopwatch import parse_stopwatch
 from tournament.signup import announcement as signup
 
 # ---------------------------------------------------------------------------

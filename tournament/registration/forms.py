@@ -10,7 +10,6 @@ from django import forms
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from qualifying.scoring import DEFAULT_MIN_STOPWATCH_CS, parse_stopwatch
 from races.games.quick import rules as quick
 from races.grid import configuration as configuration_rules
 from races.grid.configuration import FIELDS
@@ -19,6 +18,7 @@ from tournament.games import registry
 from tournament.models import Driver, Event, Team
 from tournament.players.names import LICENCE_MAX
 from tournament.registration.csv_import import MAX_NUMBER
+from tournament.rules.stopwatch import DEFAULT_MIN_STOPWATCH_CS, parse_stopwatch
 from tournament.signup.rules import one_line
 from tournament.wording import PART_NAMES, configuration_messages, laps_errors
 

@@ -12,7 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from qualifying.scoring import WeatherScale
+from tournament.rules.scales import WeatherScale
 
 DEFAULT_POINTS_SCALE = [25, 18, 15, 12, 10, 8, 6, 4, 2, 1]
 

@@ -27,8 +27,8 @@ from tournament.games.registry import MAIN_GAME
 from tournament.models import Championship, Circuit, Club, Driver, Entry, Event, Team
 from tournament.players.identity import player_for
 from tournament.public.tasks import warm_event_pages_soon
-from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.csv_import import MAX_NUMBER, DriverRow, LineError, parse_drivers_csv
+from tournament.signals import results_changed_soon
 from tournament.signup import broadcast as signup_mails
 
 
@@ -496,7 +496,7 @@ def event_publish(
     # The room opens the pages within seconds: build them once committed, not per phone.
     transaction.on_commit(partial(warm_event_pages_soon, event.pk), robust=True)
     if ratings_change:
-        recompute_ratings_soon(event.family)
+        results_changed_soon(event.family)
     signup_mails.publication_mails(event=event, allocation=told[0], results=told[1])
     return event
 

@@ -1,6 +1,6 @@
 """Whether the last backup worked, for race control's desk to say so.
 
-``make venue`` takes the backups in its own process, beside gunicorn's (``tournament.venue``):
+``make venue`` takes the backups in its own process, beside gunicorn's (``paddock.venue``):
 a backup that fails (the backups' disk full, the folder gone) must not stop the server, and
 must not pass unseen either. Each attempt writes its outcome into a small JSON file of the
 data folder (``BACKUP_STATE_FILE``), deliberately not in the backups' folder, whose disk is

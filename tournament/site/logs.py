@@ -58,7 +58,7 @@ class LinkSecretsRedacted(logging.Filter):
     """No live link in the server's log: a 4xx of a link's page logged its path, secret
     included (issue 32), and runserver logged an invitation's on a 200 (issue 49), readable by
     whoever reads the logs. Every line, whatever the answer's status (Django's request log,
-    runserver's, gunicorn's access and error logs: ``tournament.venue.watchdog``), says the
+    runserver's, gunicorn's access and error logs: ``paddock.venue.watchdog``), says the
     secret's digest instead."""
 
     def filter(self, record: logging.LogRecord) -> bool:

@@ -16,13 +16,13 @@ from races.games.finishing_order import rules
 from races.grid.allocation import Allocation, RankedDriver
 from races.grid.state import mark_started
 from races.models import RaceResult, RaceTable, ResultStatus
+from races.results.points import DayLine, table_lines
 from races.results.rules import Placed
 from races.results.services import result_locked_for_save
 from tournament.access import Actor
 from tournament.errors import InvalidInput, NotAllowed
 from tournament.models import Driver, Event
 from tournament.players import odds
-from tournament.standings.points import DayLine, table_lines
 
 #: A secure random source for the grids drawn (API.md: "a secure random order per table").
 DRAW = secrets.SystemRandom()

@@ -3,7 +3,7 @@ orders and classifications; the Cannes–Monaco and Racetrack table sheets.
 
 The table sheets go through ``PUT /events/{event}/tables/{t}/result`` of ``races.api``,
 which hands the game's body to :func:`table_result_save` here. Mounted by
-``tournament.api`` like ``races.api``.
+``paddock.api`` like ``races.api``.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from races.sanctions import rules as sanction_rules
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Event, Sanction
-from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_organiser
+from tournament.signals import results_changed_soon
 
 # ---------------------------------------------------------------------------
 # Rallyman: stages, times, start orders, classifications
@@ -350,7 +350,7 @@ def stage_times_set(
             saved.append(record)
         rally_results_store(actor=actor, event=event)
         if event.published_results:  # the rally's places count in the ratings
-            recompute_ratings_soon(event.family)
+            results_changed_soon(event.family)
     return saved
 
 

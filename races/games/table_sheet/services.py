@@ -25,11 +25,11 @@ from races.models import (
     RaceTable,
     ResultStatus,
 )
+from races.results.points import DayLine
 from races.results.services import result_locked_for_save
 from tournament.access import Actor
 from tournament.errors import InvalidInput, NotAllowed
 from tournament.models import Event
-from tournament.standings.points import DayLine
 
 # ---------------------------------------------------------------------------
 # Table games: Cannes–Monaco, Racetrack

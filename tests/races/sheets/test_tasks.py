@@ -144,7 +144,7 @@ def test_a_real_worker_builds_the_batch_sent_through_redis(allocated, actor):
         pytest.skip("REDIS_URL is not set")
     from celery.contrib.testing.worker import start_worker
 
-    from tournament.celery import app
+    from paddock.celery import app
 
     assert not app.conf.task_always_eager
     app.control.purge()  # stale messages of earlier runs must not reach this worker
@@ -169,11 +169,11 @@ def test_a_worker_started_afresh_knows_every_task():
     the package of their concern, where autodiscovery would not look): none is unknown."""
     code = (
         "import django; django.setup();"
-        "from tournament.celery import app; app.loader.import_default_modules();"
+        "from paddock.celery import app; app.loader.import_default_modules();"
         "print(' '.join(sorted(n for n in app.tasks if not n.startswith('celery.'))))"
     )
     env = {"PATH": os.environ.get("PATH", ""), "DEBUG": "true",
-           "DJANGO_SETTINGS_MODULE": "tournament.settings"}  # fmt: skip
+           "DJANGO_SETTINGS_MODULE": "paddock.settings"}  # fmt: skip
     shown = subprocess.run(
         [sys.executable, "-c", code],
         cwd=Path(__file__).resolve().parents[3], env=env, capture_output=True, text=True,

@@ -9,8 +9,9 @@ import json
 
 import pytest
 
+from paddock.away import checkout as trip
+from paddock.away.export import export_event
 from tournament.access import Actor
-from tournament.away import checkout as trip
 from tournament.away.arrival import (
     ArrivalError,
     import_event,
@@ -19,7 +20,6 @@ from tournament.away.arrival import (
     reserved_numbers_of,
 )
 from tournament.away.models import ArrivedPlayer, Checkout
-from tournament.away.trip.export import export_event
 from tournament.errors import Conflict, InvalidInput
 from tournament.models import (
     ApiToken,

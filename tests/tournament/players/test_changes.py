@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.standings.ratings.conftest import Season
 from tests.tournament.players.conftest import Clubs
-from tests.tournament.ratings.conftest import Season
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Driver, Player, PlayerChange, PlayerRating, RatingPoint

@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from races.models import ResultLine
-from tests.tournament.ratings.conftest import Season
+from tests.standings.ratings.conftest import Season
 from tests.tournament.signup.conftest import last_token
 from tournament.access import Actor
 from tournament.errors import InvalidInput, NotAllowed

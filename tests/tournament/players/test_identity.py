@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from paddock.venue.championship_backup import export_championship, import_championship
 from tests.api.conftest import Api
 from tests.tournament.players.conftest import Clubs
 from tournament.errors import Conflict, InvalidInput, NotAllowed
@@ -12,7 +13,6 @@ from tournament.models import ApiToken, Championship, Driver, Player
 from tournament.players.changes import players_merge
 from tournament.players.matching import proposals
 from tournament.registration.services import driver_create, drivers_import
-from tournament.venue.championship_backup import export_championship, import_championship
 
 pytestmark = pytest.mark.django_db
 

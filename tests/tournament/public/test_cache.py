@@ -22,12 +22,12 @@ from qualifying.models import QualifyingSession
 from races.grid.services import allocation_run
 from races.models import RaceTable, ResultLine
 from races.results.services import result_confirm, result_reopen, result_save
+from standings.services import championship_scoring_set
 from tournament.access import Actor
 from tournament.models import Driver, Player, PlayerRating, RatingPoint
 from tournament.public import freshness
 from tournament.public.cache import is_public_request, tables_of
 from tournament.registration.services import event_publish
-from tournament.standings.services import championship_scoring_set
 
 # Committed for real: on PostgreSQL the change counters move at commit (deferred triggers,
 # once per table and transaction), which a test's rolled-back transaction never reaches.

@@ -109,7 +109,7 @@ def test_a_real_worker_builds_the_pages_after_a_publication(event, organiser):
     import redis
     from celery.contrib.testing.worker import start_worker
 
-    from tournament.celery import app
+    from paddock.celery import app
 
     assert not app.conf.task_always_eager
     store = redis.Redis.from_url(os.environ["REDIS_URL"])

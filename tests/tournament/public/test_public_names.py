@@ -26,9 +26,9 @@ from qualifying.models import QualifyingSession
 from qualifying.services import draw_record
 from races.grid.services import allocation_run
 from races.results.services import result_confirm, result_save
+from standings.ratings.services import ratings_recompute
 from tournament.access import Actor
 from tournament.models import ApiToken, Driver, Player
-from tournament.ratings.services import ratings_recompute
 from tournament.registration.services import entries_checkin, event_publish
 from tournament.signup import checkin
 from tournament.signup.models import Registration

@@ -207,7 +207,7 @@ def test_reminder_two_days_before_once_and_results_mail_once(
 def test_celery_beat_sends_the_daily_task_every_morning(settings):
     from celery.schedules import crontab
 
-    from tournament.celery import app
+    from paddock.celery import app
 
     entry = settings.CELERY_BEAT_SCHEDULE["signup-daily"]
     assert entry["task"] == broadcast.signup_daily.name  # a task the worker loads:

@@ -64,7 +64,7 @@ class Holding:
 def test_a_worker_killed_mid_send_loses_no_mail_and_sends_none_twice(
     open_event, tmp_path: Path, settings
 ) -> None:
-    from tournament.celery import app
+    from paddock.celery import app
 
     app.control.purge()
     handler = Holding()
@@ -82,7 +82,7 @@ def test_a_worker_killed_mid_send_loses_no_mail_and_sends_none_twice(
     # The links are sealed here and unsealed by the worker: both hold the same key.
     settings.SECRET_KEY = env["SECRET_KEY"]
     worker = start(
-        [sys.executable, "-m", "celery", "-A", "tournament", "worker", "--pool", "prefork",
+        [sys.executable, "-m", "celery", "-A", "paddock", "worker", "--pool", "prefork",
          "--concurrency", "1", "--loglevel", "info", "--without-heartbeat", "--without-gossip",
          "--without-mingle"],
         env=env, log=tmp_path / "celery.log",

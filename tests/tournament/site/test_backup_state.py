@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
+from paddock.venue.database_backup import BackupProblem, backup_recorded
 from tournament.site import backup_state
-from tournament.venue.database_backup import BackupProblem, backup_recorded
 
 
 @pytest.fixture(autouse=True)

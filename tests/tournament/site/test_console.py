@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = """
 import datetime, logging, os, sys
 import django
-os.environ["DJANGO_SETTINGS_MODULE"] = "tournament.settings"
+os.environ["DJANGO_SETTINGS_MODULE"] = "paddock.settings"
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)

@@ -96,7 +96,7 @@ class Runserver:
         for signal in (request_started, request_finished):
             signal.disconnect(close_old_connections)
         self.server = WSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
-        # The application runserver serves (tournament.wsgi's, without its django.setup()
+        # The application runserver serves (paddock.wsgi's, without its django.setup()
         # again: that would configure the logs anew, past the console fixture).
         self.server.set_app(WSGIHandler())
         self.client = httpx.Client(
@@ -220,7 +220,7 @@ def test_gunicorns_access_and_error_logs_mask_the_secrets(tmp_path) -> None:
     referrer) and the error log's line name the digest, never the secret."""
     app = WSGIApplication.__new__(WSGIApplication)
     app.cfg = GunicornConfig()
-    app.load_config_from_module_name_or_filename("python:tournament.venue.watchdog")
+    app.load_config_from_module_name_or_filename("python:paddock.venue.watchdog")
     access, errors = tmp_path / "access.log", tmp_path / "error.log"
     app.cfg.set("accesslog", str(access))
     app.cfg.set("errorlog", str(errors))

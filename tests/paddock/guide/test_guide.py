@@ -1,0 +1,232 @@
+"""The guide at /guide/ (issue 41, item 6): its pages in French and English, every link a
+page of the app, every image in the static files, and nothing but what the allow-list keeps
+from a page's Markdown (``paddock/guide/loader.py``, ``views.py``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.staticfiles import finders
+from django.test import Client
+from django.urls import Resolver404, resolve, reverse
+from django.utils.html import escape
+from markdown_it import MarkdownIt
+
+from paddock.guide import loader
+from paddock.guide.views import filled
+
+PAGES = ["index", *loader.PAGES]
+HREF = re.compile(r'href="([^"]*)"')
+SRC = re.compile(r'<img [^>]*src="([^"]*)"')
+MARKDOWN_IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def reader(language: str, user=None) -> Client:
+    client = Client()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def url_of(slug: str) -> str:
+    return reverse("guide") if slug == "index" else reverse("guide-page", args=[slug])
+
+
+def links(html: str) -> list[str]:
+    return [href.replace("&amp;", "&") for href in HREF.findall(html)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", loader.LANGUAGES)
+def test_every_page_answers_in_french_and_english(language: str) -> None:
+    client = reader(language)
+    for slug in PAGES:
+        response = client.get(url_of(slug))
+        assert response.status_code == 200, slug
+        html = response.content.decode()
+        assert f'<html lang="{language}">' in html
+        assert f"<h1>{loader.page(slug, language).title}</h1>" in html
+        for other in loader.PAGES:  # the guide's menu, in the page's language
+            assert escape(loader.page(other, language).title) in html
+
+
+def test_the_two_languages_are_different_pages_with_the_same_steps() -> None:
+    for slug in PAGES:
+        french, english = loader.page(slug, "fr"), loader.page(slug, "en")
+        assert french.title != english.title
+        assert french.html.count("<h2") == english.html.count("<h2"), slug
+        assert len(links(french.html)) == len(links(english.html)), slug
+
+
+def test_french_is_the_default_and_english_is_english() -> None:
+    assert loader.language_of("fr") == "fr"
+    assert loader.language_of("en") == "en"
+    assert loader.language_of("en-gb") == "en"
+    assert loader.language_of(None) == "fr"
+    assert loader.language_of("de") == "fr"
+
+
+@pytest.mark.django_db
+def test_an_unknown_page_is_a_404_in_the_readers_language() -> None:
+    for path in ("/guide/nope/", "/guide/index/", "/guide/..%2Fsettings/"):
+        assert reader("en").get(path).status_code == 404, path
+    with pytest.raises(LookupError):
+        loader.page("nope", "fr")
+    with pytest.raises(LookupError):
+        loader.page("organiser", "de")
+
+
+def test_a_page_is_rendered_once_per_process() -> None:
+    assert loader.page("referee", "fr") is loader.page("referee", "fr")
+    assert loader.page("referee", "fr") is not loader.page("referee", "en")
+
+
+def test_every_link_of_the_guide_is_a_page_of_the_app() -> None:
+    """Filled with an event's and a championship's addresses, every link resolves to one of
+    Paddock's own views (no link leaves the site: the hall may have no internet)."""
+    event = SimpleNamespace(slug="gp", championship=SimpleNamespace(slug="cf"))
+    checked = 0
+    for language in loader.LANGUAGES:
+        for slug in PAGES:
+            for href in links(filled(loader.page(slug, language).html, event, signed_in=True)):
+                where = f"{language}/{slug}: {href}"
+                assert href.startswith("/") and not href.startswith("//"), where
+                assert "%7B" not in href, where
+                path = href.split("#")[0].split("?")[0]
+                try:
+                    resolve(path)
+                except Resolver404:
+                    pytest.fail(f"{where} is no page of Paddock")
+                checked += 1
+    assert checked > 100
+
+
+@pytest.mark.django_db
+def test_every_link_of_the_guide_opens_for_an_organiser_with_an_event(make_event, organiser):
+    """The same links, opened for real on an event: none answers a server error."""
+    event = make_event(n_drivers=2)
+    client = reader("fr", organiser)
+    pages = {}
+    for slug in PAGES:
+        response = client.get(url_of(slug))
+        assert response.status_code == 200
+        html = response.content.decode()
+        body = html[html.index('<article class="guide">') :]
+        for href in links(body[: body.index("</article>")]):
+            pages.setdefault(href.split("#")[0], slug)
+    assert f"/e/{event.slug}/desk/" in pages and f"/c/{event.championship.slug}/" in pages
+    for href, slug in sorted(pages.items()):
+        assert client.get(href).status_code < 500, f"{slug}: {href}"
+
+
+def test_every_image_of_the_guide_is_in_the_static_files() -> None:
+    for language in loader.LANGUAGES:
+        folder = Path(settings.BASE_DIR) / "static" / "guide" / language
+        for slug in PAGES:
+            text = loader.source_path(slug, language).read_text(encoding="utf-8")
+            names = MARKDOWN_IMAGE.findall(text)
+            for name in names:
+                assert loader.image_name(name) == name, f"{language}/{slug}: {name}"
+                assert (folder / name).is_file(), f"{language}/{slug}: {name} missing"
+            shown = SRC.findall(loader.page(slug, language).html)
+            assert shown == [f"{settings.STATIC_URL}guide/{language}/{name}" for name in names]
+            for src in shown:
+                assert finders.find(src.removeprefix(settings.STATIC_URL))
+            assert loader.page(slug, language).html.count('loading="lazy"') == len(names)
+
+
+def test_an_image_missing_from_the_static_files_shows_its_words() -> None:
+    _title, html = loader.render("# T\n\n![The desk at dawn](nowhere.webp)\n", "en")
+    assert "<img" not in html
+    assert "The desk at dawn" in html
+
+
+def test_raw_html_and_scripts_in_a_page_are_removed() -> None:
+    hostile = """# Hostile
+
+<script>alert("script")</script>
+<style>body { display: none }</style>
+<iframe src="https://example.org/"></iframe>
+<p style="color: red" onclick="alert('click')">kept words</p>
+<img src="x" onerror="alert('error')">
+<a href="javascript:alert('href')">a link</a>
+[markdown link](javascript:alert('markdown'))
+<form action="/accounts/logout/" method="post"><button>out</button></form>
+<!-- a comment -->
+"""
+    unsanitised = MarkdownIt("commonmark", {"html": True}).render(hostile)
+    assert "<script" in unsanitised and "onerror" in unsanitised  # what nh3 takes out
+    title, html = loader.render(hostile, "en")
+    assert title == "Hostile"
+    lowered = html.lower()
+    for word in (
+        "<script",
+        'alert("script")',
+        "alert('click')",
+        "alert('error')",
+        "alert('href')",
+        "<style",
+        "display: none",
+        "<iframe",
+        "onclick",
+        "style=",
+        "onerror",
+        'href="javascript',
+        "<form",
+        "<button",
+        "<!--",
+    ):
+        assert word not in lowered, word
+    assert "kept words" in html and "a link" in html
+    assert not re.search(r"<a [^>]*javascript", lowered)  # the Markdown link stays words
+
+
+def test_the_guide_uses_the_sites_own_classes() -> None:
+    """The pages fit 390 px through the site's CSS: the template's classes are Paddock's or
+    Pico's, and the Markdown's HTML carries no class or style of its own."""
+    css = (Path(settings.BASE_DIR) / "static" / "css" / "paddock.css").read_text()
+    template = (Path(settings.BASE_DIR) / "templates" / "guide" / "page.html").read_text()
+    classes = {c for group in re.findall(r'class="([^"]+)"', template) for c in group.split()}
+    pico = {"secondary", "outline", "guide"}
+    assert {c for c in classes - pico if f".{c}" not in css} == set()
+    for language in loader.LANGUAGES:
+        for slug in PAGES:
+            assert "class=" not in loader.page(slug, language).html
+            assert "style=" not in loader.page(slug, language).html
+
+
+@pytest.mark.django_db
+def test_an_unpublished_event_is_named_to_its_organisers_only(make_event, organiser) -> None:
+    """Organiser, outsider, anonymous: the guide fills its links with an event nobody else
+    may see for its organisers only; the others get the list of events instead."""
+    make_event(n_drivers=1)
+    outsider = get_user_model().objects.create_user("outsider", password="outsider-pass-1")
+    asked = "/guide/race-control/?event=gp"
+    mine = reader("en", organiser).get(asked).content.decode()
+    assert 'href="/e/gp/desk/"' in mine and "Grand Prix d&#x27;Été" in mine
+    for client, elsewhere in ((reader("en", outsider), "/clubs/"), (reader("en"), "/")):
+        html = client.get(asked).content.decode()
+        assert "/e/gp/" not in html and "Grand Prix d" not in html
+        assert f'href="{elsewhere}"' in html
+        assert "No event yet" in html
+
+
+@pytest.mark.django_db
+def test_a_published_event_leads_everyones_links(make_event) -> None:
+    make_event(n_drivers=1, published_results=True)
+    html = reader("fr").get("/guide/player/").content.decode()
+    assert 'href="/e/gp/where/"' in html and 'href="/c/cf/standings/"' in html
+
+
+@pytest.mark.django_db
+def test_the_guide_is_linked_from_every_pages_footer_and_the_home_page() -> None:
+    home = reader("en").get("/").content.decode()
+    assert home.count(f'href="{reverse("guide")}"') == 2  # the new club's line and the footer
+    login = reader("en").get(reverse("login")).content.decode()
+    assert f'href="{reverse("guide")}"' in login

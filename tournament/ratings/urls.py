@@ -1,8 +1,0 @@
-from django.urls import path
-
-from tournament.ratings import views
-
-urlpatterns = [
-    path("ratings/", views.ranking_view, name="ratings-home"),
-    path("ratings/<str:game>/", views.ranking_view, name="ratings"),
-]

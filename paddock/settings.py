@@ -149,6 +149,7 @@ INSTALLED_APPS = [
     "races",
     "races.games",
     "standings",
+    "standings.leagues",
     "paddock",
     "axes",
 ]

@@ -24,7 +24,7 @@ from tournament.signup.announcement import OneLine
 router = Router(tags=["Leagues"])
 
 
-class ClubRef(Schema):
+class LeagueClubOut(Schema):
     slug: str
     name: str
 
@@ -53,34 +53,34 @@ class LeagueOut(Schema):
     slug: str
     name: str
     season: str
-    club: ClubRef
+    club: LeagueClubOut
     points_scale: list[int]
     points_mode: str
     best_results: int | None
     club_best: int
 
 
-class RoundOut(Schema):
+class LeagueRoundOut(Schema):
     event: str = Field(description="The event's slug.")
     name: str
     date: str
-    club: ClubRef | None
+    club: LeagueClubOut | None
     status: Literal["proposed", "counted", "declined"]
 
 
 class LeagueDetailOut(LeagueOut):
-    rounds: list[RoundOut]
+    rounds: list[LeagueRoundOut]
 
 
-class RoundIn(Schema):
+class LeagueRoundIn(Schema):
     event: str = Field(description="The event's slug.")
 
 
-class RoundStatusOut(Schema):
+class LeagueRoundStatusOut(Schema):
     status: Literal["proposed", "counted", "declined"]
 
 
-class PlayerRef(Schema):
+class LeaguePlayerOut(Schema):
     id: int | None = Field(description="The player; null for a driver made before players.")
     name: str = Field(description="The public name the player chose.")
 
@@ -97,22 +97,22 @@ class LeagueRoundResultOut(Schema):
 
 class LeagueStandingOut(Schema):
     rank: int = Field(description="Shared on equal points and countback: 1, 2, 2, 4.")
-    player: PlayerRef
+    player: LeaguePlayerOut
     points: int
     rounds: list[LeagueRoundResultOut]
     clubs: list[str] = Field(description="The slugs of the clubs the player counted for.")
 
 
-class ClubRoundOut(Schema):
+class LeagueClubRoundOut(Schema):
     event: str
     points: int
 
 
-class ClubStandingOut(Schema):
+class LeagueClubStandingOut(Schema):
     rank: int
-    club: ClubRef
+    club: LeagueClubOut
     points: int
-    rounds: list[ClubRoundOut]
+    rounds: list[LeagueClubRoundOut]
 
 
 def _club(club: Club | None) -> dict[str, str] | None:
@@ -196,8 +196,8 @@ def league_detail(request: HttpRequest, league: str) -> dict[str, Any]:
     }
 
 
-@router.post("/leagues/{league}/rounds", response={201: RoundStatusOut, **ERRORS})
-def round_propose(request: HttpRequest, league: str, payload: RoundIn) -> Status[Any]:
+@router.post("/leagues/{league}/rounds", response={201: LeagueRoundStatusOut, **ERRORS})
+def round_propose(request: HttpRequest, league: str, payload: LeagueRoundIn) -> Status[Any]:
     """The league counts an event (its organisers): ``counted`` at once for an event of
     the league's club, else ``proposed`` to the event's club, whose owners get a mail."""
     actor = actor_of(request)
@@ -207,7 +207,9 @@ def round_propose(request: HttpRequest, league: str, payload: RoundIn) -> Status
     return Status(201, {"status": round_.status})
 
 
-@router.post("/leagues/{league}/rounds/{event}/accept", response={200: RoundStatusOut, **ERRORS})
+@router.post(
+    "/leagues/{league}/rounds/{event}/accept", response={200: LeagueRoundStatusOut, **ERRORS}
+)
 def round_accept(request: HttpRequest, league: str, event: str) -> dict[str, Any]:
     """The event's club counts its event in the league (its owners and organisers)."""
     actor = actor_of(request)
@@ -216,7 +218,9 @@ def round_accept(request: HttpRequest, league: str, event: str) -> dict[str, Any
     return {"status": round_.status}
 
 
-@router.post("/leagues/{league}/rounds/{event}/decline", response={200: RoundStatusOut, **ERRORS})
+@router.post(
+    "/leagues/{league}/rounds/{event}/decline", response={200: LeagueRoundStatusOut, **ERRORS}
+)
 def round_decline(request: HttpRequest, league: str, event: str) -> dict[str, Any]:
     """The event's club keeps its event out of the league (its owners and organisers)."""
     actor = actor_of(request)
@@ -272,7 +276,7 @@ def league_standings(
     return table.lines
 
 
-@router.get("/leagues/{league}/clubs", response={200: list[ClubStandingOut], **ERRORS})
+@router.get("/leagues/{league}/clubs", response={200: list[LeagueClubStandingOut], **ERRORS})
 def league_clubs(request: HttpRequest, league: str) -> list[dict[str, Any]]:
     """The clubs' cup (public): each round, a club scores its best N players' points;
     clubs ranked by the sum, countback by best round."""

@@ -201,3 +201,21 @@ def test_a_result_reopened_after_publication_leaves_the_league_until_confirmed(w
     world.aix.reopen(aix_event, 1)
     lines = world.api(None).get("/leagues/sud/standings").json()
     assert {r["event"] for line in lines for r in line["rounds"]} == {"nice-s-1"}
+
+
+# --- Pages ------------------------------------------------------------------------------------
+
+
+def test_the_leagues_page_and_projector_show_public_names_in_french_and_english(world, client):
+    _played(world)
+    world.players[1].first_name = "<b>Zoé</b>"
+    world.players[1].save()
+    page = client.get("/l/sud/").content.decode()
+    assert "Classement" in page and "Coupe des clubs" in page
+    assert "&lt;b&gt;Zoé&lt;/b&gt; Sud" in page and "<b>Zoé" not in page
+    assert "Club de Nice" in page and "nice-s-1" in page
+    client.cookies["django_language"] = "en"
+    assert "Clubs' cup" in client.get("/l/sud/").content.decode()
+    board = client.get("/l/sud/projector/?page=2", HTTP_HX_REQUEST="true").content.decode()
+    assert "Commun1 Sud" in board and "<html" not in board
+    assert client.get("/l/nope/").status_code == 404

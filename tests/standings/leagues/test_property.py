@@ -56,7 +56,10 @@ def ground(db):
     players = [Player.objects.create(first_name=f"P{n}", last_name="X") for n in range(PLAYERS)]
     drivers = {
         (c, p): Driver.objects.create(
-            championship=championships[c], number=p + 1, first_name="P", last_name="X",
+            championship=championships[c],
+            number=p + 1,
+            first_name="P",
+            last_name="X",
             player=players[p],
         )  # fmt: skip
         for c in (0, 1)
@@ -107,7 +110,9 @@ def _brute(season, players) -> list[tuple[int, int, int]]:
     return out
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(season=season_st)
 def test_the_standings_equal_a_brute_force_recomputation(ground, season):
     clubs, championships, players, drivers = ground

@@ -33,6 +33,7 @@ from races.results.api import router as results_router
 from races.sanctions.api import router as sanctions_router
 from standings.api import standings_router
 from standings.careers.api import players_router
+from standings.leagues.api import router as leagues_router
 from standings.ratings.api import ratings_router
 from tournament.apikit import (
     BearerToken,
@@ -200,3 +201,4 @@ _mount(signup_router, "tournament_signup_api")
 _mount(clubs_router, "tournament_clubs_api")
 _mount(accounts_router, "tournament_accounts_api")
 _mount(games_router, "tournament_games_api")
+_mount(leagues_router, "standings_leagues_api")

@@ -153,6 +153,7 @@ INSTALLED_APPS = [
     "races",
     "races.games",
     "standings",
+    "standings.leagues",
     "paddock",
     "axes",
 ]

@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("tournament.clubs.urls")),
     path("", include("tournament.clubs.season_urls")),
     path("", include("paddock.guide.urls")),
+    path("", include("standings.leagues.urls")),
     path("language/<str:code>/", views.language_switch, name="language"),
     path("c/<slug:slug>/", views.championship_detail, name="championship"),
     path("c/<slug:slug>/import/", views.drivers_import_view, name="drivers-import"),

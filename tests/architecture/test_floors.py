@@ -46,6 +46,7 @@ FLOORS: dict[str, int] = {
     "races.games.finishing_order.rules": 0,
     "standings.careers.chart": 0,
     "standings.ratings.rules": 0,
+    "standings.leagues.rules": 0,
     "tournament": 1,
     "qualifying": 2,
     "races": 3,

@@ -215,6 +215,7 @@ class Mail(models.Model):
         ACCOUNT = "account", _("confirm a new account")
         KNOWN = "known", _("an account exists already")
         RESET = "reset", _("password reset")
+        LEAGUE = "league", _("a round proposed by a league")
 
     class State(models.TextChoices):
         QUEUED = "queued", _("not sent")

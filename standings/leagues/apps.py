@@ -11,3 +11,11 @@ class LeaguesConfig(AppConfig):
     label = "leagues"
     verbose_name = _("Leagues")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Function-level: models can be imported only once every app is ready.
+        from standings.leagues.matching import decides_for_leagues
+        from tournament.signals import players_deciders
+
+        # A league's organisers decide about its counted rounds' drivers (matching.py).
+        players_deciders.connect(decides_for_leagues, dispatch_uid="paddock-league-deciders")

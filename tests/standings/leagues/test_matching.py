@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from standings.leagues.matching import league_join, league_matches
-from tests.standings.leagues.conftest import Season
+from tests.standings.leagues.three_clubs import Season, season  # noqa: F401 (a fixture)
 from tournament.models import Driver, Player, PlayerChange
 from tournament.players.changes import player_split
 from tournament.players.matching import proposals

@@ -32,6 +32,7 @@ from races.results.api import router as results_router
 from races.sanctions.api import router as sanctions_router
 from standings.api import standings_router
 from standings.careers.api import players_router
+from standings.leagues.api import router as leagues_router
 from standings.leagues.match_api import league_matches_router
 from standings.ratings.api import ratings_router
 from tournament.apikit import (
@@ -168,6 +169,8 @@ _mount(next_season_router, "tournament_api")
 _mount(player_changes_router, "tournament_players_api")
 _mount(standings_router, "tournament_api")
 _mount(players_router, "tournament_careers_api")
+_mount(leagues_router, "standings_leagues_api")
+_mount(league_matches_router, "standings_leagues_api")
 _mount(qualifying_router, "qualifying_api")
 _mount(draw_router, "qualifying_api")
 _mount(tables_router, "races_api")
@@ -182,4 +185,3 @@ _mount(away_router, "tournament_away_api")
 _mount(signup_router, "tournament_signup_api")
 _mount(clubs_router, "tournament_clubs_api")
 _mount(games_router, "tournament_games_api")
-_mount(league_matches_router, "standings_leagues_api")

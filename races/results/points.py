@@ -216,6 +216,24 @@ def countback_place(*, mode: Mode, status: str, place: int, rank: int) -> int | 
     return counted
 
 
+#: The statuses that score (§21-1-2: who crossed the line; other games: a car still on the
+#: road when the race stopped). The others score 0 whatever their place.
+SCORING_STATUSES = ("finished", "running")
+
+
+def line_points(*, scale: Sequence[int], mode: Mode, status: str, place: int, rank: int) -> int:
+    """What a stored line scores on another ``scale`` and ``mode`` than its championship's
+    (a league counting the event): the place at the table (``per_table``; a shared place
+    takes the better points) or the day's rank (``overall``), for a scoring status only."""
+    if mode not in MODES:
+        raise ValueError(f"unknown points mode: {mode!r}")
+    if status not in SCORING_STATUSES:
+        return 0
+    counted = place if mode == "per_table" else rank
+    _check_int("counted place", counted, minimum=1)
+    return _scale_points(scale, counted)
+
+
 def points_after_sanction(points: int, removed: int) -> int:
     """An event's line once a sanction removed ``removed`` points (§1-2-3): the line of
     the event never shows less than 0. The championship total takes the whole of

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
+from tournament.signals import players_deciders
+
 
 class LeaguesConfig(AppConfig):
     """Leagues: a package of their own on the standings floor, with their own tables."""
@@ -15,7 +17,6 @@ class LeaguesConfig(AppConfig):
     def ready(self) -> None:
         # Function-level: models can be imported only once every app is ready.
         from standings.leagues.matching import decides_for_leagues
-        from tournament.signals import players_deciders
 
         # A league's organisers decide about its counted rounds' drivers (matching.py).
         players_deciders.connect(decides_for_leagues, dispatch_uid="paddock-league-deciders")

@@ -11,8 +11,9 @@ from ninja import Router, Schema
 from ninja.responses import Status
 from pydantic import Field
 
-from standings.leagues.matching import LeagueMatch, league_join, league_matches, may_run_league
+from standings.leagues.matching import LeagueMatch, league_join, league_matches
 from standings.leagues.models import League
+from standings.leagues.services import may_run_league
 from tournament.access import Actor
 from tournament.apikit import ERRORS, Int, actor_of, require_token
 from tournament.errors import NotAllowed, NotFound

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from standings.leagues.models import League, Round
+from standings.leagues.services import may_run_league
 from tournament.access import Actor
 from tournament.clubs import rights
 from tournament.errors import InvalidInput, NotAllowed
@@ -54,11 +55,6 @@ class LeagueMatch:
 
     why: str  # "licence" or "name"
     drivers: list[MatchedDriver] = field(default_factory=list)
-
-
-def may_run_league(actor: Actor, league: League) -> bool:
-    """True for the league's organisers: its club's owners and organisers (a superuser too)."""
-    return actor.table is None and actor.can_run_club(league.club)
 
 
 def counted_championships(league: League) -> set[int]:

@@ -30,8 +30,8 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 TABLE = "paddock_change"
 INCARNATION = "_incarnation"
-#: The apps whose tables are counted.
-APPS = ("tournament", "qualifying", "races", "games")
+#: The apps whose tables are counted (``leagues``: a league's rounds decide its standings).
+APPS = ("tournament", "qualifying", "races", "games", "leagues")
 #: Any number: the lock that orders the counters' updates at commit (PostgreSQL).
 ADVISORY_LOCK = 0x50616464  # "Padd"
 

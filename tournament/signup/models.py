@@ -210,6 +210,7 @@ class Mail(models.Model):
         LINK = "link", _("your link again")
         MESSAGE = "message", _("message from race control")
         INVITATION = "invitation", _("invitation to a club")
+        LEAGUE = "league", _("a round proposed by a league")
 
     class State(models.TextChoices):
         QUEUED = "queued", _("not sent")

@@ -3,15 +3,23 @@ proposed side by side, joined on purpose by the league's organisers, split back 
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from standings.leagues.matching import league_join, league_matches
-from tests.standings.leagues.three_clubs import Season, season  # noqa: F401 (a fixture)
+from tests.standings.leagues.three_clubs import Season, build_season
 from tournament.models import Driver, Player, PlayerChange
 from tournament.players.changes import player_split
 from tournament.players.matching import proposals
+
+
+@pytest.fixture
+def season(db: None, django_user_model: Any) -> Season:
+    return build_season(django_user_model)
 
 
 def partition() -> set[frozenset[int]]:

@@ -10,8 +10,6 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
 from standings.leagues.models import League, Round
 from tests.tournament.clubs.conftest import Api
 from tournament.access import Actor
@@ -46,8 +44,8 @@ class Season:
         )  # fmt: skip
 
 
-@pytest.fixture
-def season(db: None, django_user_model: Any) -> Season:
+def build_season(django_user_model: Any) -> Season:
+    """The three clubs, their people and the league (the module's docstring)."""
     owners = {"aix": "patronne", "nice": "rival", "lyon": "lyonnais"}
     users = {
         name: django_user_model.objects.create_user(name, password="pw")

@@ -197,3 +197,23 @@ def test_a_join_followed_by_a_split_leaves_the_players_as_they_were(
         after = {d.pk: d.player.name_key for d in Driver.objects.select_related("player")}
         assert all(after[d.pk] == names_before[d.player_id] for ds in drivers.values() for d in ds)
         transaction.set_rollback(True)
+
+
+def test_the_matching_page_joins_on_purpose_and_tells_others_nothing(season: Season, client):
+    season.driver("aix", 7, "Élodie", "Lefèvre")
+    season.driver("nice", 3, "Elodie<>", "Lefevre")  # names are hostile input
+    client.force_login(season.users["orga"])
+
+    page = client.get("/l/sud-2026/matches/", HTTP_ACCEPT_LANGUAGE="fr")
+    assert page.status_code == 200
+    assert "nice-2026:3" in page.content.decode() and "Elodie<>" not in page.content.decode()
+
+    joined = client.post(
+        "/l/sud-2026/matches/", {"seat": ["aix-2026:7", "nice-2026:3"], "reason": "vu"}
+    )
+    assert joined.status_code == 302
+    assert PlayerChange.objects.get().reason == "vu"
+    assert client.post("/l/sud-2026/matches/", {"seat": ["x:y", "aix-2026:7"]}).status_code == 302
+
+    client.force_login(season.users["rival"])
+    assert client.get("/l/sud-2026/matches/").status_code == 404

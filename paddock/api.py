@@ -34,6 +34,7 @@ from races.sanctions.api import router as sanctions_router
 from standings.api import standings_router
 from standings.careers.api import players_router
 from standings.leagues.api import router as leagues_router
+from standings.leagues.match_api import league_matches_router
 from standings.ratings.api import ratings_router
 from tournament.apikit import (
     BearerToken,
@@ -202,3 +203,4 @@ _mount(clubs_router, "tournament_clubs_api")
 _mount(accounts_router, "tournament_accounts_api")
 _mount(games_router, "tournament_games_api")
 _mount(leagues_router, "standings_leagues_api")
+_mount(league_matches_router, "standings_leagues_api")

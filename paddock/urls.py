@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("races.photos.urls")),
     path("", include("races.games.urls")),
     path("", include("standings.urls")),
+    path("", include("standings.leagues.match_views")),
     path("", include("standings.careers.urls")),
     path("", include("standings.ratings.urls")),
     path("", include("tournament.signup.urls")),

@@ -28,3 +28,11 @@ def results_changed_here(*games: str) -> None:
     """Now, inside the caller's transaction: what reads the results of ``games`` (none:
     every family) follows them before the transaction commits; a failure undoes it."""
     results_changed.send(sender=None, games=games, now=True)
+
+
+#: ``players_deciders``: asked by ``tournament.players.changes`` whether ``actor``, who does not
+#: organise a championship of each side, may still merge, split, undo or dismiss players whose
+#: drivers are in ``sides`` (sets of championship ids); one receiver answering True allows it.
+#: ``standings.leagues`` answers for a league's organisers over its counted rounds' drivers
+#: (DOMAIN.md "A season across clubs": they join drivers of its rounds on purpose).
+players_deciders = Signal()

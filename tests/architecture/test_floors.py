@@ -84,6 +84,7 @@ FUNCTION_LEVEL = {
     ("races.apps", "races.photos.storage"): "models load only once every app is ready",
     ("races.games.apps", "races.games.variants"): "models load only once every app is ready",
     ("standings.apps", "standings.ratings.soon"): "models load only once every app is ready",
+    ("standings.leagues.apps", "standings.leagues.matching"): "models load once apps are ready",
 }
 MAX_LINES = 600
 #: A folder of more modules than this is several rooms (STYLE.md, "Rooms").

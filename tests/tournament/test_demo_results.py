@@ -210,3 +210,28 @@ def test_the_demo_shows_a_redrawn_race_weather_and_a_sanction(demo, client):
     (data,) = race_sheets(event=spring, tables=[table])
     assert [s.kind for s in data.sanctions] == ["warning"]
     assert len(data.race_draws) == 2
+
+
+def test_the_demo_league_counts_two_evenings_of_three_clubs(demo):
+    """make run shows a league of three demo clubs with two published rounds each (issue 52),
+    loaded twice without a second league, round or result."""
+    from standings.leagues.matching import league_matches
+    from standings.leagues.models import League, Round
+
+    (league,) = League.objects.filter(slug="demo-coupe-du-sud")
+    rounds = Round.objects.filter(league=league, status=Round.Status.COUNTED)
+    clubs = [
+        r.event.championship.club.slug for r in rounds.select_related("event__championship__club")
+    ]
+    assert sorted(clubs) == [
+        "club-demo",
+        "club-demo",
+        "demo-lyon",
+        "demo-lyon",
+        "demo-nice",
+        "demo-nice",
+    ]
+    assert all(r.event.published_results for r in rounds)
+    # Two people race for Nice and Lyon under one name: proposed, never joined by themselves.
+    found = league_matches(league=league)
+    assert sorted(m.drivers[-1].name.casefold() for m in found) == ["léa girard", "tom roux"]

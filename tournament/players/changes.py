@@ -4,7 +4,8 @@ of a merge or a split. Each is a ``PlayerChange`` saying who, when and which dri
 
 Who may: an administrator (superuser), or an organiser of a championship of each player
 concerned (a club running its own seasons). Two clubs' players are merged by an
-administrator, who sees both sides; nobody else decides about a player they never ran.
+administrator, who sees both sides, or by the organisers of a league that counts both
+(asked through ``signals.players_deciders``); nobody else decides about a player they never ran.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tournament.clubs import rights
 from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Driver, Event, NotSamePlayer, Player, PlayerChange
 from tournament.players.identity import new_player
-from tournament.signals import results_changed_here
+from tournament.signals import players_deciders, results_changed_here
 
 
 def organised_championships(actor: Actor) -> set[int] | None:
@@ -39,7 +40,13 @@ def _may_sides(actor: Actor, sides: Iterable[Iterable[int]]) -> bool:
     mine = organised_championships(actor)
     if mine is None:
         return True
-    return all(mine & set(side) for side in sides)
+    sides = [set(side) for side in sides]
+    if all(mine & side for side in sides):
+        return True
+    if not actor.is_authenticated or actor.table is not None:
+        return False
+    answers = players_deciders.send(sender=None, actor=actor, sides=sides)
+    return any(answer is True for _receiver, answer in answers)
 
 
 def may_decide(actor: Actor, players: Iterable[Player]) -> bool:

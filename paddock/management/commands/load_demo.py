@@ -22,6 +22,7 @@ the players' matches page, to confirm or dismiss (never merged by itself).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import secrets
 from typing import Any
@@ -43,6 +44,8 @@ from races.models import RaceResult, RaceTable, RaceWeather, ResultStatus
 from races.results.services import result_confirm, result_save
 from races.sanctions.services import sanction_record
 from races.weather.services import race_weather_draw
+from standings.leagues.demo import load_league
+from standings.leagues.models import League
 from tournament.access import Actor
 from tournament.clubs.models import Club, Membership, Role
 from tournament.models import Championship, Circuit, Driver, Event, Sanction
@@ -251,8 +254,11 @@ class Command(BaseCommand):
             self._results(admin, opening, OPENING_RESULTS)
             # The other racing games, in their own "Club" championship.
             others = load_other_games(admin=admin, club=club)
+            # A league of three clubs, two Heat evenings each (standings.leagues.demo).
+            league, rounds = load_league(admin=admin, club=club)
         if not options["quiet"]:
-            self._print([spring, summer, opening, *others], logins)
+            self._print([spring, summer, opening, *others, *rounds], logins)
+            self._print_league(league)
 
     def _users(self, *, published: bool) -> tuple[dict[str, Any], list[tuple[str, str, bool]]]:
         """The demo accounts, and the (username, password to print, superuser) lines.
@@ -524,6 +530,16 @@ class Command(BaseCommand):
                 self.stdout.write(f"  Standings: {base}{standings}")
             for event in championship_events:
                 self._print_event(base, event)
+        self.stdout.write("")
+
+    def _print_league(self, league: League) -> None:
+        """The demo league: its public page (once it exists) and its matching page."""
+        base = settings.SITE_URL.rstrip("/")
+        self.stdout.write(self.style.SUCCESS(f"{league.name}"))
+        for label, name in (("League", "league"), ("Who is who", "league-matches")):
+            with contextlib.suppress(NoReverseMatch):  # the page may not exist yet
+                self.stdout.write(f"  {label}: {base}{reverse(name, args=[league.slug])}")
+        self.stdout.write(f"  API: {base}/api/v1/leagues/{league.slug}/standings")
         self.stdout.write("")
 
     def _print_event(self, base: str, event: Event) -> None:

@@ -9,8 +9,11 @@ from random import Random
 
 import pytest
 from django.utils.translation import gettext_lazy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from races.games.finishing_order import rules
+from races.results import rules as race_rules
 from tests.games.conftest import allocate, put, table_api
 from tournament.games import registry
 from tournament.models import Event
@@ -66,6 +69,48 @@ def test_classification_finishers_then_the_latest_retirement_then_non_starters()
         (4, 3, "retired"),
         (2, 4, "retired"),
         (5, 5, "dns"),
+    ]
+
+
+def test_retirements_out_of_lap_order_are_refused_naming_the_later_one() -> None:
+    """DOMAIN.md "Every game's evening": retirements are listed in the order they happened,
+    laps never going down; on one lap, the one listed later ranks ahead."""
+    retired = [{"driver": 2, "lap": 3}, {"driver": 3, "lap": 1}, {"driver": 4, "lap": 3}]
+    found = rules.problems(grid=[1, 2, 3, 4], finish=[1], retired=retired, dns=[], laps=3,
+                           complete=True)  # fmt: skip
+    assert [(p.kind, p.driver) for p in found] == [("lap_order", 3)]
+    same_lap = [{"driver": 2, "lap": 2}, {"driver": 3, "lap": 2}]
+    assert [line.driver for line in rules.classification([1], same_lap, [])] == [1, 3, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(1, 3)), min_size=1, max_size=7))
+def test_the_finishing_order_game_and_formula_de_refuse_the_same_retirements(laps) -> None:
+    """One rule for every game (``races.results.rules.lap_order``), not two copies."""
+    drivers = list(range(1, len(laps) + 1))
+    fd = race_rules.result_problems(
+        race_rules.TableResult(
+            finish=(),
+            retired=tuple(
+                race_rules.Retirement(d, "engine", lap)
+                for d, lap in zip(drivers, laps, strict=True)
+            ),
+            dns=(),
+        ),
+        grid=drivers,
+        laps=3,
+        complete=False,
+    )
+    fo = rules.problems(
+        grid=drivers,
+        finish=[],
+        retired=[{"driver": d, "lap": lap} for d, lap in zip(drivers, laps, strict=True)],
+        dns=[],
+        laps=3,
+        complete=False,
+    )
+    assert [p.driver for p in fo if p.kind == "lap_order"] == [
+        p.driver for p in fd if p.kind == "lap_order"
     ]
 
 
@@ -134,6 +179,25 @@ def test_an_evening_from_tables_to_standings(make_event, org_api, anon_api):
     standings = org_api.get(f"/championships/{event.championship.slug}/standings").json()
     assert {s["driver"]["number"]: s["points"] for s in standings}[b] == scale[0]
     assert Event.objects.get(slug="heat").family == "heat-pedal-to-the-metal"
+
+
+def test_a_result_with_retirements_out_of_lap_order_is_a_400_naming_the_driver(make_event, org_api):
+    event = make_event(3, slug="heat", game="finishing_order", game_name=HEAT, laps=3)
+    a, b, c = [line["driver"]["number"] for line in allocate(org_api, "heat", 3)[0]["grid"]]
+    body = {
+        "version": 0,
+        "finish": [a],
+        "retired": [
+            {"driver": b, "cause": "other", "lap": 3},
+            {"driver": c, "cause": "other", "lap": 1},
+        ],
+        "submit": True,
+    }
+    refused = put(table_api(event, 1), "/events/heat/tables/1/result", body)
+    assert refused.status_code == 400, refused.content
+    assert list(refused.json()["errors"]) == [str(c)]
+    body["retired"].reverse()
+    assert put(table_api(event, 1), "/events/heat/tables/1/result", body).status_code == 200
 
 
 def test_get_games_lists_the_registry_then_the_named_games_in_use(make_event, anon_api):

@@ -57,6 +57,10 @@ def _messages(
         "missing": _("%(driver)s is missing: every driver of the grid needs a line."),
         "bad_cause": _("%(driver)s: a retirement's cause is “other”, its words in the note."),
         "bad_lap": _("%(driver)s: the lap is a whole number from 1 to the race's laps."),
+        "lap_order": _(
+            "%(driver)s: retirements are listed in the order they happened, so their laps "
+            "never go down; an earlier retirement is on a later lap."
+        ),
     }
     errors: dict[str, list[str]] = {}
     for problem in problems:

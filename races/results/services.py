@@ -35,7 +35,6 @@ from tournament.errors import Conflict, InvalidInput, NotAllowed
 from tournament.models import Championship, Event, Sanction
 from tournament.ratings.soon import recompute_ratings_soon
 from tournament.registration.services import require_desk, require_organiser
-from tournament.standings import points as points_rules
 from tournament.standings.points import DayLine, table_lines
 
 # --- Race results: draft → submitted (referee) → confirmed (race control) -----------------
@@ -245,10 +244,8 @@ def _scored_lines(
     removed = sanction_rules.points_removed(sanctions)
     first = _first_rank(table, disqualified)  # type: ignore[arg-type]
     game_lines = variants.variant_of(event.game).table_lines
-    if game_lines is not None:  # the game's own places and points
-        lines = points_rules.disqualified_last(
-            game_lines(table, result, first_rank=first), disqualified
-        )
+    if game_lines is not None:  # the game's own places and points, without the disqualified
+        lines = game_lines(table, result, first_rank=first, disqualified=disqualified)
     else:
         placed = table_classification(_table_result(result.finish, result.retired, result.dns))
         lines = table_lines(

@@ -17,6 +17,7 @@ from races.results import rules as race_rules
 from tests.games.conftest import allocate, put, table_api
 from tournament.games import registry
 from tournament.models import Event
+from tournament.standings.points import table_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -111,6 +112,75 @@ def test_the_finishing_order_game_and_formula_de_refuse_the_same_retirements(lap
     )
     assert [p.driver for p in fo if p.kind == "lap_order"] == [
         p.driver for p in fd if p.kind == "lap_order"
+    ]
+
+
+def _scored(sheet, disqualified, mode):
+    finish, retired, dns = sheet
+    placed = rules.placed(finish, retired, dns, disqualified=disqualified)
+    return table_lines(placed, table=1, first_rank=1, scale=(10, 6, 4, 3), mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["per_table", "overall"])
+def test_a_disqualified_winner_is_taken_out_before_the_table_is_scored(mode) -> None:
+    """§1-2-3 and DOMAIN.md "Every game's evening": the winner 5 disqualified, 1 wins and
+    scores the winner's 10, 7 the second's 6 (not 6 and 6, not 6 and 4); 5 is dsq, 0."""
+    sheet = ([5, 1, 7], [{"driver": 3, "lap": 2}], [])
+    lines = _scored(sheet, {5}, mode)
+    assert [(x.driver, x.position, x.status, x.points) for x in lines] == [
+        (1, 1, "finished", 10),
+        (7, 2, "finished", 6),
+        (3, 3, "retired", 0),
+        (5, 4, "dsq", 0),
+    ]
+
+
+@st.composite
+def _sheets(draw):
+    drivers = draw(st.permutations(range(1, 7)))
+    cut_a, cut_b = sorted(draw(st.lists(st.integers(0, 6), min_size=2, max_size=2)))
+    laps = sorted(draw(st.lists(st.integers(1, 3), min_size=cut_b - cut_a, max_size=cut_b - cut_a)))
+    retired = [{"driver": d, "lap": lap} for d, lap in zip(drivers[cut_a:cut_b], laps, strict=True)]
+    return list(drivers[:cut_a]), retired, list(drivers[cut_b:])
+
+
+@settings(max_examples=80, deadline=None)
+@given(_sheets(), st.sets(st.integers(1, 6)), st.sampled_from(["per_table", "overall"]))
+def test_a_disqualification_scores_as_if_the_driver_had_never_raced(sheet, dsq, mode) -> None:
+    """The others' places and points are those of the same sheet without the disqualified;
+    the disqualified follow, dsq, with no points."""
+    finish, retired, dns = sheet
+    lines = _scored(sheet, dsq, mode)
+    without = (
+        [d for d in finish if d not in dsq],
+        [r for r in retired if r["driver"] not in dsq],
+        [d for d in dns if d not in dsq],
+    )
+    kept = [(x.driver, x.position, x.status, x.points) for x in lines if x.driver not in dsq]
+    assert kept == [(x.driver, x.position, x.status, x.points) for x in _scored(without, (), mode)]
+    assert [(x.status, x.points) for x in lines[len(kept) :]] == [("dsq", 0)] * (
+        len(lines) - len(kept)
+    )
+
+
+def test_a_disqualified_winner_of_an_evening_is_rescored(make_event, org_api):
+    """Through the API, in ``overall`` mode: table 1's winner disqualified, the new winner
+    scores the first points and ranks 2 and 3 no longer both score the second's."""
+    event = make_event(3, slug="heat", game="finishing_order", game_name=HEAT)
+    championship = event.championship
+    championship.points_scale, championship.points_mode = [10, 6, 4], "overall"
+    championship.save(update_fields=["points_scale", "points_mode"])
+    a, b, c = [line["driver"]["number"] for line in allocate(org_api, "heat", 3)[0]["grid"]]
+    body = {"version": 0, "finish": [a, b, c], "submit": True}
+    assert put(table_api(event, 1), "/events/heat/tables/1/result", body).status_code == 200
+    assert org_api.post("/events/heat/tables/1/confirm", {"version": 1}).status_code == 200
+    sanction = {"driver": a, "kind": "disqualified", "reason": "Swapped cards"}
+    assert org_api.post("/events/heat/sanctions", sanction).status_code == 201
+    results = org_api.get("/events/heat/results").json()
+    assert [(r["driver"]["number"], r["status"], r["points"]) for r in results] == [
+        (b, "finished", 10),
+        (c, "finished", 6),
+        (a, "dsq", 0),
     ]
 
 

@@ -7,11 +7,11 @@ order the referee wrote, and places the drivers for the championship's scale.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from random import Random
 
-from races.results.rules import lap_order
+from races.results.rules import Placed, disqualified_last, lap_order
 
 #: The one retirement cause: the game's own words go in the note.
 CAUSE = "other"
@@ -148,3 +148,29 @@ def classification(
         )
     lines += [Line(d, len(lines) + i, "dns") for i, d in enumerate(dns, start=1)]
     return lines
+
+
+def placed(
+    finish: Sequence[Hashable],
+    retired: Sequence[dict[str, object]],
+    dns: Sequence[Hashable],
+    *,
+    disqualified: Collection[Hashable] = (),
+) -> list[Placed]:
+    """The table classification as the race floor scores it (its ``Placed``). The
+    disqualified (§1-2-3) are taken out first, as in Formula Dé (DOMAIN.md "Every game's
+    evening": the table is reclassified without the driver, then scored): the places
+    behind move up, the disqualified follow with status ``dsq``."""
+    return disqualified_last(
+        [
+            Placed(
+                driver=line.driver,
+                position=line.position,
+                status=line.status,  # type: ignore[arg-type]
+                cause=CAUSE if line.status == "retired" else None,  # type: ignore[arg-type]
+                lap=line.lap,
+            )
+            for line in classification(finish, retired, dns)
+        ],
+        disqualified,
+    )

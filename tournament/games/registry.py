@@ -12,6 +12,7 @@ result's shape) are registered beside it in ``races.variants``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,9 +58,7 @@ class GameSpec:
 
     def family(self, game_name: str = "") -> str:
         """The ratings family of an event of this game named ``game_name``."""
-        if self.named:
-            return slugify(game_name)[:FAMILY_MAX].strip("-") or self.key
-        return self.key
+        return named_family(game_name) or self.key if self.named else self.key
 
     def label(self, game_name: str = "") -> str:
         """The game's name as pages show it: the organiser's for a named game."""
@@ -77,6 +76,18 @@ class GameSpec:
     def names_of(self) -> tuple[str, ...]:
         """Every word naming the game, in lowercase (its key first)."""
         return tuple(dict.fromkeys(w.lower() for w in (self.key, *self.words)))
+
+
+def named_family(game_name: str) -> str:
+    """The family of a game the organisers name: the slug of the name in any script
+    (Unicode letters kept: "Хит" is ``хит``, "Ηeat Ελλάς" ``ηeat-ελλάς``); a slug longer
+    than the field keeps its start and ends with a hash of the whole, so that two names
+    differing after the cut stay two families. Empty when the name has no letter or digit."""
+    slug = slugify(game_name, allow_unicode=True)
+    if len(slug) <= FAMILY_MAX:
+        return slug
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:10]
+    return f"{slug[: FAMILY_MAX - len(digest) - 1].strip('-')}-{digest}"
 
 
 _GAMES: dict[str, GameSpec] = {}

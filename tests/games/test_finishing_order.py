@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from races.games.finishing_order import rules
+from races.models import RaceTable
 from races.results import rules as race_rules
 from tests.games.conftest import allocate, put, table_api
 from tournament.games import registry
@@ -317,3 +318,31 @@ def test_a_toy_game_runs_from_tables_to_standings(make_event, org_api):
         standings = org_api.get(f"/championships/{event.championship.slug}/standings").json()
         assert standings[0]["driver"]["number"] == grid[0]
         assert any(g["game"] == "toy_race" for g in org_api.get("/games").json())
+
+
+def test_a_game_without_result_rules_is_refused_at_registration() -> None:
+    """A game declares its result shape, and has rules for it: never Formula Dé's."""
+    with pytest.raises(ValueError, match="must declare its result shape"):
+        registry.register(registry.GameSpec(key="bad_race", name="Bad", result="laps"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'bad_race' has no result rules"):
+        registry.register(registry.GameSpec(key="bad_race", name="Bad", result="squares"))
+    assert not registry.is_known("bad_race")
+
+
+def test_a_crossing_order_game_without_rules_of_its_own_takes_the_finishing_order_s(
+    make_event, org_api, client
+):
+    """Without laps, Formula Dé's rules answered 500 on every save; a crossing-order game's
+    rules take the result, and its referee's page opens."""
+    toy = registry.GameSpec(key="toy_race", name=gettext_lazy("Toy race"), result="finish",
+                            circuit=False)  # fmt: skip
+    with registry.registered(toy):
+        event = make_event(3, slug="toy", game="toy_race")
+        Event.objects.filter(pk=event.pk).update(circuit=None, laps=None)
+        a, b, c = [line["driver"]["number"] for line in allocate(org_api, "toy", 3)[0]["grid"]]
+        body = {"version": 0, "finish": [a, b], "retired": [{"driver": c, "cause": "other"}],
+                "submit": True}  # fmt: skip
+        saved = put(table_api(event, 1), "/events/toy/tables/1/result", body)
+        assert saved.status_code == 200, saved.content
+        link = RaceTable.objects.get(event=event, number=1).token
+        assert client.get(f"/r/{link}/finishing-order/").status_code == 200

@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
@@ -93,8 +93,31 @@ def named_family(game_name: str) -> str:
 _GAMES: dict[str, GameSpec] = {}
 
 
+#: The floors above's checks of a game before it registers (its result rules).
+_CHECKS: list[Callable[[GameSpec], str | None]] = []
+
+
+def add_check(check: Callable[[GameSpec], str | None]) -> None:
+    """A check every game passes to register: ``check(spec)`` answers why not, or None."""
+    if check not in _CHECKS:
+        _CHECKS.append(check)
+
+
 def register(spec: GameSpec) -> None:
-    """Add ``spec`` (once, at start-up); a second registration of a key replaces it."""
+    """Add ``spec`` (once, at start-up); a second registration of a key replaces it.
+
+    A game declares its result shape (``result``), and has result rules for it (the race
+    floor's check): one that does not is refused with a ``ValueError`` saying what is
+    missing, never given the main game's rules."""
+    if spec.result not in get_args(ResultKind):
+        raise ValueError(
+            f"the game {spec.key!r} must declare its result shape (GameSpec.result): one of "
+            f"{', '.join(get_args(ResultKind))}, not {spec.result!r}"
+        )
+    for check in _CHECKS:
+        why = check(spec)
+        if why:
+            raise ValueError(why)
     _GAMES[spec.key] = spec
 
 

@@ -23,11 +23,11 @@ from django.views.decorators.http import require_http_methods
 from races.games.finishing_order import selectors, services
 from races.models import GridSlot, RaceResult, RaceTable, ResultStatus
 from races.selectors import confirmed_lines
+from races.variants import variant_of
 from races.views import _race_table
 from tournament.access import referee_name
 from tournament.errors import ServiceError
 
-GAME = "finishing_order"
 #: A driver's state beside the crossing order: still to write (or finished), out.
 OUT = ("", "retired", "dns")
 NOTE_MAX = 200
@@ -209,7 +209,8 @@ def _read(post: Any, grid: list[GridSlot], stored: RaceResult | None) -> tuple[l
 
 def _game_table(request: HttpRequest, token: str) -> tuple[RaceTable, Any]:
     table, actor = _race_table(request, token)
-    if table.event.game != GAME:
+    # The game's own tables, and those of a crossing-order game without rules of its own.
+    if variant_of(table.event.game).result_page != "finishing-order-entry":
         raise Http404(_("This table's game has no sheet of this kind."))
     return table, actor
 

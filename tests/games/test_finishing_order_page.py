@@ -126,6 +126,18 @@ def test_the_referee_orders_two_retirements_of_one_lap_and_a_later_save_keeps_it
     assert 'name="retired-order" value="2,1"' in en.post(url, later).content.decode()
 
 
+def test_an_empty_sheet_does_not_say_everything_is_sent(client, heat):
+    _event, table = heat
+    url = reverse("finishing-order-entry", args=[table.token])
+    html = client.get(url).content.decode()
+    shown = html.split('class="outbox-count"')[1].split("</p>")[0]
+    assert shown.endswith(">Rien n’est encore écrit sur cette feuille.")
+    assert 'data-sheet-empty="1"' in html  # the phone's outbox says so too until it sends
+    assert client.post(url, {"version": "0", "place-1": "1"}).status_code == 302
+    html = client.get(url).content.decode()
+    assert html.split('class="outbox-count"')[1].split("</p>")[0].endswith(">Tout est envoyé.")
+
+
 def test_a_driver_twice_is_refused_in_the_page_and_the_typing_kept(en, heat):
     _event, table = heat
     url = reverse("finishing-order-entry", args=[table.token])

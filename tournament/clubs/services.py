@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from tournament import sealing
 from tournament.access import Actor
 from tournament.clubs import mails
-from tournament.clubs.models import Club, Invitation, Membership, Role
+from tournament.clubs.models import Club, Invitation, Membership, Role, role_phrase
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.signup import tasks
 from tournament.signup.rules import one_line
@@ -283,7 +283,7 @@ def invitation_accept(
         if held is not None:
             raise Conflict(
                 _("You are a member of %(club)s already, as %(role)s.")
-                % {"club": invitation.club.name, "role": Role(held.role).label}
+                % {"club": invitation.club.name, "role": role_phrase(held.role)}
             )
         membership = Membership(club=invitation.club, user=user, role=invitation.role)
         membership._history_user = user  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ from django.views.decorators.http import require_GET, require_POST
 from tournament.access import actor_for
 from tournament.clubs import services
 from tournament.clubs.forms import ClubForm, InviteForm, NewAccountForm, RoleForm
-from tournament.clubs.models import Club, Invitation, Membership, Role
+from tournament.clubs.models import Club, Invitation, Membership, Role, role_phrase
 from tournament.errors import NotFound, ServiceError
 from tournament.models import Championship, Circuit
 from tournament.registration.forms import derived_slug
@@ -104,7 +104,7 @@ def my_clubs(request: HttpRequest) -> HttpResponse:
             ClubCard(
                 club=club,
                 role=role,
-                role_label=Role(role).label if role else "",
+                role_label=role_phrase(role) if role else "",
                 championships=list(
                     Championship.objects.filter(club=club)
                     .prefetch_related("events")
@@ -237,7 +237,7 @@ def invite(request: HttpRequest, club: str) -> HttpResponse:
     messages.success(
         request,
         _("Invitation sent to %(email)s as %(role)s: the link works once, for 7 days.")
-        % {"email": invitation.email, "role": Role(invitation.role).label},
+        % {"email": invitation.email, "role": role_phrase(invitation.role)},
     )
     return redirect("club-people", found.slug)
 
@@ -267,7 +267,7 @@ def member_role(request: HttpRequest, club: str, username: str) -> HttpResponse:
     messages.success(
         request,
         _("%(username)s is now %(role)s of %(club)s.")
-        % {"username": username, "role": Role(membership.role).label, "club": found.name},
+        % {"username": username, "role": role_phrase(membership.role), "club": found.name},
     )
     return _after_change(request, found)
 
@@ -281,7 +281,7 @@ def member_remove(request: HttpRequest, club: str, username: str) -> HttpRespons
     except NotFound as exc:
         messages.error(request, exc.message)
         return redirect("club-people", found.slug)
-    facts = {"username": username, "club": found.name, "role": Role(membership.role).label}
+    facts = {"username": username, "club": found.name, "role": role_phrase(membership.role)}
     if not confirmed(request):
         return confirm_page(
             request,
@@ -350,7 +350,7 @@ def invitation_page(request: HttpRequest, token: str) -> HttpResponse:
     context: dict[str, Any] = {
         "invitation": invitation,
         "club": invitation.club,
-        "role_label": Role(invitation.role).label,
+        "role_label": role_phrase(invitation.role),
     }
     refusal = services.invitation_refusal(invitation, timezone.now())
     if refusal is not None:
@@ -392,7 +392,7 @@ def _joined(request: HttpRequest, invitation: Invitation) -> HttpResponse:
     messages.success(
         request,
         _("Welcome to %(club)s: you are its %(role)s.")
-        % {"club": invitation.club.name, "role": Role(invitation.role).label},
+        % {"club": invitation.club.name, "role": role_phrase(invitation.role)},
     )
     return redirect("my-clubs")
 

@@ -6,6 +6,7 @@ from races.sanctions import views as sanction_views
 urlpatterns = [
     path("e/<slug:slug>/allocation/", views.allocation_page, name="allocation"),
     path("e/<slug:slug>/allocation/run/", views.allocation_submit, name="allocation-run"),
+    path("e/<slug:slug>/allocation/undo/", views.allocation_undo_submit, name="allocation-undo"),
     path("e/<slug:slug>/allocation/swap/", views.swap_submit, name="allocation-swap"),
     path("e/<slug:slug>/race-weather/", views.race_weather_submit, name="race-weather"),
     path(

@@ -14,6 +14,8 @@ from typing import Any
 from races.grid.allocation import Allocation, RankedDriver
 from races.models import RaceResult, RaceTable
 from races.results.points import DayLine
+from tournament.games import registry
+from tournament.games.registry import MAIN_GAME
 from tournament.models import Event
 
 
@@ -57,6 +59,8 @@ class Variant:
 
 _NONE = Variant()
 _VARIANTS: dict[str, Variant] = {}
+#: The result rules of a result shape (``GameSpec.result``) for a game without its own.
+_SHAPES: dict[str, Variant] = {}
 #: The games' own API routers and the prefix of their frozen operation ids.
 _ROUTERS: list[tuple[Any, str]] = []
 
@@ -75,9 +79,38 @@ def register(game: str, variant: Variant) -> None:
     _VARIANTS[game] = variant
 
 
+def register_shape(result: str, variant: Variant) -> None:
+    """The result rules of every game of the result shape ``result`` that has none of its
+    own (a crossing order: ``finish``)."""
+    _SHAPES[result] = variant
+
+
+def missing_rules(spec: Any) -> str | None:
+    """Why the registry must refuse ``spec`` (``tournament.games.registry.add_check``): a
+    game other than the main one with no result rules, its own or its shape's. Formula Dé's
+    rules are the main game's only: another game never gets them silently."""
+    if spec.key == MAIN_GAME or spec.key in _VARIANTS or spec.result in _SHAPES:
+        return None
+    return (
+        f"the game {spec.key!r} has no result rules: register a races.variants.Variant for "
+        f"it, or declare a result shape with rules of its own (one of {sorted(_SHAPES)}), "
+        f"not {spec.result!r}"
+    )
+
+
 def variant_of(game: str) -> Variant:
-    """The game's variant; an empty one (the race floor's own rules) for Formula Dé."""
-    return _VARIANTS.get(game, _NONE)
+    """The game's variant; an empty one (the race floor's own rules) for Formula Dé; a game
+    without one, its result shape's rules."""
+    found = _VARIANTS.get(game)
+    if found is not None or game == MAIN_GAME:
+        return found or _NONE
+    spec = registry.game(game)
+    if spec is None:  # a removed game's rows read as the main game's (``spec_of``)
+        return _NONE
+    shape = _SHAPES.get(spec.result)
+    if shape is None:
+        raise LookupError(f"the game {game!r} has no result rules")
+    return shape
 
 
 def result_in_fields() -> dict[str, tuple[Any, Any]]:

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_POST
 from races.forms import AllocationForm, RaceWeatherForm, ReasonForm, SheetBatchForm, SwapForm
 from races.grid.services import (
     allocation_run,
+    allocation_undo,
     referee_link_regenerate,
     sheet_batch_request,
     swap_drivers,
@@ -194,6 +195,33 @@ def allocation_submit(request: HttpRequest, slug: str) -> HttpResponse:
                 "%(count)s race table allocated.", "%(count)s race tables allocated.", len(tables)
             )
             % {"count": len(tables)},
+        )
+    return redirect("allocation", slug=slug)
+
+
+@require_POST
+def allocation_undo_submit(request: HttpRequest, slug: str) -> HttpResponse:
+    """Undo the race tables, once asked (the tables' page's button): refused, with the
+    tables named, once one has started."""
+    event = organised_event(request, slug)
+    if not confirmed(request):
+        return confirm_page(
+            request,
+            title=_("Undo the race tables?"),
+            undoes=_allocation_undoes(event),
+            note=_("The referee links of the tables stop working. The drivers stay entered."),
+            confirm_label=_("Undo the tables"),
+            cancel=reverse("allocation", args=[slug]),
+        )
+    try:
+        count = allocation_undo(actor=actor_for(request), event=event)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            ngettext("%(count)s race table undone.", "%(count)s race tables undone.", count)
+            % {"count": count},
         )
     return redirect("allocation", slug=slug)
 

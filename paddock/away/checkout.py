@@ -9,6 +9,7 @@ from typing import Any
 from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -203,13 +204,14 @@ def _refuse_tables(event: Event) -> None:
             _(
                 "This event already has %(tables)s: a check-out does not carry tables, the "
                 "day's tables are made on the laptop. Check out before seating the "
-                "qualifying; to check out now, delete these tables in the administration "
-                "(none may hold a result), or run the day on this server."
+                "qualifying; to check out now, undo the race tables on their page (%(undo)s; "
+                "while none has started), or run the day on this server."
             )
-            % {"tables": ", ".join(made)},
+            % {"tables": ", ".join(made), "undo": reverse("allocation", args=[event.slug])},
             current={
                 "qualifying_tables": counts.get("qualifying.QualifyingTable", 0),
                 "race_tables": counts.get("races.RaceTable", 0),
+                "undo": reverse("allocation", args=[event.slug]),
             },
         )
 

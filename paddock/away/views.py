@@ -10,6 +10,7 @@ import json
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
@@ -71,7 +72,12 @@ def away_checkout(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         data = trip.check_out(actor=actor_for(request), event=event)
     except ServiceError as exc:
-        messages.error(request, exc.message)
+        undo = (exc.current or {}).get("undo") if isinstance(exc.current, dict) else None
+        if undo:  # the tables' page, where race control may undo them
+            link = format_html(' <a href="{}">{}</a>', undo, _("Undo the race tables"))
+            messages.error(request, format_html("{}{}", exc.message, link))
+        else:
+            messages.error(request, exc.message)
         return redirect("away", slug=slug)
     response = HttpResponse(
         json.dumps(data, ensure_ascii=False, sort_keys=True),

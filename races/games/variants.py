@@ -18,7 +18,7 @@ from races.games.rallyman import services as rallyman
 from races.games.rallyman import views as rally_views
 from races.games.table_sheet import api as sheet_api
 from races.games.table_sheet import services as sheet
-from races.variants import Variant, register, register_router
+from races.variants import Variant, missing_rules, register, register_router, register_shape
 from tournament.games import registry
 
 _TABLE_SHEET = {
@@ -33,13 +33,19 @@ _TABLE_SHEET = {
 def register_all() -> None:
     # The operation ids of the v1 contract were named after the module that first held them.
     register_router(rallyman_api.router, "races_games_api")
-    for spec in (
-        rallyman_game.SPEC,
-        cannes_monaco_game.SPEC,
-        racetrack_game.SPEC,
-        finishing_order_game.SPEC,
-    ):
-        registry.register(spec)
+    # A game of a crossing order without rules of its own takes the finishing-order game's
+    # (never Formula Dé's): its result body, its places and points, its page and its sheet.
+    register_shape(
+        "finish",
+        Variant(
+            table_lines=finishing_order.game_table_lines,
+            sheet_complete=finishing_order.sheet_complete,
+            api_result_save=finishing_order_api.table_result_save,
+            result_page="finishing-order-entry",
+            table_page="finishing-order-entry",
+            sheets=finishing_order_sheets.sheets_pdf,
+        ),
+    )
     register(
         "rallyman",
         Variant(
@@ -78,3 +84,12 @@ def register_all() -> None:
             sheets=finishing_order_sheets.sheets_pdf,
         ),
     )
+    # Each game's rules first: the registry refuses a game without any.
+    registry.add_check(missing_rules)
+    for spec in (
+        rallyman_game.SPEC,
+        cannes_monaco_game.SPEC,
+        racetrack_game.SPEC,
+        finishing_order_game.SPEC,
+    ):
+        registry.register(spec)

@@ -31,6 +31,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from ninja import Router, Schema
+from ninja.responses import Status
 from pydantic import Field, SkipValidation
 
 from races import selectors
@@ -292,6 +293,19 @@ def allocation(
         raise InvalidInput(_("A table seats 2 to 20 drivers."), {"table_size": [_("2 to 20.")]})
     services.allocation_run(actor=actor, event=found, table_size=size)
     return _tables(actor, found)
+
+
+@router.delete("/events/{event}/allocation", response={204: None, **ERRORS})
+def allocation_undo(request: HttpRequest, event: str) -> Status[None]:
+    """Undo the race tables (organisers): their grids, links and the allocation's record.
+
+    Allowed while no race table has started (no weather drawn at a table, no stand, no
+    configuration, no result); else 409 naming the tables, which stay.
+    """
+    actor = actor_of(request)
+    require_token(actor)
+    services.allocation_undo(actor=actor, event=get_event(event))
+    return Status(204, None)
 
 
 @router.get("/events/{event}/tables", response={200: list[TableOut], **ERRORS})

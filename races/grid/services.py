@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils.translation import gettext as _
 from simple_history.utils import bulk_create_with_history
 
@@ -34,6 +34,7 @@ from races.models import (
     RaceTable,
     RaceWeather,
     ReplacedLink,
+    ResultStatus,
     SheetBatch,
     WeatherDraw,
 )
@@ -156,6 +157,55 @@ def allocation_run(*, actor: Actor, event: Event, table_size: int | None = None)
             },
         )
     return tables
+
+
+def tables_started(event: Event) -> list[int]:
+    """The race tables of ``event`` that started, in number order: a weather drawn at the
+    table, a stand chosen, a car configured, a result (a draft, a photo of its sheet) or a
+    start recorded. While this is empty the tables may be undone (DOMAIN.md "Every game's
+    evening")."""
+    return sorted(
+        set(
+            RaceTable.objects.filter(event=event)
+            .filter(
+                Q(weather_draws__undone_at__isnull=True, weather_draws__isnull=False)
+                | Q(slots__stand__isnull=False)
+                | Q(slots__configuration__isnull=False)
+                | Q(result__isnull=False)
+                | Q(photos__isnull=False)
+                | Q(started_at__isnull=False)
+                | ~Q(result_status=ResultStatus.EMPTY)
+            )
+            .values_list("number", flat=True)
+        )
+    )
+
+
+def allocation_undo(*, actor: Actor, event: Event) -> int:
+    """Undo the race tables of ``event`` (organisers): their grids, their links and the
+    allocation's record, each deletion recorded with who. Refused (409, naming them) once a
+    table started (:func:`tables_started`): after that the tables stay. Answers how many
+    tables were undone."""
+    require_organiser(actor, event.championship)
+    with transaction.atomic():
+        Event.objects.select_for_update().filter(pk=event.pk).first()
+        started = tables_started(event)
+        if started:
+            raise Conflict(
+                _(
+                    "Table(s) %(tables)s started (a weather, a stand, a configuration or a "
+                    "result): the tables stay."
+                )
+                % {"tables": ", ".join(str(n) for n in started)},
+                {"tables": [str(n) for n in started]},
+            )
+        count = RaceTable.objects.filter(event=event).count()
+        delete_recorded(actor, WeatherDraw.objects.filter(table__event=event))
+        delete_recorded(actor, GridSlot.objects.filter(event=event))
+        delete_recorded(actor, RaceTable.objects.filter(event=event))
+        AllocationRecord.objects.filter(event=event).delete()
+        SheetBatch.objects.filter(event=event, kind="race").delete()
+    return count
 
 
 def _require_draw_settled(event: Event) -> None:

@@ -14,8 +14,8 @@ Exception messages are plain English on purpose: callers translate them.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, get_args
 
 from races.results.rules import Placed
@@ -140,37 +140,30 @@ def table_lines(
     return lines
 
 
-def disqualified_last(
-    lines: Sequence[DayLine], disqualified: Collection[Hashable]
+def disqualified_after(
+    lines: Sequence[DayLine], disqualified: Sequence[Hashable], *, table: int
 ) -> list[DayLine]:
-    """A table's lines once some of its drivers are disqualified (§1-2-3), for the games
-    that score their own sheets: the others keep their points and close up (positions
-    1..n, shared places staying shared, ranks from the table's first); the disqualified
+    """A table's lines once some of its drivers are disqualified (§1-2-3): ``lines`` are the
+    table classified and scored without them (DOMAIN.md "Every game's evening": the table
+    is reclassified without the driver, then scored, in every game); the disqualified
     follow with status ``dsq`` and 0 points, their ranks for the caller to set (last of
-    the event). Formula Dé reclassifies before scoring instead
-    (``races.results.rules.disqualified_last``), so that the places behind score more."""
-    ordered = sorted(lines, key=lambda line: line.position)
-    if not ordered:
-        return []
-    first_rank = min(line.rank - line.table_place + 1 for line in ordered)
-    kept = [line for line in ordered if line.driver not in disqualified]
-    out: list[DayLine] = []
-    for position, line in enumerate(kept, start=1):
-        place = 1 + sum(1 for other in kept if other.table_place < line.table_place)
-        out.append(replace(line, position=position, place=place, rank=first_rank + place - 1))
-    for line in ordered:
-        if line.driver in disqualified:
-            out.append(
-                replace(
-                    line,
-                    position=len(out) + 1,
-                    place=len(out) + 1,
-                    status="dsq",
-                    cause=None,
-                    lap=None,
-                    points=0,
-                )
+    the event)."""
+    out = sorted(lines, key=lambda line: line.position)
+    last = out[-1].rank if out else 0
+    for driver in disqualified:
+        out.append(
+            DayLine(
+                driver=driver,
+                table=table,
+                position=len(out) + 1,
+                rank=last + 1,
+                status="dsq",
+                cause=None,
+                lap=None,
+                points=0,
+                place=len(out) + 1,
             )
+        )
     return out
 
 

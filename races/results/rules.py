@@ -134,7 +134,8 @@ def result_problems(
 
     problems: list[ResultProblem] = []
     reported: set[Hashable] = set()
-    latest_lap = 0  # the latest lap of the retirements written so far
+    valid = [r.lap if _is_int(r.lap) and 1 <= r.lap <= laps else None for r in result.retired]  # type: ignore[operator]
+    going_down = iter(lap_order(valid))
     for section, driver, retirement in _entries(result):
         if driver not in reported:
             reported.add(driver)
@@ -145,11 +146,9 @@ def result_problems(
         if retirement is not None:
             found = _retirement_problems(retirement, laps=laps, complete=complete)
             problems.extend(found)
-            lap = retirement.lap
-            if _is_int(lap) and not any(p.kind == "bad_lap" for p in found):
-                if lap < latest_lap:  # type: ignore[operator]
-                    problems.append(ResultProblem("lap_order", driver, str(latest_lap)))
-                latest_lap = max(latest_lap, lap)  # type: ignore[call-overload]
+            earlier = next(going_down)
+            if earlier is not None:
+                problems.append(ResultProblem("lap_order", driver, str(earlier)))
     finishers = set(result.finish)
     for driver, note in result.notes.items():
         if driver not in finishers:
@@ -161,6 +160,21 @@ def result_problems(
             ResultProblem("missing", driver) for driver in grid if driver not in sections
         )
     return problems
+
+
+def lap_order(laps: Sequence[int | None]) -> list[int | None]:
+    """Retirements, every game (DOMAIN.md "Every game's evening"), are listed in the order
+    they happened, so their laps never go down along the list: for each retirement of
+    ``laps`` (its lap, None when not known or not valid), the latest lap written before it
+    when its own is lower, else None. On one lap, the one listed later went out later and
+    ranks ahead (:func:`table_classification`)."""
+    faults: list[int | None] = []
+    latest = 0
+    for lap in laps:
+        faults.append(latest if lap is not None and lap < latest else None)
+        if lap is not None:
+            latest = max(latest, lap)
+    return faults
 
 
 def _retirement_problems(

@@ -22,7 +22,6 @@ from races.models import (
     ResultLine,
     ResultStatus,
 )
-from races.results import points as points_rules
 from races.results.points import DayLine, table_lines
 from races.results.rules import (
     Retirement,
@@ -245,10 +244,8 @@ def _scored_lines(
     removed = sanction_rules.points_removed(sanctions)
     first = _first_rank(table, disqualified)  # type: ignore[arg-type]
     game_lines = variants.variant_of(event.game).table_lines
-    if game_lines is not None:  # the game's own places and points
-        lines = points_rules.disqualified_last(
-            game_lines(table, result, first_rank=first), disqualified
-        )
+    if game_lines is not None:  # the game's own places and points, without the disqualified
+        lines = game_lines(table, result, first_rank=first, disqualified=disqualified)
     else:
         placed = table_classification(_table_result(result.finish, result.retired, result.dns))
         lines = table_lines(

@@ -98,11 +98,21 @@ def _insert(model: type[Model], fields: Sequence[str], rows: Iterable[tuple[Any,
             copy.write_row(row)
 
 
+def stored_families() -> list[str]:
+    """Every family with ratings or career points stored, in use or not (a renamed game's
+    old family keeps its rows until computed again, then has none)."""
+    return sorted(
+        set(PlayerRating.objects.values_list("family", flat=True).distinct())
+        | set(RatingPoint.objects.values_list("family", flat=True).distinct())
+    )
+
+
 def ratings_recompute(*, game: str, full: bool = False) -> int:
     """Every rating of ``game`` and every point of its players' careers, as computed from
     the counted tables, stored: from the first table that changed, or from the start when
-    ``full``. Idempotent. Answers how many players are rated."""
-    if game not in families():
+    ``full``. Idempotent. Answers how many players are rated. A family no event counts in
+    any more (a renamed game's old one) is emptied."""
+    if game not in families() and game not in stored_families():
         raise ValueError(f"unknown game: {game!r}")
     with transaction.atomic():
         _lock(game)

@@ -186,7 +186,10 @@
       var refused = entries.filter(function (e) { return e.state === "refused"; });
       pendingCount = pending.length;
       var count = bar.querySelector(".outbox-count");
-      var text = pending.length === 0 ? words.none : pending.length === 1 ? words.one
+      // An empty sheet has nothing sent: it says so until this phone queues something.
+      if (pending.length) bar.dataset.sheetEmpty = "0";
+      var none = bar.dataset.sheetEmpty === "1" && words.empty ? words.empty : words.none;
+      var text = pending.length === 0 ? none : pending.length === 1 ? words.one
         : say(words.many, { n: pending.length });
       if (refused.length) {
         text += " · " + (refused.length === 1 ? words.refusedOne

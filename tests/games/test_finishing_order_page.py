@@ -92,6 +92,52 @@ def test_referee_saves_a_draft_then_sends_the_crossing_order(en, heat):
     assert "spun out &lt;b&gt;heat&lt;/b&gt;" in html and "<b>heat</b>" not in html
 
 
+def test_the_referee_orders_two_retirements_of_one_lap_and_a_later_save_keeps_it(en, heat):
+    """DOMAIN.md "Every game's evening": on one lap, the one listed later went out later
+    and ranks ahead; the page's move buttons say who went out first, keeping what is typed."""
+    _event, table = heat
+    url = reverse("finishing-order-entry", args=[table.token])
+    typed = {
+        "version": "0",
+        "place-3": "1",
+        **{f"out-{n}": "retired" for n in (1, 2)},
+        **{f"lap-{n}": "2" for n in (1, 2)},
+        "note-2": "spun <i>out</i>",
+    }
+    page = en.post(url, {**typed, "move": "up-2"})  # 2 went out first, then 1
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'name="retired-order" value="2,1"' in html
+    assert 'name="place-3" value="1"' in html and "spun &lt;i&gt;out&lt;/i&gt;" in html
+    assert 'value="up-2"' in html and 'value="down-1"' in html
+    assert not RaceResult.objects.filter(table=table).exists()  # a move saves nothing
+    assert en.post(url, {**typed, "retired-order": "2,1", "action": "draft"}).status_code == 302
+    result = RaceResult.objects.get(table=table)
+    assert [r["driver"] for r in result.retired] == [2, 1]
+    # A later save of the page as shown keeps that order.
+    html = en.get(url).content.decode()
+    assert 'name="retired-order" value="2,1"' in html
+    again = {**typed, "version": "1", "retired-order": "2,1", "action": "draft"}
+    assert en.post(url, again).status_code == 302
+    result.refresh_from_db()
+    assert [r["driver"] for r in result.retired] == [2, 1]
+    # A move past a retirement of another lap is not one: laps never go down.
+    later = {**again, "version": "2", "lap-1": "3", "move": "down-2"}
+    assert 'name="retired-order" value="2,1"' in en.post(url, later).content.decode()
+
+
+def test_an_empty_sheet_does_not_say_everything_is_sent(client, heat):
+    _event, table = heat
+    url = reverse("finishing-order-entry", args=[table.token])
+    html = client.get(url).content.decode()
+    shown = html.split('class="outbox-count"')[1].split("</p>")[0]
+    assert shown.endswith(">Rien n’est encore écrit sur cette feuille.")
+    assert 'data-sheet-empty="1"' in html  # the phone's outbox says so too until it sends
+    assert client.post(url, {"version": "0", "place-1": "1"}).status_code == 302
+    html = client.get(url).content.decode()
+    assert html.split('class="outbox-count"')[1].split("</p>")[0].endswith(">Tout est envoyé.")
+
+
 def test_a_driver_twice_is_refused_in_the_page_and_the_typing_kept(en, heat):
     _event, table = heat
     url = reverse("finishing-order-entry", args=[table.token])

@@ -9,6 +9,7 @@ import tokenize
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from tournament.games import registry
 from tournament.models import Event
@@ -84,6 +85,28 @@ def test_a_named_game_is_its_own_family() -> None:
     assert spec.family("Heat: Pedal to the Metal") == "heat-pedal-to-the-metal"
     assert spec.family("Flamme Rouge") == "flamme-rouge"
     assert registry.spec_of("rallyman").family("anything") == "rallyman"
+
+
+def test_a_family_keeps_distinct_names_distinct_in_any_script() -> None:
+    """DOMAIN.md "Every game's evening": no cut merges two names, Unicode letters stay."""
+    spec = registry.spec_of("finishing_order")
+    assert spec.family("Хит") == "хит"
+    assert spec.family("Ηeat Ελλάς") == "ηeat-ελλάς"  # a Greek capital Eta, not an H
+    long = "Heat: Pedal to the Metal, the club's own championship variant "
+    one, two = spec.family(long + "A"), spec.family(long + "B")
+    assert one != two and len(one) <= registry.FAMILY_MAX and one.startswith("heat-pedal")
+    assert spec.family(long + "A") == one  # the same name, the same family
+
+
+@pytest.mark.django_db
+def test_a_name_in_another_script_is_a_game_of_its_own(make_event) -> None:
+    event = make_event(2, slug="hit", game="finishing_order", game_name="Хит")
+    event.circuit = None
+    event.full_clean()
+    event.game_name = "!!!"
+    with pytest.raises(ValidationError) as refused:
+        event.full_clean()
+    assert "letter or digit" in str(refused.value)
 
 
 def test_a_setting_of_another_game_is_refused_for_a_strict_game_only() -> None:

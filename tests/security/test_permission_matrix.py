@@ -367,6 +367,8 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     # Race day.
     "allocation": (event, {"GET": ORGANISER_PAGE, "POST": ORGANISER_PAGE}),
     "allocation-run": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
+    # Undoing the tables asks the organiser first (the confirmation page names what it undoes).
+    "allocation-undo": (event, {"GET": POST_ONLY, "POST": ORGANISER_PAGE}),
     "allocation-swap": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "race-weather": (event, {"GET": POST_ONLY, "POST": ORGANISER_POST}),
     "race-referee-link": (
@@ -794,6 +796,8 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ("post", "/events/{event}/fast-drivers"): ({"numbers": [1]}, "200 403 403 403 403 401"),
     # Race day.
     ("post", "/events/{event}/allocation"): ({}, "409 403 403 403 403 401"),
+    # Tables may be undone while none has started: here results are in (409).
+    ("delete", "/events/{event}/allocation"): (None, "409 403 403 403 403 401"),
     ("get", "/events/{event}/tables"): (None, OWN_TABLE_LIST),
     ("post", "/events/{event}/tables/swap"): (
         lambda world: {"a": world.rdriver(1), "b": table2_driver(world), "reason": "équipe"},

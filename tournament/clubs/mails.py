@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
-from tournament.clubs.models import Invitation, Role
+from tournament.clubs.models import Invitation, role_phrase
 from tournament.signup import mails as outbox
 from tournament.signup.models import Mail
 
@@ -41,7 +41,7 @@ def render(invitation: Invitation, *, link: str) -> Mail:
     with translation.override(invitation.language or settings.LANGUAGE_CODE):
         facts = {
             "club": invitation.club.name,
-            "role": Role(invitation.role).label,
+            "role": role_phrase(invitation.role),
             "inviter": invitation.invited_by.get_username() if invitation.invited_by else "",
             "expires": formats.date_format(
                 timezone.localtime(invitation.expires_at), "DATETIME_FORMAT"

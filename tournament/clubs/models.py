@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
 from tournament.site.actor import HistoryActor
@@ -22,6 +23,20 @@ class Role(models.TextChoices):
     OWNER = "owner", _("owner")
     ORGANISER = "organiser", _("organiser")
     DESK = "desk", _("desk")
+
+
+#: Each role as a sentence names it ("You are %(role)s here", "as %(role)s"): the desk is
+#: a "desk member" (« membre de l’accueil »), never the bare label.
+ROLE_IN_SENTENCE = {
+    Role.OWNER: pgettext_lazy("role in a sentence", "owner"),
+    Role.ORGANISER: pgettext_lazy("role in a sentence", "organiser"),
+    Role.DESK: pgettext_lazy("role in a sentence", "desk member"),
+}
+
+
+def role_phrase(role: str) -> str:
+    """The role ``role`` as a sentence names it."""
+    return str(ROLE_IN_SENTENCE[Role(role)])
 
 
 class Club(models.Model):

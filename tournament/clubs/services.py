@@ -28,7 +28,15 @@ from django.utils.translation import gettext as _
 from tournament import sealing
 from tournament.access import Actor
 from tournament.clubs import mails
-from tournament.clubs.models import Club, GuestSeat, Invitation, Membership, Role, Withdrawal
+from tournament.clubs.models import (
+    Club,
+    GuestSeat,
+    Invitation,
+    Membership,
+    Role,
+    Withdrawal,
+    role_phrase,
+)
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from tournament.models import Championship
 from tournament.signup import tasks
@@ -326,7 +334,7 @@ def invitation_accept(
         if held is not None:
             raise Conflict(
                 _("You are a member of %(club)s already, as %(role)s.")
-                % {"club": invitation.club.name, "role": Role(held.role).label}
+                % {"club": invitation.club.name, "role": role_phrase(held.role)}
             )
         membership = Membership(club=invitation.club, user=user, role=invitation.role)
         membership._history_user = user  # type: ignore[attr-defined]

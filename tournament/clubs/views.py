@@ -31,7 +31,14 @@ from django.views.decorators.http import require_GET, require_POST
 from tournament.access import actor_for
 from tournament.clubs import selectors, services
 from tournament.clubs.forms import ClubForm, InviteForm, NewAccountForm, RoleForm
-from tournament.clubs.models import Club, Invitation, Membership, Role, Withdrawal
+from tournament.clubs.models import (
+    Club,
+    Invitation,
+    Membership,
+    Role,
+    Withdrawal,
+    role_phrase,
+)
 from tournament.errors import NotFound, ServiceError
 from tournament.models import Championship, Circuit
 from tournament.registration.forms import derived_slug
@@ -104,7 +111,7 @@ def my_clubs(request: HttpRequest) -> HttpResponse:
             ClubCard(
                 club=club,
                 role=role,
-                role_label=Role(role).label if role else "",
+                role_label=role_phrase(role) if role else "",
                 championships=list(
                     Championship.objects.filter(club=club)
                     .prefetch_related("events")
@@ -263,7 +270,7 @@ def invite(request: HttpRequest, club: str) -> HttpResponse:
     messages.success(
         request,
         _("Invitation sent to %(email)s as %(role)s: the link works once, for 7 days.")
-        % {"email": invitation.email, "role": Role(invitation.role).label},
+        % {"email": invitation.email, "role": role_phrase(invitation.role)},
     )
     return redirect("club-people", found.slug)
 
@@ -311,7 +318,7 @@ def member_role(request: HttpRequest, club: str, username: str) -> HttpResponse:
     messages.success(
         request,
         _("%(username)s is now %(role)s of %(club)s.")
-        % {"username": username, "role": Role(membership.role).label, "club": found.name},
+        % {"username": username, "role": role_phrase(membership.role), "club": found.name},
     )
     return _after_change(request, found)
 
@@ -325,7 +332,7 @@ def member_remove(request: HttpRequest, club: str, username: str) -> HttpRespons
     except NotFound as exc:
         messages.error(request, exc.message)
         return redirect("club-people", found.slug)
-    facts = {"username": username, "club": found.name, "role": Role(membership.role).label}
+    facts = {"username": username, "club": found.name, "role": role_phrase(membership.role)}
     if not confirmed(request):
         return confirm_page(
             request,
@@ -428,7 +435,7 @@ def invitation_page(request: HttpRequest, token: str) -> HttpResponse:
     context: dict[str, Any] = {
         "invitation": invitation,
         "club": invitation.club,
-        "role_label": Role(invitation.role).label,
+        "role_label": role_phrase(invitation.role),
     }
     refusal = services.invitation_refusal(invitation, timezone.now())
     if refusal is not None:
@@ -470,7 +477,7 @@ def _joined(request: HttpRequest, invitation: Invitation) -> HttpResponse:
     messages.success(
         request,
         _("Welcome to %(club)s: you are its %(role)s.")
-        % {"club": invitation.club.name, "role": Role(invitation.role).label},
+        % {"club": invitation.club.name, "role": role_phrase(invitation.role)},
     )
     return redirect("my-clubs")
 

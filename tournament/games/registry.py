@@ -12,10 +12,11 @@ result's shape) are registered beside it in ``races.variants``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
@@ -57,9 +58,7 @@ class GameSpec:
 
     def family(self, game_name: str = "") -> str:
         """The ratings family of an event of this game named ``game_name``."""
-        if self.named:
-            return slugify(game_name)[:FAMILY_MAX].strip("-") or self.key
-        return self.key
+        return named_family(game_name) or self.key if self.named else self.key
 
     def label(self, game_name: str = "") -> str:
         """The game's name as pages show it: the organiser's for a named game."""
@@ -79,11 +78,46 @@ class GameSpec:
         return tuple(dict.fromkeys(w.lower() for w in (self.key, *self.words)))
 
 
+def named_family(game_name: str) -> str:
+    """The family of a game the organisers name: the slug of the name in any script
+    (Unicode letters kept: "Хит" is ``хит``, "Ηeat Ελλάς" ``ηeat-ελλάς``); a slug longer
+    than the field keeps its start and ends with a hash of the whole, so that two names
+    differing after the cut stay two families. Empty when the name has no letter or digit."""
+    slug = slugify(game_name, allow_unicode=True)
+    if len(slug) <= FAMILY_MAX:
+        return slug
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:10]
+    return f"{slug[: FAMILY_MAX - len(digest) - 1].strip('-')}-{digest}"
+
+
 _GAMES: dict[str, GameSpec] = {}
 
 
+#: The floors above's checks of a game before it registers (its result rules).
+_CHECKS: list[Callable[[GameSpec], str | None]] = []
+
+
+def add_check(check: Callable[[GameSpec], str | None]) -> None:
+    """A check every game passes to register: ``check(spec)`` answers why not, or None."""
+    if check not in _CHECKS:
+        _CHECKS.append(check)
+
+
 def register(spec: GameSpec) -> None:
-    """Add ``spec`` (once, at start-up); a second registration of a key replaces it."""
+    """Add ``spec`` (once, at start-up); a second registration of a key replaces it.
+
+    A game declares its result shape (``result``), and has result rules for it (the race
+    floor's check): one that does not is refused with a ``ValueError`` saying what is
+    missing, never given the main game's rules."""
+    if spec.result not in get_args(ResultKind):
+        raise ValueError(
+            f"the game {spec.key!r} must declare its result shape (GameSpec.result): one of "
+            f"{', '.join(get_args(ResultKind))}, not {spec.result!r}"
+        )
+    for check in _CHECKS:
+        why = check(spec)
+        if why:
+            raise ValueError(why)
     _GAMES[spec.key] = spec
 
 

@@ -41,10 +41,13 @@ def next_season_defaults(championship: Championship) -> dict[str, str]:
 
 
 def season_following(*, championship: Championship, name: str, season: str) -> Championship | None:
-    """The championship that already is ``name``'s ``season`` (same name and season, case
-    aside), other than ``championship`` itself: the next season started once already."""
+    """The championship of the same club that already is ``name``'s ``season`` (same name
+    and season, case aside), other than ``championship`` itself: the next season started
+    once already. Another club's championship of that name is its own, never followed."""
     return (
-        Championship.objects.filter(name__iexact=name.strip(), season__iexact=season.strip())
+        Championship.objects.filter(
+            club=championship.club_id, name__iexact=name.strip(), season__iexact=season.strip()
+        )
         .exclude(pk=championship.pk)
         .order_by("pk")
         .first()

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from tournament.registration.forms import validate_one_line
 from tournament.signup.models import Announcement, Message, Registration
@@ -92,6 +93,7 @@ class AnnouncementForm(forms.ModelForm):
             "approval",
             "mail_tables",
         ]
+        labels = {"place": pgettext_lazy("venue", "Place")}  # the venue, « Lieu »
         widgets = {
             "place": forms.Textarea(attrs={"rows": 2}),
             "starts_at": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),

@@ -95,13 +95,13 @@ def confirm_page(request: HttpRequest, token: str) -> HttpResponse:
         messages.success(request, _("Your address is confirmed."))
         return redirect("signup-own", token=link.rstrip("/").rsplit("/", 1)[1])
     try:  # a wrong, replaced, used or expired link says so at once, without a button
-        services.registration_to_confirm(token)
+        found = services.registration_to_confirm(token)
     except ServiceError as exc:
         response = render(
             request, "signup/problem.html", {"message": exc.message}, status=exc.status
         )
     else:
-        response = render(request, "signup/confirm.html", {"token": token})
+        response = render(request, "signup/confirm.html", {"token": token, "event": found.event})
     response["X-Robots-Tag"] = NO_ROBOTS
     return response
 

@@ -17,7 +17,9 @@ def settings_errors(event: Any) -> dict[str, list[str]]:
     name = (event.game_name or "").strip()
     if not name:
         return {"game_name": [_("Name the game you race (e.g. “Flamme Rouge”).")]}
-    family = SPEC.family(name)
+    family = registry.named_family(name)
+    if not family:
+        return {"game_name": [_("Name the game with at least one letter or digit.")]}
     if registry.is_known(family.replace("-", "_")):
         return {
             "game_name": [

@@ -7,9 +7,11 @@ order the referee wrote, and places the drivers for the championship's scale.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from random import Random
+
+from races.results.rules import Placed, disqualified_last, lap_order
 
 #: The one retirement cause: the game's own words go in the note.
 CAUSE = "other"
@@ -28,7 +30,9 @@ class Seat:
 @dataclass(frozen=True)
 class Problem:
     """Why a result cannot be accepted: ``kind`` is ``duplicate``, ``unknown_driver``,
-    ``missing`` (a submitted result without a grid driver), ``bad_cause`` or ``bad_lap``."""
+    ``missing`` (a submitted result without a grid driver), ``bad_cause``, ``bad_lap`` or
+    ``lap_order`` (a retirement listed after one of a later lap: they are listed in the
+    order they happened, ``races.results.rules.lap_order``)."""
 
     kind: str
     driver: Hashable
@@ -105,6 +109,7 @@ def problems(
         elif driver in seen and Problem("duplicate", driver) not in found:
             found.append(Problem("duplicate", driver))
         seen.add(driver)
+    valid: list[int | None] = []
     for retirement in retired:
         driver, lap = retirement.get("driver"), retirement.get("lap")
         if retirement.get("cause", CAUSE) != CAUSE:
@@ -113,6 +118,11 @@ def problems(
             not isinstance(lap, int) or isinstance(lap, bool) or lap < 1 or (laps and lap > laps)
         ):
             found.append(Problem("bad_lap", driver))
+            lap = None
+        valid.append(lap)  # type: ignore[arg-type]
+    for retirement, earlier in zip(retired, lap_order(valid), strict=True):
+        if earlier is not None:
+            found.append(Problem("lap_order", retirement.get("driver")))
     if complete:
         found += [Problem("missing", d) for d in grid if d not in seen]
     return found
@@ -138,3 +148,29 @@ def classification(
         )
     lines += [Line(d, len(lines) + i, "dns") for i, d in enumerate(dns, start=1)]
     return lines
+
+
+def placed(
+    finish: Sequence[Hashable],
+    retired: Sequence[dict[str, object]],
+    dns: Sequence[Hashable],
+    *,
+    disqualified: Collection[Hashable] = (),
+) -> list[Placed]:
+    """The table classification as the race floor scores it (its ``Placed``). The
+    disqualified (§1-2-3) are taken out first, as in Formula Dé (DOMAIN.md "Every game's
+    evening": the table is reclassified without the driver, then scored): the places
+    behind move up, the disqualified follow with status ``dsq``."""
+    return disqualified_last(
+        [
+            Placed(
+                driver=line.driver,
+                position=line.position,
+                status=line.status,  # type: ignore[arg-type]
+                cause=CAUSE if line.status == "retired" else None,  # type: ignore[arg-type]
+                lap=line.lap,
+            )
+            for line in classification(finish, retired, dns)
+        ],
+        disqualified,
+    )

@@ -5,7 +5,7 @@ its places for the championship's scale. The rules live in ``rules.py``."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -17,7 +17,6 @@ from races.grid.allocation import Allocation, RankedDriver
 from races.grid.state import mark_started
 from races.models import RaceResult, RaceTable, ResultStatus
 from races.results.points import DayLine, table_lines
-from races.results.rules import Placed
 from races.results.services import result_locked_for_save
 from tournament.access import Actor
 from tournament.errors import InvalidInput, NotAllowed
@@ -57,6 +56,10 @@ def _messages(
         "missing": _("%(driver)s is missing: every driver of the grid needs a line."),
         "bad_cause": _("%(driver)s: a retirement's cause is “other”, its words in the note."),
         "bad_lap": _("%(driver)s: the lap is a whole number from 1 to the race's laps."),
+        "lap_order": _(
+            "%(driver)s: retirements are listed in the order they happened, so their laps "
+            "never go down; an earlier retirement is on a later lap."
+        ),
     }
     errors: dict[str, list[str]] = {}
     for problem in problems:
@@ -128,23 +131,20 @@ def sheet_complete(table: RaceTable, data: Mapping[str, Any]) -> bool:
     )
 
 
-def game_table_lines(table: RaceTable, result: RaceResult, *, first_rank: int) -> list[DayLine]:
+def game_table_lines(
+    table: RaceTable,
+    result: RaceResult,
+    *,
+    first_rank: int,
+    disqualified: Collection[Hashable] = (),
+) -> list[DayLine]:
     """The table's places and points: the championship's scale and mode, finishers only
-    (the race floor's ``Placed`` in the finishing-order game's order)."""
-    from_rules = rules.classification(result.finish, result.retired, result.dns)
+    (the race floor's ``Placed`` in the finishing-order game's order). The disqualified
+    (§1-2-3) are taken out before scoring, as in Formula Dé: the places behind move up
+    and score their new places; they follow with status ``dsq``."""
     championship = table.event.championship
-    placed = [
-        Placed(
-            driver=line.driver,
-            position=line.position,
-            status=line.status,  # type: ignore[arg-type]
-            cause=rules.CAUSE if line.status == "retired" else None,  # type: ignore[arg-type]
-            lap=line.lap,
-        )
-        for line in from_rules
-    ]
     return table_lines(
-        placed,
+        rules.placed(result.finish, result.retired, result.dns, disqualified=disqualified),
         table=table.number,
         first_rank=first_rank,
         scale=championship.points_scale,

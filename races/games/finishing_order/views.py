@@ -23,11 +23,11 @@ from django.views.decorators.http import require_http_methods
 from races.games.finishing_order import selectors, services
 from races.models import GridSlot, RaceResult, RaceTable, ResultStatus
 from races.selectors import confirmed_lines
+from races.variants import variant_of
 from races.views import _race_table
 from tournament.access import referee_name
 from tournament.errors import ServiceError
 
-GAME = "finishing_order"
 #: A driver's state beside the crossing order: still to write (or finished), out.
 OUT = ("", "retired", "dns")
 NOTE_MAX = 200
@@ -87,14 +87,39 @@ def _stored_rows(grid: list[GridSlot], result: RaceResult | None) -> list[Row]:
     return rows
 
 
+def _numbers(text: str) -> list[int]:
+    """The driver numbers of the page's retirement order (``12,4,7``), the others dropped."""
+    return [int(n) for n in text.split(",") if n.isascii() and n.isdigit() and len(n) < 10]
+
+
+def _lap_key(row: Row) -> int:
+    return int(row.lap) if row.lap.isascii() and row.lap.isdigit() and len(row.lap) < 10 else 0
+
+
+def _moved(order: list[Row], move: str) -> list[Row]:
+    """``order`` with one retirement moved up (``up-12``) or down (``down-12``) past its
+    neighbour of the same lap: the referee says who went out first on one lap."""
+    way, _dash, number = move.partition("-")
+    at = next((i for i, row in enumerate(order) if str(row.number) == number), None)
+    if at is None or way not in ("up", "down"):
+        return order
+    other = at - 1 if way == "up" else at + 1
+    if 0 <= other < len(order) and _lap_key(order[other]) == _lap_key(order[at]):
+        order = list(order)
+        order[at], order[other] = order[other], order[at]
+    return order
+
+
 def _whole(text: str, *, most: int) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and 0 < int(text) <= most else None
 
 
 def _read(post: Any, grid: list[GridSlot], stored: RaceResult | None) -> tuple[list[Row], Typed]:
     """The rows as typed and what they say. The finishers come by their place; the retired
-    in the order they went out (the earliest lap first, a tie as stored, then grid order),
-    as the rules read them (``rules.classification``: the latest retirement ranks first)."""
+    in the order they went out (the earliest lap first; on one lap, as the page ordered
+    them, else as stored, then grid order), as the rules read them
+    (``rules.classification``: the latest retirement ranks first). A move button
+    (``move``) moves a retirement past its neighbour of the same lap."""
     rows, errors = [], []
     places: dict[int, list[Row]] = {}
     for slot in grid:
@@ -152,10 +177,19 @@ def _read(post: Any, grid: list[GridSlot], stored: RaceResult | None) -> tuple[l
                 % {"place": expected}
             )
             break
+    sent_order = _numbers(post.get("retired-order") or "")
     stored_order = [r.get("driver") for r in (stored.retired or [])] if stored else []
-    out = [r for r in rows if r.out == "retired"]
-    out.sort(key=lambda r: stored_order.index(r.number) if r.number in stored_order else 999)
-    out.sort(key=lambda r: int(r.lap) if r.lap.isdigit() else 0)
+
+    def before(row: Row) -> tuple[int, int]:
+        if row.number in sent_order:
+            return (0, sent_order.index(row.number))
+        if row.number in stored_order:
+            return (1, stored_order.index(row.number))
+        return (2, 0)
+
+    out = sorted((r for r in rows if r.out == "retired"), key=before)
+    out.sort(key=_lap_key)
+    out = _moved(out, str(post.get("move") or ""))
     typed = Typed(
         finish=[row.number for _place, holders in sorted(places.items()) for row in holders],
         retired=[
@@ -175,7 +209,8 @@ def _read(post: Any, grid: list[GridSlot], stored: RaceResult | None) -> tuple[l
 
 def _game_table(request: HttpRequest, token: str) -> tuple[RaceTable, Any]:
     table, actor = _race_table(request, token)
-    if table.event.game != GAME:
+    # The game's own tables, and those of a crossing-order game without rules of its own.
+    if variant_of(table.event.game).result_page != "finishing-order-entry":
         raise Http404(_("This table's game has no sheet of this kind."))
     return table, actor
 
@@ -191,8 +226,14 @@ def _page(
     errors: list[str] | None = None,
     stale: bool = False,
     status: int = 200,
+    order: list[int] | None = None,
 ) -> HttpResponse:
     lines = confirmed_lines(table)
+    if order is None:
+        order = [r.get("driver") for r in (result.retired or [])] if result else []
+    by_number = {row.number: row for row in rows if row.out == "retired"}
+    retirements = [by_number[n] for n in order if n in by_number]
+    retirements += [row for n, row in by_number.items() if n not in order]
     return render(
         request,
         "games/finishing_order/entry.html",
@@ -200,6 +241,8 @@ def _page(
             "table": table,
             "event": table.event,
             "rows": rows,
+            "retirements": retirements,
+            "retired_order": ",".join(str(row.number) for row in retirements),
             "result": result,
             "version": version,
             "errors": errors or [],
@@ -229,10 +272,14 @@ def table_entry(request: HttpRequest, token: str) -> HttpResponse:
         if sent_text.isascii() and sent_text.isdigit() and len(sent_text) < 10
         else -1
     )
+    order = [r["driver"] for r in typed.retired]
     if typed.errors:
         return _page(
-            request, table, actor, rows, result, version=sent, errors=typed.errors, status=400
-        )
+            request, table, actor, rows, result, version=sent, errors=typed.errors, status=400,
+            order=order,
+        )  # fmt: skip
+    if request.POST.get("move"):  # the retirements reordered: nothing saved, all kept
+        return _page(request, table, actor, rows, result, version=sent, order=order)
     if result is None and not (typed.finish or typed.retired or typed.dns):
         # An empty first save would still lock the allocation: nothing to keep yet.
         messages.info(request, _("Nothing written yet: nothing saved."))
@@ -261,7 +308,7 @@ def table_entry(request: HttpRequest, token: str) -> HttpResponse:
         version = current.version if (stale and current) else sent
         return _page(
             request, table, actor, rows, current, version=version, errors=found, stale=stale,
-            status=exc.status,
+            status=exc.status, order=order,
         )  # fmt: skip
     if saved.submitted_at:
         messages.success(

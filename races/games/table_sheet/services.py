@@ -8,7 +8,7 @@ submitted → confirmed, versions, history) for the table games.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -25,7 +25,7 @@ from races.models import (
     RaceTable,
     ResultStatus,
 )
-from races.results.points import DayLine
+from races.results.points import DayLine, disqualified_after
 from races.results.services import result_locked_for_save
 from tournament.access import Actor
 from tournament.errors import InvalidInput, NotAllowed
@@ -204,14 +204,17 @@ def game_sheet_complete(table: RaceTable, stored: Mapping[str, Any]) -> bool:
     return not _game_problems(table.event, data, list(_grid(table)), True)
 
 
-def game_classification(table: RaceTable, result: RaceResult, *, first_rank: int = 1) -> list[Any]:
-    """The table classification of a complete sheet, by the game's own module; Racetrack
-    scores by the day rank (from ``first_rank``) in the championship's ``overall`` mode."""
+def game_classification(
+    table: RaceTable, result: RaceResult, *, first_rank: int = 1, grid: Sequence[int]
+) -> list[Any]:
+    """The table classification of a complete sheet, by the game's own module, of the
+    drivers of ``grid`` (the table's, the disqualified taken out); Racetrack scores by the
+    day rank (from ``first_rank``) in the championship's ``overall`` mode."""
     event = table.event
-    grid = list(_grid(table))
     data = _as_numbers(event, result.game_data or {})
     if event.game == "cannes_monaco":
-        cars = cannes_monaco.cars(data["squares"], data["crossed"], grid=grid)
+        crossed = [n for n in data["crossed"] if n in grid]
+        cars = cannes_monaco.cars(data["squares"], crossed, grid=grid)
         return cannes_monaco.classification(cars)
     runs = [racetrack.run_of(n, data["runs"].get(n, {})) for n in grid]
     return racetrack.classification(
@@ -223,13 +226,22 @@ def game_classification(table: RaceTable, result: RaceResult, *, first_rank: int
     )
 
 
-def game_table_lines(table: RaceTable, result: RaceResult, *, first_rank: int) -> list[DayLine]:
+def game_table_lines(
+    table: RaceTable,
+    result: RaceResult,
+    *,
+    first_rank: int,
+    disqualified: Collection[int] = (),
+) -> list[DayLine]:
     """The table's lines for ``ResultLine`` at confirmation: the game's places and points.
 
     ``position`` is 1..n (the database keeps it unique; ties in grid order), ``rank`` the
-    day rank where a shared place stays shared.
+    day rank where a shared place stays shared. The disqualified (§1-2-3) are taken out
+    before the game classifies and scores the table; they follow with status ``dsq``.
     """
-    return [
+    grid = list(_grid(table))
+    kept = [n for n in grid if n not in disqualified]
+    lines = [
         DayLine(
             driver=line.driver,
             table=table.number,
@@ -241,8 +253,9 @@ def game_table_lines(table: RaceTable, result: RaceResult, *, first_rank: int) -
             points=line.points,
             place=line.place,
         )
-        for line in game_classification(table, result, first_rank=first_rank)
+        for line in game_classification(table, result, first_rank=first_rank, grid=kept)
     ]
+    return disqualified_after(lines, [n for n in grid if n in disqualified], table=table.number)
 
 
 def game_fields(table: RaceTable, result: RaceResult | None) -> dict[str, Any]:

@@ -83,7 +83,8 @@ def test_an_event_with_tables_stays_and_the_desk_says_what_to_do(make_event, org
     client.cookies["django_language"] = "en"
     page = client.post(f"/e/{event.slug}/away/checkout/", follow=True).content.decode()
     assert "already has 2 qualifying tables: a check-out does not carry tables" in page
-    assert "delete these tables in the administration" in page
+    assert "in the administration" not in page
+    assert f'<a href="/e/{event.slug}/allocation/">Undo the race tables</a>' in page
     assert not Checkout.objects.exists()
 
 

@@ -22,7 +22,7 @@ from races.results.points import (
     TeamLine,
     countback_place,
     day_classification,
-    disqualified_last,
+    disqualified_after,
     points_after_sanction,
     standings,
     team_standings,
@@ -459,21 +459,18 @@ def test_points_removed_by_a_sanction_never_go_below_zero_for_the_event():
         points_after_sanction(5, -1)
 
 
-def test_a_disqualified_driver_is_classed_last_of_the_table_with_no_points():
-    """§1-2-3 (the organisers decide): the games that score their own sheets keep the
-    others' points; the places behind close up, a shared place staying shared."""
+def test_a_disqualified_driver_follows_the_table_scored_without_them():
+    """DOMAIN.md "Every game's evening": the table is reclassified without the driver, then
+    scored (the lines given); the disqualified follow with status dsq and no points."""
     lines = [
-        DayLine("a", 1, 1, 5, "finished", None, None, 12, place=1),
-        DayLine("b", 1, 2, 6, "finished", None, None, 9, place=2),
-        DayLine("c", 1, 3, 6, "finished", None, None, 9, place=2),
-        DayLine("d", 1, 4, 8, "running", None, None, 0, place=4),
+        DayLine("b", 1, 2, 6, "finished", None, None, 9, place=1),
+        DayLine("c", 1, 1, 5, "finished", None, None, 12, place=1),
     ]
-    out = disqualified_last(lines, {"a"})
-    assert [(x.driver, x.position, x.place, x.rank, x.status, x.points) for x in out] == [
-        ("b", 1, 1, 5, "finished", 9),
-        ("c", 2, 1, 5, "finished", 9),
-        ("d", 3, 3, 7, "running", 0),
-        ("a", 4, 4, 5, "dsq", 0),
+    out = disqualified_after(lines, ["a"], table=1)
+    assert [(x.driver, x.position, x.place, x.status, x.points) for x in out] == [
+        ("c", 1, 1, "finished", 12),
+        ("b", 2, 1, "finished", 9),
+        ("a", 3, 3, "dsq", 0),
     ]
 
 

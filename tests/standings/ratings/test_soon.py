@@ -94,6 +94,26 @@ def test_another_game_moves_the_event_to_that_family(played, django_capture_on_c
     assert sorted(families) == [("formula_de", 1), ("racetrack", 1)]
 
 
+def test_a_renamed_game_moves_its_ratings_to_its_new_family_and_empties_the_old(
+    played, django_capture_on_commit_callbacks
+):
+    """DOMAIN.md "Every game's evening": a rename moves the event's ratings to its new
+    family and recomputes both; no career keeps the old family once no event is in it."""
+    for event in played.events:  # the admin writes it directly: a named game, "Heat"
+        Event.objects.filter(pk=event.pk).update(game="finishing_order", game_name="Heat")
+    with django_capture_on_commit_callbacks(execute=True):
+        results_changed_soon()
+    assert set(PlayerRating.objects.values_list("family", flat=True)) == {"heat"}
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        for event in Event.objects.filter(pk__in=[e.pk for e in played.events]):
+            event.game_name = "Хит"
+            event.save()
+    assert asked(callbacks) == [{"heat", "хит"}]
+    assert set(PlayerRating.objects.values_list("family", flat=True)) == {"хит"}
+    assert set(RatingPoint.objects.values_list("family", flat=True)) == {"хит"}
+    assert ratings() == fresh()
+
+
 def test_a_deleted_event_counts_no_more(played, django_capture_on_commit_callbacks):
     first, _second = played.events
     with django_capture_on_commit_callbacks(execute=True) as callbacks:

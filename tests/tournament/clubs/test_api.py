@@ -231,7 +231,7 @@ def test_a_member_already_is_told_so(clubs):
     invitation(clubs)
     response = clubs.api("guichet").post("/invitations/accept", {"token": "secret-of-the-mail"})
     assert response.status_code == 409
-    assert response.json()["detail"] == "You are a member of Club d’Aix already, as desk."
+    assert response.json()["detail"] == "You are a member of Club d’Aix already, as desk member."
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,14 @@ def test_my_clubs_shows_each_role_what_it_may_reach(clubs):
     assert anonymous.status_code == 302 and reverse("login") in anonymous["Location"]
 
 
+def test_a_role_reads_as_a_phrase_in_a_french_sentence(clubs):
+    """Issue 51: « Vous êtes membre de l’accueil ici », never « Vous êtes accueil ici »."""
+    client = _client(clubs.users["guichet"])
+    client.cookies["django_language"] = "fr"
+    page = client.get(reverse("my-clubs")).content.decode()
+    assert "Vous êtes membre de l’accueil ici." in page and "êtes accueil" not in page
+
+
 def test_an_empty_club_names_its_next_step(clubs):
     page = _client(clubs.users["rival"]).get(reverse("my-clubs")).content.decode()
     assert "create your first championship" in page
@@ -132,7 +140,7 @@ def test_a_role_changes_but_the_last_owner_stays(clubs):
     response = owner.post(
         reverse("club-member-role", args=["aix", "orga"]), {"role": "desk"}, follow=True
     )
-    assert "orga is now desk of Club d’Aix." in response.content.decode()
+    assert "orga is now desk member of Club d’Aix." in response.content.decode()
     assert Membership.objects.get(user__username="orga").role == "desk"
 
     response = owner.post(

@@ -119,6 +119,22 @@ def test_a_season_that_already_follows_is_a_conflict_and_creates_nothing(
     assert Championship.objects.count() == count
 
 
+def test_another_club_s_season_of_the_same_name_is_not_followed(clubs: Clubs, season: Championship):
+    """DOMAIN.md "Every game's evening": a next season follows its own club's championship,
+    never another club's of the same name and season."""
+    from tournament.clubs.models import Club
+
+    Championship.objects.filter(slug="cf").update(slug="cf-2026")  # ours, renamed
+    ours = Championship.objects.get(slug="cf-2026")
+    other = Club.objects.create(slug="autre-club", name="Autre club")
+    Championship.objects.filter(pk=ours.pk).update(club=other)  # now another club's
+    new = championship_next_season(
+        actor=clubs.pc, championship=season, slug="cf-2026b", name="Coupe de France",
+        season="2026",
+    )  # fmt: skip
+    assert new.club_id == season.club_id and new.pk != ours.pk
+
+
 def test_only_its_organisers_start_the_next_season(clubs: Clubs, season: Championship):
     with pytest.raises(NotAllowed):
         championship_next_season(

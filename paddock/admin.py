@@ -34,6 +34,7 @@ from tournament.models import (
     Team,
 )
 from tournament.players.names import licence_key, name_key
+from tournament.site.accounts.tokens import AccountRequest
 
 
 class PointsScaleField(forms.CharField):
@@ -147,6 +148,23 @@ class GuestSeatAdmin(admin.ModelAdmin):
     search_fields = ("user__username", "championship__slug", "championship__name")
     list_select_related = ("user", "championship", "given_by")
     readonly_fields = ("championship", "user", "given_by", "given_at")
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(AccountRequest)
+class AccountRequestAdmin(admin.ModelAdmin):
+    """A stranger's request for an account on a server open to clubs (its link's secret goes
+    by mail, only its digest is kept): read here, never made nor changed here."""
+
+    list_display = ("username", "created_at", "expires_at", "mailed_at", "confirmed_at")
+    search_fields = ("username",)
+    readonly_fields = (
+        "username", "email", "language", "known_address", "created_at", "expires_at",
+        "mailed_at", "confirmed_at",
+    )  # fmt: skip
+    exclude = ("password", "digest")
 
     def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False

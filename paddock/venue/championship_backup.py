@@ -188,6 +188,8 @@ NOT_EXPORTED = {
     "tournament.Invitation",
     # Who named a guest organiser (the seat itself travels with the championship's row).
     "tournament.GuestSeat",
+    # A stranger's pending request for an account: the server's, never a championship's.
+    "tournament.AccountRequest",
 }
 
 

@@ -181,6 +181,8 @@ def test_a_worker_started_afresh_knows_every_task():
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.split() == [
         "races.build_sheet_batch",
+        "tournament.account_request_mail",
+        "tournament.password_reset_mails",
         "tournament.recompute_ratings",
         "tournament.signup_daily",
         "tournament.signup_send_mail",

@@ -29,10 +29,12 @@ from tournament.registration.services import (
 
 LEAGUE_SLUG = "demo-coupe-du-sud"
 HEAT = "Heat: Pedal to the Metal"
-#: Each club: slug, name, its championship's slug, its drivers (number;first;last).
+#: Each club: slug, name, its championship's slug, its drivers (number;first;last). The demo
+#: club's Heat players are people of their own: race control's matching of the demo club
+#: proposes none of them as one of its other championships' drivers.
 CLUBS = {
-    "aix": ("", "", "demo-heat-aix", ["Rémi;Vidal", "Olga;Ferrand", "Julie;Caron",
-                                       "Charly;Masson", "Inès;Barbier", "Hugo;Renaud"]),
+    "aix": ("", "", "demo-heat-aix", ["Margot;Leroy", "Bastien;Picard", "Jeanne;Benali",
+                                       "Théo;Delmas", "Zoé;Carpentier", "Malik;Aubry"]),
     "nice": ("demo-nice", "Club de Nice (démo)", "demo-heat-nice",
              ["Lina;Perrot", "Nils;Fabre", "Sacha;Moreau", "Léa;Girard", "Tom;Roux",
               "Anaïs;Lopez"]),

@@ -37,4 +37,6 @@ SPEC = GameSpec(
     named=True,
     strict_settings=True,
     clean=settings_errors,
+    # Sign-up, check-in, tables, sheets, results, publication: nothing of Formula Dé's.
+    day=registry.BASIC_DAY,
 )

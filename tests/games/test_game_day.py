@@ -200,3 +200,26 @@ def test_the_finishing_order_sheet_s_headings_do_not_overprint(make_event, organ
             overlap_x = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
             overlap_y = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
             assert not (overlap_x > 0.5 and overlap_y > 0.5), (a["text"], b["text"])
+
+
+def test_no_formula_de_circuit_on_a_game_without_one(client, organiser, make_event):
+    """ "None · 0 tour" stood for the circuit on the public event page, the championship's,
+    the desk and the tables page: the game's name stands there instead."""
+    event = _heat(make_event)
+    allocation_run(actor=Actor(user=organiser), event=event, table_size=4)
+    event.published_allocation = True
+    event.save(update_fields=["published_allocation"])
+    client.cookies["django_language"] = "en"
+    public = [
+        reverse("event", args=[event.slug]),
+        reverse("championship", args=[event.championship.slug]),
+    ]
+    for url in public:
+        html = client.get(url).content.decode()
+        assert "None" not in html and "0 laps" not in html, url
+        assert HEAT in html, url
+    client.force_login(organiser)
+    for url in (reverse("event-desk", args=[event.slug]), reverse("allocation", args=[event.slug])):
+        html = client.get(url).content.decode()
+        assert "· None" not in html and "0 laps" not in html, url
+        assert "d20 draw" not in html and "Best run" not in html, url

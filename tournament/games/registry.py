@@ -82,6 +82,9 @@ class GameSpec:
     #: Whether the results are confirmed table by table (else stored for the whole event
     #: at once, as a rally classified across its stages).
     results_per_table: bool = True
+    #: What the results page says of how a table is classified and scored (its words, a
+    #: lazy translation), or nothing.
+    result_note: Any = None
 
     def steps(self, event: Any = None) -> tuple[str, ...]:
         """The checklist's steps of ``event`` (of the game's day when none), in order."""
@@ -305,6 +308,11 @@ register(
         day=_MAIN_DAY,
         acts=TABLE_ACTS,
         day_of=main_game_day,
+        result_note=_(
+            "Each table is classified by finishing order, then retired drivers (latest "
+            "retirement first), then drivers who did not start; the day follows table 1, "
+            "then table 2… Only finishers score (§21-1-2)."
+        ),
         settings=(
             "laps",
             "qualifying_mode",

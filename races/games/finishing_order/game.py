@@ -39,4 +39,9 @@ SPEC = GameSpec(
     clean=settings_errors,
     # Sign-up, check-in, tables, sheets, results, publication: nothing of Formula Dé's.
     day=registry.BASIC_DAY,
+    result_note=gettext_lazy(
+        "Each table is classified by finishing order, then retired drivers (latest "
+        "retirement first), then drivers who did not start; the day follows table 1, "
+        "then table 2…"
+    ),
 )

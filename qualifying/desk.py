@@ -184,7 +184,13 @@ def _race_steps(
             tables,
         ),
         # Printed, or past: once every table's result is in, its sheet served its race.
-        Step("sheets", _("Race sheets printed"), printed or results_done, "", allocation),
+        Step(
+            "sheets",
+            _("Race sheets printed"),
+            printed or results_done,
+            "",
+            reverse("event-desk", args=[event.slug]) + "#sheets",
+        ),
         Step(
             "results",
             _("Results confirmed"),

@@ -16,14 +16,7 @@ from tournament import sealing, wording
 from tournament.away.models import ArrivedPlayer, ArrivedRegistration, Checkout  # noqa: F401
 from tournament.clubs import rights
 from tournament.clubs.models import Club, Invitation, Membership  # noqa: F401
-from tournament.games.registry import (
-    GRIDS,
-    MAIN_GAME,
-    GameEnumeration,
-    GameSpec,
-    game_choices,
-    spec_of,
-)
+from tournament.games.registry import GRIDS, MAIN_GAME, GameEnumeration, game_choices, spec_of
 from tournament.offline.models import IdempotencyKey  # noqa: F401
 from tournament.players.models import (  # noqa: F401
     NotSamePlayer,
@@ -477,15 +470,10 @@ class Event(models.Model):
         """The game's name as pages show it: the organiser's name of a named game."""
         return spec_of(self.game).label(self.game_name)
 
-    @property
-    def game_spec(self) -> GameSpec:
-        """The declaration of this event's game (its day, its words): what pages read."""
-        return spec_of(self.game)
-
-    @property
-    def family(self) -> str:
-        """The ratings and careers family of this event's game (a named game's own)."""
-        return spec_of(self.game).family(self.game_name)
+    #: The declaration of this event's game (its day, its words): what pages read.
+    game_spec = property(lambda self: spec_of(self.game))
+    #: The ratings and careers family of this event's game (a named game's own).
+    family = property(lambda self: spec_of(self.game).family(self.game_name))
 
     @property
     def is_quick_rules(self) -> bool:

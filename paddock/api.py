@@ -23,6 +23,7 @@ from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
 from paddock.away.api import router as away_router
+from qualifying.api.checklist import router as checklist_router
 from qualifying.api.draw import router as draw_router
 from qualifying.api.router import router as qualifying_router
 from races import variants
@@ -189,6 +190,7 @@ _mount(standings_router, "tournament_api")
 _mount(players_router, "tournament_careers_api")
 _mount(qualifying_router, "qualifying_api")
 _mount(draw_router, "qualifying_api")
+_mount(checklist_router, "qualifying_api")
 _mount(tables_router, "races_api")
 _mount(race_router, "races_api")
 _mount(results_router, "races_api")

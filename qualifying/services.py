@@ -36,6 +36,7 @@ from qualifying.referee.words import run_values
 from qualifying.seating.services import entries_to_seat
 from tournament.access import Actor, last_saved
 from tournament.errors import Conflict, InvalidInput, NotAllowed, NotFound
+from tournament.games.registry import require_step
 from tournament.models import Driver, Entry, Event
 from tournament.registration.services import require_desk, require_organiser
 
@@ -67,6 +68,7 @@ def session_create(
 ) -> QualifyingSession:
     """Open a qualifying session and draw its weather once for every table (§1-0-3, §3-1)."""
     require_organiser(actor, event.championship)
+    require_step(event, "sessions")
     if event.qualifying_mode == Event.QualifyingMode.DRAW:
         raise Conflict(
             _("This event uses the d20 draw for the grid: it has no qualifying session.")

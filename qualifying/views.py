@@ -131,6 +131,10 @@ def event_desk(request: HttpRequest, slug: str) -> HttpResponse:
             "auto_form": AutoTablesForm(initial={"table_size": event.table_size}),
             "progress": progress,
             "ran": ran,
+            # The sheets the desk prints (the race tables' and, for a game that qualifies,
+            # the qualifying tables'): its own buttons, the allocation being the organisers'.
+            "race_tables": event.race_tables.exists(),
+            "batches": {b.kind: b for b in event.sheet_batches.defer("pdf")},
             "backup_failure": backup_state.last_failure(),
             "can_organise": organiser,
         },

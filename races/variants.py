@@ -52,7 +52,8 @@ class Variant:
     #: table link opens it instead of the race floor's (stands, configurations, weather).
     table_page: str | None = None
     #: The game's printed sheets of an event's race tables, in one PDF:
-    #: ``(event=, tables=None (all) | [table], language=, progress=None) -> bytes``; the
+    #: ``(event=, tables=None (all) | [table], language=, progress=None, referee_link=True)
+    #: -> bytes`` (no QR code of the table's link without ``referee_link``); the
     #: sheets' batch and a table's sheet link print them instead of the race sheet.
     sheets: Callable[..., bytes] | None = None
 

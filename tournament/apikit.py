@@ -302,6 +302,9 @@ class ErrorOut(Schema):
     detail: str
     errors: dict[str, list[str]] = {}
     current: Any = Field(None, description="409 on a versioned object: the stored object.")
+    code: str | None = Field(
+        None, description="A stable word for some refusals: not_in_this_game (409)."
+    )
 
 
 #: Documented on every operation; the bodies themselves come from the handlers below.
@@ -381,6 +384,8 @@ def invalid_fields(errors: dict[str, list[str]]) -> InvalidInput:
 
 def error_body(exc: ServiceError) -> dict[str, Any]:
     body: dict[str, Any] = {"detail": exc.message, "errors": exc.errors}
+    if exc.code:
+        body["code"] = exc.code
     if exc.current is not None:
         serializer = CURRENT_SERIALIZERS.get(type(exc.current))
         if serializer is not None:

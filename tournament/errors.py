@@ -11,6 +11,8 @@ class ServiceError(Exception):
     """A refusal with one sentence for a person and, optionally, per-field messages."""
 
     status = 400
+    #: A stable machine word for the refusal, in the API's body when set (``"code"``).
+    code: str | None = None
 
     def __init__(
         self,
@@ -38,6 +40,12 @@ class NotFound(ServiceError):
 
 class Conflict(ServiceError):
     status = 409
+
+
+class NotInThisGame(Conflict):
+    """A step the event's game does not have (its day, ``tournament.games.registry``)."""
+
+    code = "not_in_this_game"
 
 
 def invalid_from_validation_error(exc: ValidationError, message: str) -> InvalidInput:

@@ -471,10 +471,10 @@ class Event(CircuitTerms):
         """The game's name as pages show it: the organiser's name of a named game."""
         return spec_of(self.game).label(self.game_name)
 
-    @property
-    def family(self) -> str:
-        """The ratings and careers family of this event's game (a named game's own)."""
-        return spec_of(self.game).family(self.game_name)
+    #: The declaration of this event's game (its day, its words): what pages read.
+    game_spec = property(lambda self: spec_of(self.game))
+    #: The ratings and careers family of this event's game (a named game's own).
+    family = property(lambda self: spec_of(self.game).family(self.game_name))
 
     @property
     def is_quick_rules(self) -> bool:

@@ -103,13 +103,16 @@ def event_bundle(checkout: Checkout, key: str) -> dict[str, Any]:
         "event": {
             **_plain(event, "championship", "circuit"),
             "championship": championship.slug,
-            "circuit": event.circuit.slug,
+            # A game on its own tracks has no circuit (DOMAIN.md "Any racing game").
+            "circuit": event.circuit.slug if event.circuit else None,
         },
         "championship": _plain(championship),
-        "circuit": _plain(event.circuit),
+        "circuit": _plain(event.circuit) if event.circuit else None,
         # The championship's club (and the circuit's) by slug: DOMAIN.md "a bundle brings
         # its championship's club along"; its people stay on this server.
-        "clubs": carried.listed([championship.club_id, event.circuit.club_id]),
+        "clubs": carried.listed(
+            [championship.club_id, *([event.circuit.club_id] if event.circuit else [])]
+        ),
         "teams": [{"name": t.name, "colour": t.colour} for t in championship.teams.order_by("pk")],
         "drivers": [
             {

@@ -24,6 +24,7 @@ from qualifying.models import (
 from qualifying.seating import rules as seating
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput
+from tournament.games.registry import require_step
 from tournament.models import Driver, Entry, Event
 from tournament.registration.services import require_organiser
 from tournament.wording import seating_message
@@ -112,6 +113,7 @@ def qualifying_table_set(
     None keeps the mark as it is.
     """
     require_organiser(actor, event.championship)
+    require_step(event, "qualifying_tables")
     if not 1 <= number <= MAX_TABLES:
         raise InvalidInput(
             _("Tables are numbered from 1 to %(max)s.") % {"max": MAX_TABLES},
@@ -214,6 +216,7 @@ def qualifying_tables_auto(
     ``move_runs`` (race control confirmed, knowing the sheets handed out change).
     """
     require_organiser(actor, event.championship)
+    require_step(event, "qualifying_tables")
     moves = qualifying_spread_moves(event=event, table_size=table_size)
     if not move_runs and any(move.ran for move in moves):
         raise Conflict(
@@ -241,6 +244,7 @@ def qualifying_tables_join(
     """Seat the late arrivals at the emptiest tables with room, moving nobody seated
     (``seating.join``): ``(driver, table)`` for each, in number order (none: empty)."""
     require_organiser(actor, event.championship)
+    require_step(event, "qualifying_tables")
     entries = sorted(entries_to_seat(event), key=lambda e: e.driver.number)
     seats = QualifyingSeat.objects.select_for_update().filter(event=event)
     current: dict[int, list[Driver]] = {
@@ -279,6 +283,7 @@ def fast_tables_set(*, actor: Actor, event: Event, numbers: Iterable[int]) -> li
     """Reserve tables ``numbers`` for the drivers under a minute (§1-0-4), made empty if
     need be (the spread fills them); the others lose the mark."""
     require_organiser(actor, event.championship)
+    require_step(event, "qualifying_tables")
     wanted = sorted(set(numbers))
     if any(not 1 <= n <= MAX_TABLES for n in wanted):
         message = _("Tables are numbered from 1 to %(max)s.") % {"max": MAX_TABLES}
@@ -299,6 +304,7 @@ def fast_drivers_set(
     """Flag (or unflag) entries as drivers running under a minute (§1-0-4); with ``only``,
     the drivers not listed lose their flag. Answers every flagged entry of the event."""
     require_organiser(actor, event.championship)
+    require_step(event, "qualifying_tables")
     wanted = list(dict.fromkeys(numbers))
     locked = Entry.objects.select_for_update().filter(event=event).select_related("driver")
     entries = {e.driver.number: e for e in locked if e.driver.number in wanted or only}

@@ -27,6 +27,7 @@ _TABLE_SHEET = {
     "result_fields": sheet.game_fields,
     "api_result_save": sheet_api.table_result_save,
     "result_page": "game-table-entry",
+    "sheets": sheet.sheets_pdf,
 }
 
 
@@ -53,6 +54,7 @@ def register_all() -> None:
             allocation=rallyman.rally_allocation,
             event_rescore=rallyman.rally_rescore,
             table_context=rally_views.table_snow,
+            sheets=rallyman.rally_sheets_pdf,
         ),
     )
     register(

@@ -34,7 +34,7 @@ from ninja import Router, Schema
 from ninja.responses import Status
 from pydantic import Field, SkipValidation
 
-from races import selectors
+from races import selectors, variants
 from races.grid import services
 from races.grid import start as stand_services
 from races.models import (
@@ -471,10 +471,19 @@ def sheet(request: HttpRequest, event: str, t: int) -> HttpResponse:
     actor = actor_of(request)
     found = get_event(event)
     table = _read_table(actor, found, t)
-    (data,) = race_sheets(event=found, tables=[table])
-    if not (_is_organiser(actor, found) or actor.can_referee(table)):
-        # The QR code is the table's write token: only its referee and organisers get it.
-        data = dataclasses.replace(data, referee_link=None)
-    response = HttpResponse(RaceSheetRenderer().render(data), content_type="application/pdf")
+    trusted = _is_organiser(actor, found) or actor.can_referee(table)
+    game_sheets = variants.variant_of(found.game).sheets
+    if game_sheets is not None:
+        # The game's own sheet (every game without Formula Dé's circuit and weather).
+        pdf = game_sheets(
+            event=found, tables=[table], language=found.language, referee_link=trusted
+        )
+    else:
+        (data,) = race_sheets(event=found, tables=[table])
+        if not trusted:
+            # The QR code is the table's write token: only its referee and organisers get it.
+            data = dataclasses.replace(data, referee_link=None)
+        pdf = RaceSheetRenderer().render(data)
+    response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{found.slug}-table-{table.number}.pdf"'
     return response

@@ -21,6 +21,7 @@ from races.grid.state import checked_reason, locked_for_start, require_not_start
 from races.models import CarConfiguration, GridSlot, RaceTable, RaceWeather
 from tournament.access import Actor
 from tournament.errors import Conflict, InvalidInput, NotAllowed
+from tournament.games.registry import require_step
 from tournament.registration.services import require_organiser
 from tournament.wording import configuration_messages
 
@@ -73,6 +74,7 @@ def stands_set(
     at the table; the drivers with a stand are always the first of the grid."""
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may record its stands."))
+    require_step(table.event, "stands")
     allowed = table.event.stands()
     with transaction.atomic():
         # FOR NO KEY UPDATE (here and wherever a table or an event is locked): its writers
@@ -140,6 +142,7 @@ def configurations_set(
     once the race started at the table (§5-0-2: in ink)."""
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may record configurations."))
+    require_step(table.event, "configurations")
     if not table.event.use_configurations:
         raise Conflict(_("This event does not record car configurations."))
     errors: dict[str, list[str]] = {}

@@ -25,6 +25,7 @@ from races.models import RaceTable, RaceWeather, RaceWeatherDraw, ResultStatus, 
 from races.weather import rules as weather_rules
 from tournament.access import Actor
 from tournament.errors import Conflict, NotAllowed
+from tournament.games.registry import require_step
 from tournament.models import Event
 from tournament.registration.services import require_organiser
 
@@ -40,6 +41,7 @@ def race_weather_draw(
     every draw is kept (``event.race_weather_draws``). Answers the race weather now.
     """
     require_organiser(actor, event.championship)
+    require_step(event, "race_weather")
     reason = checked_reason(reason)
     _require_grid_known(event)
     value, source = roll_or_record(roll)
@@ -134,6 +136,7 @@ def table_weather_draw(*, actor: Actor, table: RaceTable, roll: int | None = Non
     if not actor.can_referee(table):
         raise NotAllowed(_("Only this table's referee or an organiser may draw its weather."))
     event = table.event
+    require_step(event, "race_weather")
     value, source = roll_or_record(roll)
     drawn = event.weather_scale.weather_for(value)
     with transaction.atomic():

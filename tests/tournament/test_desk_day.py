@@ -56,9 +56,9 @@ def test_entries_and_check_in_come_first(desk, make_event):
 def test_the_checklist_follows_the_day(desk, make_event, actor):
     event = make_event(n_drivers=4)
     assert steps(page(desk, event)) == {
-        "registered": "done", "checked_in": "todo", "qualifying_tables": "todo",
-        "sessions": "todo", "runs": "todo", "classification": "todo", "allocation": "todo",
-        "sheets": "todo", "weather": "todo", "results": "todo", "standings": "todo",
+        "entries": "done", "checkin": "todo", "qualifying_tables": "todo",
+        "sessions": "todo", "runs": "todo", "qualifying_published": "todo", "tables": "todo",
+        "sheets": "todo", "race_weather": "todo", "results": "todo", "published": "todo",
     }  # fmt: skip
     entries_checkin(actor=actor, event=event, numbers=[1, 2, 3, 4])
     qualifying_tables_auto(actor=actor, event=event, table_size=2)
@@ -73,7 +73,7 @@ def test_the_checklist_follows_the_day(desk, make_event, actor):
     html = page(desk, event)
     done = steps(html)
     assert all(done[key] == "done" for key in list(done)[:-2]), done
-    assert (done["results"], done["standings"]) == ("todo", "todo")
+    assert (done["results"], done["published"]) == ("todo", "todo")
     assert "0 / 1" in html  # results confirmed of the race tables
     grid = list(tables[0].slots.order_by("position").values_list("driver__number", flat=True))
     result_save(actor=actor, table=tables[0], version=0, finish=grid, retired=[], dns=[],
@@ -87,8 +87,8 @@ def test_each_step_links_to_where_it_is_done(desk, make_event):
     event = make_event(n_drivers=1)
     html = page(desk, event)
     links = dict(re.findall(r'<li id="step-([a-z_]+)"[^>]*><a href="([^"]+)"', html))
-    assert links["registered"] == reverse("event-desk", args=[event.slug]) + "#entries"
-    assert links["allocation"] == reverse("allocation", args=[event.slug])
+    assert links["entries"] == reverse("event-desk", args=[event.slug]) + "#entries"
+    assert links["tables"] == reverse("allocation", args=[event.slug])
     assert links["results"] == reverse("results-desk", args=[event.slug])
 
 
@@ -139,7 +139,8 @@ def test_a_new_event_shows_its_organiser_the_sign_up_as_a_next_step(desk, make_e
 def test_an_announced_event_starts_with_the_sign_up_steps(desk, make_event, actor):
     """DOMAIN.md "Before the day": sign-up comes before the day's first step. The
     checklist of an event with an announcement starts with it: announced, opened, the list
-    of registrants (final once sign-up closes), the messages sent to them."""
+    of registrants (final once sign-up closes); the messages sent to them are an optional
+    act, not a step (DOMAIN.md "Every game's evening")."""
     event = make_event(n_drivers=2)
     # Drivers registered by race control: sign-up is not asked for.
     assert not any(key.startswith("signup") for key in steps(page(desk, event)))
@@ -150,10 +151,8 @@ def test_an_announced_event_starts_with_the_sign_up_steps(desk, make_event, acto
     )  # fmt: skip
     html = page(desk, event)
     done = steps(html)
-    assert list(done)[:5] == [
-        "signup_announced", "signup_open", "signup_list", "signup_messages", "registered",
-    ]  # fmt: skip
-    assert [done[key] for key in list(done)[:4]] == ["done", "todo", "todo", "todo"]
+    assert list(done)[:4] == ["signup_announced", "signup_open", "signup_list", "entries"]
+    assert [done[key] for key in list(done)[:3]] == ["done", "todo", "todo"]
     assert "opens on" in html
     links = dict(re.findall(r'<li id="step-([a-z_]+)"[^>]*><a href="([^"]+)"', html))
     assert links["signup_announced"] == reverse("signup-announcement", args=[event.slug])
@@ -167,6 +166,6 @@ def test_an_announced_event_starts_with_the_sign_up_steps(desk, make_event, acto
     announcement.save()
     message_send(event=event, actor=actor, to="all", subject="Horaires", body="9 h 30.")
     html = page(desk, event)
-    assert [steps(html)[key] for key in list(steps(html))[:4]] == ["done"] * 4
+    assert [steps(html)[key] for key in list(steps(html))[:3]] == ["done"] * 3
     assert "accepted: 1 / 10 · waiting: 0" in html
-    assert "1 message" in html
+    assert "signup_messages" not in steps(html)

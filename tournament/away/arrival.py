@@ -86,8 +86,8 @@ def import_event(text: str | bytes) -> Arrived:
 def _load(data: dict[str, Any]) -> Arrived:
     clubs = carried.ids_here(data.get("clubs"))
     circuit_data = data["circuit"]
-    circuit = Circuit.objects.filter(slug=circuit_data["slug"]).first()
-    if circuit is None:
+    circuit = Circuit.objects.filter(slug=circuit_data["slug"]).first() if circuit_data else None
+    if circuit is None and circuit_data:  # none: a game on its own tracks
         circuit = Circuit.objects.create(
             **_fields(Circuit, circuit_data), club_id=clubs.get(circuit_data.get("club"))
         )

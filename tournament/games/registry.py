@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from django.utils.text import slugify
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+from tournament.errors import NotInThisGame
 
 #: The main game: ``Event.game``'s default, the one game the core may name.
 MAIN_GAME = "formula_de"
@@ -29,6 +32,19 @@ ResultKind = Literal["finish", "squares", "runs", "stages"]
 GRIDS = [("draw", _("A random draw at each table")), ("rating", _("By rating, best first"))]
 #: The longest ratings family (a slug of the organiser's name for a named game).
 FAMILY_MAX = 50
+#: The day of a game that only seats its tables and takes their results (DOMAIN.md "Every
+#: game's evening"): sign-up, check-in, tables, sheets, results, publication.
+BASIC_DAY: tuple[str, ...] = ("entries", "checkin", "tables", "sheets", "results", "published")
+#: Formula Dé's qualifying (§1): its tables, sessions, runs and published classification.
+QUALIFYING_STEPS: tuple[str, ...] = (
+    "qualifying_tables",
+    "sessions",
+    "runs",
+    "qualifying_published",
+)
+#: What a game may do at a race table beside its result: not steps of the checklist, but
+#: routes a game without them refuses (``409 not_in_this_game``).
+TABLE_ACTS: tuple[str, ...] = ("stands", "configurations")
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,31 @@ class GameSpec:
     #: The game's own pages of an event, linked from its desk: ``(URL name taking the
     #: event's slug, label)``, its main page first.
     desk_pages: tuple[tuple[str, Any], ...] = ()
+    #: The game's day (DOMAIN.md "Every game's evening"): its steps in the day's order, by
+    #: their API names (``GET .../checklist``) and its own (e.g. a rally's ``snow``).
+    day: tuple[str, ...] = BASIC_DAY
+    #: What the game does beside its steps (``stands``, ``configurations``, an optional
+    #: step of some settings): a route of something neither in ``day`` nor here is a 409.
+    acts: tuple[str, ...] = ()
+    #: The steps of an event's day when its settings change them (Formula Dé's quick rules
+    #: draw the grid instead of qualifying): ``event -> steps``, each one of ``day``.
+    day_of: Callable[[Any], tuple[str, ...]] | None = None
+    #: Whether the results are confirmed table by table (else stored for the whole event
+    #: at once, as a rally classified across its stages).
+    results_per_table: bool = True
+    #: What the results page says of how a table is classified and scored (its words, a
+    #: lazy translation), or nothing.
+    result_note: Any = None
+
+    def steps(self, event: Any = None) -> tuple[str, ...]:
+        """The checklist's steps of ``event`` (of the game's day when none), in order."""
+        if event is not None and self.day_of is not None:
+            return self.day_of(event)
+        return self.day
+
+    def has(self, step: str) -> bool:
+        """Whether the game has ``step`` at all (a step of its day or one of its acts)."""
+        return step in self.day or step in self.acts
 
     def family(self, game_name: str = "") -> str:
         """The ratings family of an event of this game named ``game_name``."""
@@ -184,6 +225,36 @@ def foreign_settings(key: str, sent: set[str] | frozenset[str]) -> list[str]:
     return found
 
 
+#: What each step is called in a refusal ("this game has no …").
+STEP_NAMES: dict[str, Any] = {
+    "qualifying_tables": _("qualifying tables"),
+    "sessions": _("qualifying sessions"),
+    "runs": _("qualifying runs"),
+    "qualifying_published": _("qualifying classification"),
+    "draw": _("d20 draw for the grid"),
+    "race_weather": _("d20 race weather"),
+    "stands": _("stands"),
+    "configurations": _("car configurations"),
+    "stages": _("special stages"),
+    "snow": _("snow draw"),
+}
+
+
+def has_step(event: Any, step: str) -> bool:
+    """Whether ``event``'s game has ``step`` (DOMAIN.md "Every game's evening")."""
+    return spec_of(event.game).has(step)
+
+
+def require_step(event: Any, step: str) -> None:
+    """Refuse (409, ``not_in_this_game``) a step that ``event``'s game does not have."""
+    if has_step(event, step):
+        return
+    raise NotInThisGame(
+        gettext("%(game)s has no %(step)s: it is not a step of this game's day.")
+        % {"game": event.game_label, "step": STEP_NAMES.get(step, step)}
+    )
+
+
 # --- Event.game's enumeration, read from the registry ---------------------------------------
 
 
@@ -242,11 +313,40 @@ class GameEnumeration(metaclass=_Enumeration):
     """The registered games as an enumeration (``Event.Game``)."""
 
 
+def main_game_day(event: Any) -> tuple[str, ...]:
+    """Formula Dé's day: a competition qualifies (§1) and waits for the race weather
+    (§3-0-1); the quick rules draw the grid with a d20 and leave the weather optional."""
+    if getattr(event, "qualifying_mode", "") == "draw":
+        return ("entries", "checkin", "draw", "tables", "sheets", "results", "published")
+    return tuple(step for step in _MAIN_DAY if step != "draw")
+
+
+_MAIN_DAY: tuple[str, ...] = (
+    "entries",
+    "checkin",
+    *QUALIFYING_STEPS,
+    "draw",
+    "tables",
+    "sheets",
+    "race_weather",
+    "results",
+    "published",
+)
+
+
 register(
     GameSpec(
         key=MAIN_GAME,
         name=_("Formula Dé"),
         result="finish",
+        day=_MAIN_DAY,
+        acts=TABLE_ACTS,
+        day_of=main_game_day,
+        result_note=_(
+            "Each table is classified by finishing order, then retired drivers (latest "
+            "retirement first), then drivers who did not start; the day follows table 1, "
+            "then table 2… Only finishers score (§21-1-2)."
+        ),
         settings=(
             "laps",
             "qualifying_mode",

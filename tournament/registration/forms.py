@@ -140,6 +140,8 @@ class RegisterForm(forms.Form):
 #: Each game says its own in the registry (``tournament.games.registry``, API names).
 COMMON_FIELDS = ("game", "name", "slug", "date", "circuit", "table_size", "language")
 STANDARD_FIELDS = tuple(f"standard_{name}" for name in FIELDS)
+#: The fields of a game run on the catalogue's circuits only (``GameSpec.circuit``).
+CIRCUIT_FIELDS = ("circuit", "laps")
 
 
 def game_fields(game: str) -> tuple[str, ...]:
@@ -273,12 +275,22 @@ class EventForm(forms.ModelForm):
             for name in [f for f in self.fields if f not in COMMON_FIELDS]:
                 if name not in chosen:
                     self.fields.pop(name)
+            if not registry.spec_of(str(game)).circuit:
+                # A game run on its own tracks: no circuit, nor a circuit's laps (the API
+                # still takes ``laps`` for the retirements' bound and the sheet).
+                for name in CIRCUIT_FIELDS:
+                    self.fields.pop(name, None)
         for name, field in self.fields.items():
             # The games a field belongs to, for the page's script ("" = every game).
             field.games = (  # type: ignore[attr-defined]
                 ""
-                if name in COMMON_FIELDS
-                else " ".join(s.key for s in registry.games() if name in game_fields(s.key))
+                if name in COMMON_FIELDS and name not in CIRCUIT_FIELDS
+                else " ".join(
+                    s.key
+                    for s in registry.games()
+                    if (name in COMMON_FIELDS or name in game_fields(s.key))
+                    and (s.circuit or name not in CIRCUIT_FIELDS)
+                )
             )
 
     def clean_slug(self) -> str:

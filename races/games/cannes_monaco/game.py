@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from tournament.games.registry import GameSpec
+from tournament.games.registry import BASIC_DAY, GameSpec
 
 SPEC = GameSpec(
     key="cannes_monaco",
@@ -12,4 +12,6 @@ SPEC = GameSpec(
     result="squares",
     settings=("qualifying_mode", "separate_teams", "min_stopwatch", "show_favourites"),
     words=("cannesmonaco", "cannes"),
+    # Neither qualifying nor a d20 race weather: the tables, their sheets and results.
+    day=BASIC_DAY,
 )

@@ -39,4 +39,11 @@ SPEC = GameSpec(
     named=True,
     strict_settings=True,
     clean=settings_errors,
+    # Sign-up, check-in, tables, sheets, results, publication: nothing of Formula Dé's.
+    day=registry.BASIC_DAY,
+    result_note=gettext_lazy(
+        "Each table is classified by finishing order, then retired drivers (latest "
+        "retirement first), then drivers who did not start; the day follows table 1, "
+        "then table 2…"
+    ),
 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.utils import formats, translation
 from django.utils.translation import gettext, ngettext
 from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import (
     Flowable,
@@ -29,6 +30,7 @@ from reportlab.platypus import (
 )
 
 from tournament.documents.printing import (
+    FONT_BOLD,
     AfterSheet,
     draw_qr,
     empty_pdf,
@@ -157,11 +159,17 @@ class FinishingOrderSheet:
         else:
             story = lines
         story += [Spacer(1, 4 * mm), Paragraph(markup(gettext("Grid")), heading)]
+        # Paragraphs: a long heading ("Ordre de passage de la ligne") wraps in its column
+        # instead of running over the next one.
+        head_style = ParagraphStyle("head", parent=body, fontName=FONT_BOLD, fontSize=8.5)
         header = [
-            gettext("Grid"),
-            gettext("Driver"),
-            gettext("Crossing order"),
-            gettext("Did not start"),
+            Paragraph(markup(text), head_style)
+            for text in (
+                gettext("Grid"),
+                gettext("Driver"),
+                gettext("Crossing order"),
+                gettext("Did not start"),
+            )
         ]
         drivers = [
             [

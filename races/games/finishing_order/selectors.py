@@ -17,9 +17,14 @@ from tournament.models import Event
 
 
 def sheet_data(
-    *, event: Event, tables: Sequence[RaceTable] | None = None, language: str | None = None
+    *,
+    event: Event,
+    tables: Sequence[RaceTable] | None = None,
+    language: str | None = None,
+    referee_link: bool = True,
 ) -> list[FinishingOrderSheetData]:
-    """The sheet data of every table of ``event`` (or of ``tables``), table 1 first."""
+    """The sheet data of every table of ``event`` (or of ``tables``), table 1 first; without
+    ``referee_link``, no QR code (a reader who is not the table's referee)."""
     language = language or event.language
     if tables is None:
         tables = list(RaceTable.objects.filter(event=event).order_by("number"))
@@ -46,7 +51,7 @@ def sheet_data(
             drivers=grids[table.pk],
             laps=event.laps,
             referee=table.referee_name,
-            link=race_referee_link(table),
+            link=race_referee_link(table) if referee_link else None,
             language=language if language in ("fr", "en") else "fr",
         )
         for table in tables
@@ -59,9 +64,10 @@ def sheets_pdf(
     tables: Sequence[RaceTable] | None = None,
     language: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    referee_link: bool = True,
 ) -> bytes:
     """The sheets of ``event``'s tables (or of ``tables``) in one PDF."""
-    data = sheet_data(event=event, tables=tables, language=language)
+    data = sheet_data(event=event, tables=tables, language=language, referee_link=referee_link)
     if progress is not None:
         progress(0, len(data))
     return FinishingOrderSheet().render_many(data, progress=progress)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from tournament.games.registry import GameSpec
+from tournament.games.registry import BASIC_DAY, GameSpec
 
 SPEC = GameSpec(
     key="racetrack",
@@ -19,4 +19,6 @@ SPEC = GameSpec(
         "race_end",
         "show_favourites",
     ),
+    # Neither qualifying nor a d20 race weather: the tables, their sheets and results.
+    day=BASIC_DAY,
 )

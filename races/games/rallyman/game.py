@@ -11,6 +11,9 @@ SPEC = GameSpec(
     name=_("Rallyman"),
     result="stages",
     settings=("show_favourites",),
+    # Its stages, the snow drawn before each (Règlement+), the classification across them.
+    day=("entries", "checkin", "tables", "stages", "snow", "results", "published"),
+    results_per_table=False,
     desk_pages=(
         ("rally-desk", _("Rally: stages and times")),
         ("rally-classification", _("Classifications")),

@@ -8,12 +8,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from qualifying.models import RollSource
 from races.games._ranking import scale_points
 from races.games.rallyman import rules as rallyman
-from races.games.rallyman.pdf import PrintedRank, PrintedStage, PrintedTime, RallySheetData
+from races.games.rallyman.pdf import (
+    PrintedRank,
+    PrintedStage,
+    PrintedTime,
+    RallySheet,
+    RallySheetData,
+)
 from races.grid.allocation import Allocation, RankedDriver
 from races.grid.state import checked_reason
 from races.models import (
@@ -525,3 +532,18 @@ def rally_sheet_data(*, event: Event, public: bool = False) -> Any:
         after=after,
         language=event.language if event.language in ("fr", "en") else "fr",
     )
+
+
+def rally_sheets_pdf(
+    *,
+    event: Event,
+    tables: Sequence[Any] | None = None,
+    language: str | None = None,
+    progress: Any = None,
+    referee_link: bool = True,
+) -> bytes:
+    """A rally's printed sheet (the race floor's ``Variant.sheets``): every game of the
+    rally runs the same stages, so each table's sheet is the FEUILLE P.C. COURSE; named as
+    race control names drivers for race control and the table's referee only."""
+    with translation.override(language or event.language):
+        return RallySheet().render(rally_sheet_data(event=event, public=not referee_link))

@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import datetime
 import io
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.utils import formats, translation
 from django.utils.translation import gettext
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, TableStyle
+from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
 from races.games.cannes_monaco import rules as cannes_monaco
-from tournament.documents.printing import markup, plain_styles, plain_table, register_fonts
+from tournament.documents.printing import (
+    empty_pdf,
+    markup,
+    plain_styles,
+    plain_table,
+    register_fonts,
+)
 
 
 @dataclass(frozen=True)
@@ -44,12 +51,40 @@ class TableGameSheet:
             return self._render(data)
 
     def _render(self, data: TableGameData) -> bytes:
+        return self._document([data], None)
+
+    def render_many(
+        self,
+        sheets: Sequence[TableGameData],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> bytes:
+        """Every table's sheet in one PDF, a page each; ``progress(done, total)`` after each."""
+        if not sheets:
+            return empty_pdf(A4, gettext("No race sheet to print."))
+        register_fonts()
+        return self._document(sheets, progress)
+
+    def _document(
+        self, sheets: Sequence[TableGameData], progress: Callable[[int, int], None] | None
+    ) -> bytes:
         buffer = io.BytesIO()
         margin = self.margin_mm * mm
         doc = SimpleDocTemplate(
             buffer, pagesize=A4, leftMargin=margin, rightMargin=margin, topMargin=margin,
-            bottomMargin=margin, title=data.event, invariant=True,
+            bottomMargin=margin, title=sheets[0].event, invariant=True,
         )  # fmt: skip
+        story: list = []
+        for done, data in enumerate(sheets, start=1):
+            with translation.override(data.language):
+                story += self._sheet(data)
+            if progress is not None:
+                progress(done, len(sheets))
+            if done < len(sheets):
+                story.append(PageBreak())
+        doc.build(story)
+        return buffer.getvalue()
+
+    def _sheet(self, data: TableGameData) -> list:
         title, heading, body = plain_styles()
         story: list = [
             Paragraph(
@@ -128,5 +163,4 @@ class TableGameSheet:
         grid = plain_table(rows, widths)
         grid.setStyle(TableStyle([("ROWHEIGHT", (0, 1), (-1, -1), self.row_height_mm * mm)]))
         story += [grid, Spacer(1, 3 * mm), Paragraph(markup(hint), body)]
-        doc.build(story)
-        return buffer.getvalue()
+        return story

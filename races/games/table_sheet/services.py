@@ -8,7 +8,8 @@ submitted → confirmed, versions, history) for the table games.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -18,7 +19,7 @@ from django.utils.translation import gettext as _
 from races.games import table_game
 from races.games.cannes_monaco import rules as cannes_monaco
 from races.games.racetrack import rules as racetrack
-from races.games.table_sheet.pdf import TableGameData
+from races.games.table_sheet.pdf import TableGameData, TableGameSheet
 from races.grid.allocation import Allocation, RankedDriver, allocate
 from races.models import (
     RaceResult,
@@ -294,6 +295,26 @@ def cannes_monaco_allocation(
 # ---------------------------------------------------------------------------
 # Printed sheets: plain data for races.game_pdf
 # ---------------------------------------------------------------------------
+
+
+def sheets_pdf(
+    *,
+    event: Event,
+    tables: Sequence[RaceTable] | None = None,
+    language: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    referee_link: bool = True,  # the sheet prints no referee link
+) -> bytes:
+    """The sheets of ``event``'s tables (or of ``tables``) in one PDF (the race floor's
+    ``Variant.sheets``): the batch, a table's API sheet and its referee's link print it."""
+    if tables is None:
+        tables = list(event.race_tables.order_by("number"))
+    data = [table_sheet_data(table=table) for table in tables]
+    if language in ("fr", "en"):
+        data = [dataclasses.replace(d, language=language) for d in data]
+    if progress is not None:
+        progress(0, len(data))
+    return TableGameSheet().render_many(data, progress=progress)
 
 
 def table_sheet_data(*, table: RaceTable) -> Any:

@@ -230,3 +230,102 @@ def test_the_guide_is_linked_from_every_pages_footer_and_the_home_page() -> None
     assert home.count(f'href="{reverse("guide")}"') == 2  # the new club's line and the footer
     login = reader("en").get(reverse("login")).content.decode()
     assert f'href="{reverse("guide")}"' in login
+
+
+#: The chapters each role of a club reads (DOMAIN.md "Clubs and who may do what"): the desk
+#: keeps the day's counter, its chapters' organiser-only steps apart.
+CHAPTERS = {
+    "owner": PAGES,
+    "organiser": PAGES,
+    "desk": ["index", "race-control", "racing-game", "referee", "player"],
+}
+ITEM = re.compile(r"<li>(.*?)</li>", re.S)
+ORGANISERS_ONLY = ("<em>Organisers only.</em>", "<em>Organisateurs seulement.</em>")
+
+
+def role_links(html: str, role: str) -> list[str]:
+    """The links of a chapter's body that ``role`` follows: all of them for the club's
+    owners and organisers; for the desk, those outside the steps marked organisers only."""
+    body = html[html.index('<article class="guide">') :]
+    body = body[: body.index("</article>")]
+    if role != "desk":
+        return links(body)
+    theirs = [item for item in ITEM.findall(body) if item.strip().startswith(ORGANISERS_ONLY)]
+    for item in theirs:
+        body = body.replace(item, "")
+    return links(body)
+
+
+@pytest.mark.django_db
+def test_each_role_opens_every_link_of_its_chapters(make_event, championship, settings) -> None:
+    """Walked with each role's session, every link of the chapters meant for it answers 200
+    and lands where it points (the anchor is on the page): the guide never sends the desk
+    to a page it may not open, nor to a form it does not have."""
+    from tournament.models import Club, Membership
+
+    settings.CLUBS_OPEN = True  # the organiser's chapter makes a club where the server lets
+    event = make_event(n_drivers=2)
+    club = Club.objects.create(slug="club-guide", name="Club du guide")
+    championship.club = club
+    championship.save(update_fields=["club"])
+    users = get_user_model().objects
+    marked = 0
+    failures: list[str] = []
+    for role, chapters in CHAPTERS.items():
+        user = users.create_user(f"guide-{role}", password="pc-password-1")
+        Membership.objects.create(club=club, user=user, role=role)
+        client = reader("fr", user)
+        walked: dict[str, str] = {}
+        for slug in chapters:
+            response = client.get(url_of(slug), {"event": event.slug})
+            assert response.status_code == 200, (role, slug)
+            html = response.content.decode()
+            for href in role_links(html, role):
+                walked.setdefault(href, slug)
+            marked += sum(html.count(mark) for mark in ORGANISERS_ONLY)
+        if f"/e/{event.slug}/desk/#sheets" not in walked:
+            failures.append(f"{role}: no link to the desk's sheets")
+        pages: dict[str, str] = {}
+        for href, slug in sorted(walked.items()):
+            path, _, anchor = href.partition("#")
+            if path not in pages:
+                response = client.get(path)
+                pages[path] = response.content.decode() if response.status_code == 200 else ""
+                if response.status_code != 200:
+                    failures.append(f"{role} · {slug}: {href} {response.status_code}")
+            if anchor and pages[path] and f'id="{anchor}"' not in pages[path]:
+                failures.append(f"{role} · {slug}: {href} has no #{anchor}")
+    assert failures == [], "\n".join(failures)
+    assert marked > 0  # the chapters say which steps are the organisers' own
+
+
+@pytest.mark.django_db
+def test_the_desk_prints_the_sheets_from_its_own_page(
+    make_event, championship, django_capture_on_commit_callbacks
+) -> None:
+    """The desk prints the race sheets (DOMAIN.md: its counter holds the sheets) from the
+    desk's page, the race tables' page being the organisers' own."""
+    from races.grid.services import allocation_run
+    from tournament.access import Actor
+    from tournament.models import Club, Membership
+
+    event = make_event(n_drivers=4)
+    club = Club.objects.create(slug="club-desk", name="Club de l’accueil")
+    championship.club = club
+    championship.save(update_fields=["club"])
+    desk = get_user_model().objects.create_user("guide-desk", password="pc-password-1")
+    Membership.objects.create(club=club, user=desk, role="desk")
+    allocation_run(actor=Actor(user=championship.organisers.get()), event=event, table_size=4)
+    client = reader("en", desk)
+    page = client.get(reverse("event-desk", args=[event.slug])).content.decode()
+    assert 'id="desk-race-sheets"' in page and 'href="#sheets"' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        asked = client.post(
+            reverse("sheet-batch-request", args=[event.slug]), {"kind": "race", "inline": "1"}
+        )
+    assert asked.status_code == 302
+    assert asked["Location"] == reverse("sheet-batch", args=[event.slug, "race"])
+    assert client.get(asked["Location"]).status_code == 200
+    pdf = client.get(reverse("sheet-batch-download", args=[event.slug, "race"]))
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+    assert client.get(reverse("allocation", args=[event.slug])).status_code == 403

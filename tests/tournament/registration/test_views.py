@@ -226,7 +226,7 @@ def test_a_driver_who_did_not_come_is_marked_absent_and_the_check_in_completes(a
 
     html = response.content.decode()
     assert "4 Pilote4 Lefèvre is marked absent." in html
-    step = html.split('id="step-checked_in"', 1)[1].split("</li>", 1)[0]
+    step = html.split('id="step-checkin"', 1)[1].split("</li>", 1)[0]
     assert step.startswith(' class="done"')
     assert "3 / 4 · 1 absent" in step
     entry = Entry.objects.get(event=event, driver__number=4)
@@ -234,7 +234,7 @@ def test_a_driver_who_did_not_come_is_marked_absent_and_the_check_in_completes(a
     # Undone: the step is open again.
     as_organiser.post(reverse("desk-checkin", args=[event.slug, 4]), {"state": "none"})
     again = as_organiser.get(desk).content.decode()
-    assert again.split('id="step-checked_in"', 1)[1].startswith(' class="todo"')
+    assert again.split('id="step-checkin"', 1)[1].startswith(' class="todo"')
     assert not Entry.objects.get(event=event, driver__number=4).absent
 
 

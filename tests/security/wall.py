@@ -7,9 +7,11 @@ championship, circuit and event; its owner, organiser and desk member each have 
 token and a session. ``b`` runs the league ``b-league``, which counts ``gp`` and is proposed
 the event ``c-gp`` of a third club ``c``; ``c`` runs its own league ``c-league``, in which
 ``b`` accepted ``gp`` as a counted round, and its owner and organiser (that league's
-organisers) each have an API token and a session. Everything ``b`` holds is read by ``rows_of``: every model that reaches
-the club through its foreign keys, the club itself, its members' accounts and its drivers'
-players, each row with every field, in the order of its primary key.
+organisers) each have an API token and a session. Everything ``b`` holds is read by
+``rows_of``: every model that reaches the club through its foreign keys (its leagues and
+the rounds of its leagues or of its events included), the club itself, its members'
+accounts and its drivers' players, each row with every field, in the order of its primary
+key.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from django.db import connection, models
 from django.db.models import Q
 from django.utils import timezone
 
+from standings.leagues.models import League, Round
 from tests.security import test_permission_matrix as security
 from tests.security.conftest import World, build_world
 from tournament.models import (
@@ -43,7 +46,6 @@ from tournament.models import (
     Player,
     Sanction,
 )
-from standings.leagues.models import League, Round
 from tournament.signup.models import Registration
 
 #: Club a's people: the three roles of a club (DOMAIN.md "Clubs and who may do what").
@@ -148,7 +150,8 @@ def build_leagues(users: dict[str, Any], *, club_b: Club, event: Event) -> None:
             decided = status == "counted"
             Round.objects.create(
                 league=league, event=round_event, status=status,
-                decided_by=users["b-owner"] if decided else None, decided_at=now if decided else None,
+                decided_by=users["b-owner"] if decided else None,
+                decided_at=now if decided else None,
             )  # fmt: skip
 
 

@@ -13,6 +13,12 @@ pages as club b's owner sees them, each of a page's forms sent. A page that answ
 caller of the security matrix alike (a public page, a page without POST) answers club a so.
 Each request runs in a savepoint rolled back afterwards;
 club b's rows are read again only when the request wrote to one of their tables.
+
+Leagues (issue 52, "Walls"): club a's people send every league write at b's league and at
+each of its rounds (b's own ``gp``, counted; c's ``c-gp``, proposed), and b's leagues' rows
+are b's rows. A league gives no right over a round's event: club c's owner and organiser,
+who run a league counting b's ``gp``, send every write of a championship or an event at
+b's (the same requests as club a's), refused, b's rows the same.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from tests.security import test_permission_matrix as security
 from tests.security.conftest import english
 from tests.security.wall import (
     CSV,
+    LEAGUE_ROLES,
     ROLES,
     Forms,
     Wall,
@@ -83,7 +90,25 @@ API_BODIES: dict[tuple[str, str], Any] = {
         "reason": "not the same",
     },
     ("post", "/events/{event}/registrations/{id}/decision"): {"status": "refused", "reason": "x"},
+    # A league of b made by another club; a's own event counted in b's league; b's driver
+    # joined with a's.
+    ("post", "/leagues"): {
+        "slug": "mur-ligue",
+        "name": "Mur",
+        "season": "2027",
+        "club": CLUB_B,
+        "points_scale": [10, 8],
+    },  # fmt: skip
+    ("post", "/leagues/{league}/rounds"): {"event": "a-gp"},
+    ("post", "/leagues/{league}/matches"): {
+        "drivers": [{"championship": "cf", "number": 1}, {"championship": "a-cup", "number": 1}],
+        "reason": "the same person",
+    },
 }
+#: b's league, and the events of its rounds an ``{event}`` of a league's path names: b's own
+#: (counted) and c's (proposed).
+LEAGUE_B = "b-league"
+ROUND_EVENTS = ("gp", "c-gp")
 
 #: Which of b's objects an ``{id}`` names, by the path's words before it.
 API_IDS = {
@@ -108,7 +133,15 @@ def write_operations() -> list[tuple[str, str]]:
     )
 
 
+def api_urls(wall: Wall, path: str) -> list[str]:
+    """The addresses of an operation at b's objects: one, or one per round of b's league."""
+    if not path.startswith("/leagues/{league}/rounds/{event}"):
+        return [api_url(wall, path)]
+    return [api_url(wall, path.replace("{event}", event)) for event in ROUND_EVENTS]
+
+
 def api_url(wall: Wall, path: str) -> str:
+    path = path.replace("{league}", LEAGUE_B)
     for words, key in API_IDS.items():
         if words in path:
             path = path.replace("{id}", str(wall.ids[key]), 1)
@@ -151,6 +184,10 @@ PAGE_ARGUMENTS: dict[str, Callable[[Wall], dict[str, Any]]] = {
     "sanction-withdraw": lambda wall: {"slug": "gp", "pk": wall.ids["sanction"]},
     "player-split": lambda wall: {"pk": wall.ids["player"]},
     "signup-entrants": lambda wall: {"slug": "gp"},
+    **{
+        name: lambda wall: {"slug": LEAGUE_B}
+        for name in ("league", "league-projector", "league-matches")
+    },
     # Race control's restore, through a table's link: the link alone may not (403).
     "result-restore": lambda wall: {"token": wall.world.rtables[0].token},
 }
@@ -255,7 +292,7 @@ def wall(django_db_setup: None, django_db_blocker: Any) -> Any:
         built = build_wall()
         built.baseline = rows_of(built.club_b)
         read_forms(built)
-        for role in ROLES:
+        for role in (*ROLES, *LEAGUE_ROLES):
             client = Client()
             client.force_login(built.users[role])
             built.tokens[f"session-{role}"] = client.cookies[settings.SESSION_COOKIE_NAME].value
@@ -287,38 +324,78 @@ def verdicts(answers: dict[str, tuple[int, list[str]]], allowed: set[int]) -> li
 # --- The tests ----------------------------------------------------------------------------------
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("operation", API_WALKED, ids=lambda op: f"{op[0]} {op[1]}")
-def test_the_api_holds_the_wall(wall: Wall, operation: tuple[str, str]) -> None:
+def api_wrongs(wall: Wall, operation: tuple[str, str], roles: tuple[str, ...]) -> list[str]:
+    """What ``roles`` were answered, at each address of ``operation``, that the wall forbids."""
     method, path = operation
-    url = api_url(wall, path)
-    assert "{" not in url, url
     body = api_body(wall, operation)
-    answers = {}
-    for role in ROLES:
-        client = Client(HTTP_AUTHORIZATION=f"Bearer {wall.tokens[role]}", HTTP_ACCEPT_LANGUAGE="en")
-        answers[role] = sent(wall, lambda c=client: security.api_request(c, method, url, body))
-    assert verdicts(answers, REFUSED) == [], (method, url)
+    wrong = []
+    for url in api_urls(wall, path):
+        assert "{" not in url, url
+        answers = {}
+        for role in roles:
+            token = wall.tokens[role]
+            client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_ACCEPT_LANGUAGE="en")
+            answers[role] = sent(
+                wall, lambda c=client, u=url: security.api_request(c, method, u, body)
+            )
+        wrong += [f"{url} {verdict}" for verdict in verdicts(answers, REFUSED)]
+    return wrong
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("name", PAGES_WALKED)
-def test_the_pages_hold_the_wall(wall: Wall, name: str) -> None:
+def page_wrongs(wall: Wall, name: str, roles: tuple[str, ...]) -> list[str]:
+    """What ``roles`` were answered, for each form of the page ``name``, that the wall forbids."""
     url = reverse(name, kwargs=page_arguments(wall, name))
     allowed = page_expected(name)
     wrong = []
     for fields in form_fields(wall, name):
         answers = {}
-        for role in ROLES:
+        for role in roles:
             client = english(Client())
             client.cookies[settings.SESSION_COOKIE_NAME] = wall.tokens[f"session-{role}"]
             answers[role] = sent(wall, lambda c=client, f=fields: c.post(url, f))
         wrong += [f"{verdict} ({fields})" for verdict in verdicts(answers, allowed)]
-    assert wrong == [], (name, url)
+    return wrong
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("operation", API_WALKED, ids=lambda op: f"{op[0]} {op[1]}")
+def test_the_api_holds_the_wall(wall: Wall, operation: tuple[str, str]) -> None:
+    assert api_wrongs(wall, operation, ROLES) == [], operation
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", PAGES_WALKED)
+def test_the_pages_hold_the_wall(wall: Wall, name: str) -> None:
+    assert page_wrongs(wall, name, ROLES) == [], name
+
+
+#: The writes of a championship or an event (its settings, entries, tables, results,
+#: registrations, sanctions, photos...), and the pages of one.
+ROUND_OPERATIONS = [op for op in API_WALKED if op[1].startswith(("/events/", "/championships/{"))]
+ROUND_PAGES = [
+    name
+    for name, route in page_patterns()
+    if name in PAGES_WALKED and route.startswith(("e/<", "^e/(?P<slug>", "c/<"))
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("operation", ROUND_OPERATIONS, ids=lambda op: f"{op[0]} {op[1]}")
+def test_a_league_gives_no_right_over_its_rounds_event_api(
+    wall: Wall, operation: tuple[str, str]
+) -> None:
+    """The organisers of c's league, which counts b's ``gp``, change nothing of it."""
+    assert api_wrongs(wall, operation, LEAGUE_ROLES) == [], operation
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ROUND_PAGES)
+def test_a_league_gives_no_right_over_its_rounds_event_pages(wall: Wall, name: str) -> None:
+    assert page_wrongs(wall, name, LEAGUE_ROLES) == [], name
 
 
 #: The arguments ``api_url`` fills with club b's objects.
-API_ARGUMENTS = {"slug", "event", "n", "driver", "t", "id", "club", "username"}
+API_ARGUMENTS = {"slug", "event", "n", "driver", "t", "id", "club", "username", "league"}
 
 
 def test_every_write_and_page_is_walked_or_said_not_to_apply() -> None:
@@ -358,3 +435,12 @@ def test_the_walk_sees_club_b_change_its_own_rows(wall: Wall) -> None:
     fields = {**form_fields(wall, "circuit-edit")[0], "name": "Monza 2"}
     status, diff = sent(wall, lambda: page.post(url, fields))
     assert (status, "tournament.Circuit" in diff) == (302, True), diff
+    # b's leagues are b's rows: its owner withdrawing a round of its league is seen.
+    url = api_url(wall, "/leagues/{league}/rounds/c-gp")
+    status, diff = sent(wall, lambda: owner.delete(url))
+    assert (status, "leagues.Round" in diff) == (204, True), diff
+    # c's people do run a league counting b's gp: they may withdraw it (b's event's round).
+    league = Client(HTTP_AUTHORIZATION=f"Bearer {wall.tokens['c-organiser']}")
+    url = "/api/v1/leagues/c-league/rounds/gp"
+    status, diff = sent(wall, lambda: league.delete(url))
+    assert (status, "leagues.Round" in diff) == (204, True), diff

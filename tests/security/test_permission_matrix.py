@@ -183,6 +183,28 @@ def club_circuit(world: World, role: str) -> dict[str, Any]:
     return {"slug": circuit.slug}
 
 
+def league_slug(world: World) -> str:
+    """A league of the club the organiser runs (made the first time), counting the world's
+    event: counted where the event is of its club (tests/tournament/clubs), else proposed."""
+    from standings.leagues.models import League, Round
+
+    running = Club.objects.get(slug=running_club(world, "organiser")["club"])
+    league, _created = League.objects.get_or_create(
+        slug="matrix-league",
+        defaults={"name": "Ligue", "season": "2026", "club": running, "points_scale": [10, 8]},
+    )
+    event = type(world.event).objects.select_related("championship").get(pk=world.event.pk)
+    own = event.championship.club_id == league.club_id
+    Round.objects.get_or_create(
+        league=league, event=event, defaults={"status": "counted" if own else "proposed"}
+    )
+    return league.slug
+
+
+def league(world: World, role: str) -> dict[str, Any]:
+    return {"slug": league_slug(world)}
+
+
 def codes(text: str) -> dict[str, int]:
     """ "200 403 403 403 403 403" → one status per caller, in ROLES order."""
     values = [int(code) for code in text.split()]
@@ -507,6 +529,15 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "signup-entrants": (entrants, {"GET": UNPUBLISHED, "POST": GET_ONLY}),
     "signup-announcement": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "signup-desk": (event, {"GET": ORGANISER_PAGE, "POST": "404 403 403 403 403 403"}),
+    # A season across clubs (issue 52): a league's page and projector are everyone's; its
+    # matching page its organisers' (its club's owners and organisers; the organiser runs
+    # the league's club here), others told nothing (404); nothing sent is a message (302).
+    "league": (league, {"GET": PUBLIC, "POST": PUBLIC}),
+    "league-projector": (league, {"GET": PUBLIC, "POST": PUBLIC}),
+    "league-matches": (
+        league,
+        {"GET": "200 302 404 404 404 302", "POST": "302 302 404 404 404 302"},
+    ),
 }
 
 
@@ -611,6 +642,8 @@ def api_token(world: World, role: str, path: str) -> str | None:
 
 
 def api_path(world: World, path: str) -> str:
+    if "{league}" in path:
+        path = path.replace("{league}", league_slug(world))
     if path.startswith("/players/{id}"):
         path = path.replace("{id}", str(player_of(world)), 1)
     return (
@@ -903,6 +936,37 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("get", "/events/{event}/messages"): (None, "200 403 403 403 403 401"),
     ("get", "/events/{event}/entrants"): (None, EVENT_WIDE),
+    # A season across clubs (issue 52): a club's owners and organisers make its leagues (the
+    # organiser runs one club here); the league's organisers propose rounds (the event is
+    # already one: 409) and withdraw them; the event's club decides a round (the event is
+    # of no club here: its operator only); standings and the clubs' cup are everyone's; the
+    # matching is the league's organisers' (two drivers of one championship: 400).
+    ("post", "/leagues"): (
+        lambda world: {
+            "slug": "nouvelle-ligue",
+            "name": "Ligue",
+            "season": "2027",
+            "club": running_club(world, "organiser")["club"],
+            "points_scale": [10, 8],
+        },
+        "201 403 403 403 403 401",
+    ),
+    ("get", "/leagues"): (None, "200 200 200 200 200 200"),
+    ("get", "/leagues/{league}"): (None, "200 200 200 200 200 200"),
+    ("post", "/leagues/{league}/rounds"): ({"event": "gp"}, "409 403 403 403 403 401"),
+    ("post", "/leagues/{league}/rounds/{event}/accept"): (None, "403 403 403 403 403 401"),
+    ("post", "/leagues/{league}/rounds/{event}/decline"): (None, "403 403 403 403 403 401"),
+    ("delete", "/leagues/{league}/rounds/{event}"): (None, "204 403 403 403 403 401"),
+    ("get", "/leagues/{league}/standings"): (None, "200 200 200 200 200 200"),
+    ("get", "/leagues/{league}/clubs"): (None, "200 200 200 200 200 200"),
+    ("get", "/leagues/{league}/matches"): (None, "200 403 403 403 403 401"),
+    ("post", "/leagues/{league}/matches"): (
+        {
+            "drivers": [{"championship": "cf", "number": 1}, {"championship": "cf", "number": 2}],
+            "reason": "même licence",
+        },
+        "400 403 403 403 403 401",
+    ),
 }
 
 

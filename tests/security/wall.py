@@ -4,9 +4,14 @@ Club ``b`` runs the security tests' whole event (``gp`` of championship ``cf``, 
 ``monza``: tables, runs, a result, sheets; tests/security/conftest.py) with a registration,
 a sanction, a pending invitation, its owner and a desk member. Club ``a`` runs its own
 championship, circuit and event; its owner, organiser and desk member each have an API
-token and a session. Everything ``b`` holds is read by ``rows_of``: every model that reaches
-the club through its foreign keys, the club itself, its members' accounts and its drivers'
-players, each row with every field, in the order of its primary key.
+token and a session. ``b`` runs the league ``b-league``, which counts ``gp`` and is proposed
+the event ``c-gp`` of a third club ``c``; ``c`` runs its own league ``c-league``, in which
+``b`` accepted ``gp`` as a counted round, and its owner and organiser (that league's
+organisers) each have an API token and a session. Everything ``b`` holds is read by
+``rows_of``: every model that reaches the club through its foreign keys (its leagues and
+the rounds of its leagues or of its events included), the club itself, its members'
+accounts and its drivers' players, each row with every field, in the order of its primary
+key.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from django.db import connection, models
 from django.db.models import Q
 from django.utils import timezone
 
+from standings.leagues.models import League, Round
 from tests.security import test_permission_matrix as security
 from tests.security.conftest import World, build_world
 from tournament.models import (
@@ -44,6 +50,8 @@ from tournament.signup.models import Registration
 
 #: Club a's people: the three roles of a club (DOMAIN.md "Clubs and who may do what").
 ROLES = ("owner", "organiser", "desk")
+#: Club c's people who run its league ``c-league``, one of whose counted rounds is b's event.
+LEAGUE_ROLES = ("c-owner", "c-organiser")
 
 
 @dataclass
@@ -113,9 +121,38 @@ def build_wall() -> Wall:
         "player": security.player_of(world),
         "a-player": a_driver.player_id,
     }
+    build_leagues(users, club_b=club_b, event=event)
     wall = Wall(world=world, club_a=club_a, club_b=club_b, users=users, ids=ids)
-    wall.tokens = {name: ApiToken.issue(users[name]) for name in (*ROLES, "b-owner")}
+    names = (*ROLES, *LEAGUE_ROLES, "b-owner")
+    wall.tokens = {name: ApiToken.issue(users[name]) for name in names}
     return wall
+
+
+def build_leagues(users: dict[str, Any], *, club_b: Club, event: Event) -> None:
+    """b's league (``gp`` counted, c's ``c-gp`` proposed) and c's (``gp`` accepted by b)."""
+    club_c = Club.objects.create(slug="club-c", name="Club C")
+    for role in ("owner", "organiser"):
+        users[f"c-{role}"] = get_user_model().objects.create_user(f"c-{role}", password="pw-1")
+        Membership.objects.create(club=club_c, user=users[f"c-{role}"], role=role)
+    cup = Championship.objects.create(slug="c-cup", name="Coupe C", season="2026", club=club_c)
+    c_event = Event.objects.create(
+        championship=cup, slug="c-gp", name="GP C", date=datetime.date(2026, 8, 1)
+    )
+    now = timezone.now()
+    for club, slug, rounds in (
+        (club_b, "b-league", ((event, "counted"), (c_event, "proposed"))),
+        (club_c, "c-league", ((event, "counted"),)),
+    ):
+        league = League.objects.create(
+            slug=slug, name=f"Ligue {club.name}", season="2026", club=club, points_scale=[10, 8]
+        )
+        for round_event, status in rounds:
+            decided = status == "counted"
+            Round.objects.create(
+                league=league, event=round_event, status=status,
+                decided_by=users["b-owner"] if decided else None,
+                decided_at=now if decided else None,
+            )  # fmt: skip
 
 
 # --- Club b's rows --------------------------------------------------------------------------------

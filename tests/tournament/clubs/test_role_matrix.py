@@ -130,6 +130,10 @@ PAGES_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     ("championship-next-season", "POST"): {"guest": 403},
     # A server not open to clubs has no welcome page for new accounts: 404 to everyone.
     ("account-welcome", "GET"): {"desk": 404},
+    # A league is run by its club's owners and organisers: the desk and a championship's
+    # guest organiser are told nothing of its matching page, as any stranger (404).
+    ("league-matches", "GET"): {"desk": 404, "guest": 404},
+    ("league-matches", "POST"): {"desk": 404, "guest": 404},
 }
 
 #: The club's people pages, for ``cf-club`` itself (the security matrix's club is another):
@@ -217,6 +221,19 @@ API_DIFFER: dict[tuple[str, str], dict[str, int]] = {
     ("patch", "/events/{event}/sessions/{n}/runs/{driver}"): {"desk": 409},
     # A club's next season is started by its owners and organisers, never by a guest.
     ("post", "/championships/{slug}/next-season"): {"guest": 403},
+    # A league is its club's (its owners and organisers): a championship's guest organiser
+    # makes none, runs none. The round of the club's own event is the club's to decide
+    # (here the event is of the league's club; the security matrix's is of no club).
+    **{
+        ("post", "/leagues" + path): {"guest": 403}
+        for path in ("", "/{league}/rounds", "/{league}/matches")
+    },
+    ("get", "/leagues/{league}/matches"): {"guest": 403},
+    ("delete", "/leagues/{league}/rounds/{event}"): {"guest": 403},
+    **{
+        ("post", f"/leagues/{{league}}/rounds/{{event}}/{verb}"): {"owner": 200, "organiser": 200}
+        for verb in ("accept", "decline")
+    },
 }
 #: The clubs' own operations: (method, path sent, body) → statuses in ROLES order.
 CLUBS: dict[tuple[str, str], tuple[str, Any, str]] = {
@@ -436,7 +453,9 @@ def test_api(clubs: ClubWorld, operation: tuple[str, str]) -> None:
 
 def test_every_club_operation_is_walked() -> None:
     """The clubs' operations of the OpenAPI document are all written out above."""
-    clubs_ops = {op for op in security.api_operations() if "/clubs" in op[1] or op[1] == "/me"}
+    clubs_ops = {
+        op for op in security.api_operations() if op[1].startswith("/clubs") or op[1] == "/me"
+    }
     assert clubs_ops <= set(CLUBS)
 
 

@@ -150,7 +150,7 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
     ]
 
 
-#: Models of the three apps a backup leaves out: API tokens belong to people, not to a
+#: Models of the apps a backup leaves out: API tokens belong to people, not to a
 #: championship; a batch of printed sheets shows every link of its event in clear, and is
 #: built again from the desk in seconds; the photos of the signed sheets are files, kept by
 #: the venue's backups (the export says ``"photos": "not included"``).
@@ -186,8 +186,17 @@ NOT_EXPORTED = {
     "tournament.Membership",
     "tournament.HistoricalMembership",
     "tournament.Invitation",
+    # A stranger's account asked for (a password's hash, an address): this server's own.
+    "tournament.AccountRequest",
     # Who named a guest organiser (the seat itself travels with the championship's row).
     "tournament.GuestSeat",
+    # A league belongs to a club and counts events of several clubs' championships: it
+    # stays on this server with its rounds (the whole-database backup holds them); an
+    # imported championship's events are proposed to a league again.
+    "leagues.League",
+    "leagues.HistoricalLeague",
+    "leagues.Round",
+    "leagues.HistoricalRound",
 }
 
 

@@ -15,9 +15,9 @@ PROJECTOR_ROWS = 10
 PROJECTOR_SECONDS = 15
 
 
-def _page_number(request: HttpRequest, name: str, default: int) -> int:
+def _page_number(text: str | None, default: int) -> int:
     try:
-        return int(request.GET.get(name, default))
+        return int(text or default)
     except ValueError:
         return default
 
@@ -41,9 +41,9 @@ def league_projector(request: HttpRequest, slug: str) -> HttpResponse:
     """Big standings for the room's screen, turning by itself every 15 s (htmx)."""
     league = get_object_or_404(League.objects.select_related("club"), slug=slug)
     table = selectors.league_table(league=league)
-    rows = max(5, min(100, _page_number(request, "rows", PROJECTOR_ROWS)))
+    rows = max(5, min(100, _page_number(request.GET.get("rows"), PROJECTOR_ROWS)))
     pages = max(1, -(-len(table.lines) // rows))
-    page = (_page_number(request, "page", 1) - 1) % pages + 1
+    page = (_page_number(request.GET.get("page"), 1) - 1) % pages + 1
     context = {
         "league": league,
         "lines": table.lines[(page - 1) * rows : page * rows],

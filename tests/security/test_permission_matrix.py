@@ -43,6 +43,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from standings.leagues.models import League, Round
 from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
@@ -181,6 +182,27 @@ def club_circuit(world: World, role: str) -> dict[str, Any]:
         circuit.club = Club.objects.get(slug=running_club(world, role)["club"])
         circuit.save(update_fields=["club"])
     return {"slug": circuit.slug}
+
+
+def league(world: World, role: str, **extra: Any) -> dict[str, Any]:
+    """A league of the club whose owner is the organiser (made the first time)."""
+    owner = Club.objects.get(slug=club(world, role)["club"])
+    found, _created = League.objects.get_or_create(
+        slug="matrix-league",
+        defaults={"name": "Ligue", "season": "2026", "club": owner, "points_scale": [10, 6]},
+    )
+    return {"slug": found.slug, **extra}
+
+
+def league_round(world: World, role: str) -> dict[str, Any]:
+    """The league's round of the world's event (proposed: the event is of no club)."""
+    kwargs = league(world, role, event=world.event.slug)
+    Round.objects.get_or_create(
+        league=League.objects.get(slug=kwargs["slug"]),
+        event=world.event,
+        defaults={"status": "proposed"},
+    )
+    return kwargs
 
 
 def codes(text: str) -> dict[str, int]:
@@ -505,6 +527,35 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "signup-entrants": (entrants, {"GET": UNPUBLISHED, "POST": GET_ONLY}),
     "signup-announcement": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "signup-desk": (event, {"GET": ORGANISER_PAGE, "POST": "404 403 403 403 403 403"}),
+    # Leagues (issue 52): a league's page and projector are everyone's; its rounds and
+    # matching pages its organisers' (the owners and organisers of its club), others told
+    # nothing (404); a club's leagues and the rounds proposed to its events, its owners'
+    # and organisers' (an empty form comes back with its errors; a decline, a withdrawal
+    # ask first; no round 999999).
+    "league": (league, {"GET": PUBLIC, "POST": PUBLIC}),
+    "league-projector": (league, {"GET": PUBLIC, "POST": PUBLIC}),
+    "league-matches": (
+        league,
+        {"GET": "200 302 404 404 404 302", "POST": "302 302 404 404 404 302"},
+    ),
+    "league-rounds": (
+        league,
+        {"GET": "200 302 404 404 404 302", "POST": "302 302 404 404 404 302"},
+    ),
+    "league-round-withdraw": (
+        league_round,
+        {"GET": POST_ONLY, "POST": "200 302 404 404 404 302"},
+    ),
+    "club-leagues": (club, {"GET": "200 302 403 403 403 302", "POST": "400 302 403 403 403 302"}),
+    "club-league-rounds": (club, {"GET": "200 302 403 403 403 302", "POST": GET_ONLY}),
+    "club-league-round-accept": (
+        lambda world, role: club(world, role, pk=999999),
+        {"GET": POST_ONLY, "POST": "404 302 403 403 403 302"},
+    ),
+    "club-league-round-decline": (
+        lambda world, role: club(world, role, pk=999999),
+        {"GET": POST_ONLY, "POST": "404 302 403 403 403 302"},
+    ),
 }
 
 
@@ -619,6 +670,7 @@ def api_path(world: World, path: str) -> str:
         .replace("{t}", "1")
         .replace("{id}", "999999")
         .replace("{club}", "cf-club")  # no club here: tests/tournament/clubs has them
+        .replace("{league}", "cf-league")  # nor league: tests/standings/leagues has them
         .replace("{username}", "orga")
     )
 
@@ -644,6 +696,9 @@ def photo_upload(world: World) -> dict[str, Any]:
 
 
 NO_RALLY = "404 404 404 404 404 404"
+#: A league's write (or its organisers' read) where the league does not exist: 404; without
+#: a token, the API asks for one first (401).
+NO_LEAGUE_WRITE = "404 404 404 404 404 401"
 NO_RALLY_WRITE = "404 404 404 404 404 401"
 #: Event-wide data of the unpublished event: organisers only; a table's link (its own or
 #: another's) is told nothing, like an anonymous caller (404); users' tokens get 403.
@@ -899,6 +954,25 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("get", "/events/{event}/messages"): (None, "200 403 403 403 403 401"),
     ("get", "/events/{event}/entrants"): (None, EVENT_WIDE),
+    # Leagues (issue 52): nobody here runs a club, and the league asked for does not exist
+    # (404); the role matrix with clubs walks them in tests/tournament/clubs.
+    ("post", "/leagues"): (
+        {"slug": "sud", "name": "Sud", "season": "2026", "club": "cf-club"},
+        "400 400 400 400 400 401",
+    ),
+    ("get", "/leagues"): (None, "200 200 200 200 200 200"),
+    ("get", "/leagues/{league}"): (None, "404 404 404 404 404 404"),
+    ("post", "/leagues/{league}/rounds"): ({"event": "gp"}, NO_LEAGUE_WRITE),
+    ("post", "/leagues/{league}/rounds/{event}/accept"): (None, NO_LEAGUE_WRITE),
+    ("post", "/leagues/{league}/rounds/{event}/decline"): (None, NO_LEAGUE_WRITE),
+    ("delete", "/leagues/{league}/rounds/{event}"): (None, NO_LEAGUE_WRITE),
+    ("get", "/leagues/{league}/standings"): (None, "404 404 404 404 404 404"),
+    ("get", "/leagues/{league}/clubs"): (None, "404 404 404 404 404 404"),
+    ("get", "/leagues/{league}/matches"): (None, NO_LEAGUE_WRITE),
+    ("post", "/leagues/{league}/matches"): (
+        {"drivers": [{"championship": "cf", "number": 1}], "reason": "même licence"},
+        NO_LEAGUE_WRITE,
+    ),
 }
 
 

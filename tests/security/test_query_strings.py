@@ -232,7 +232,7 @@ def test_every_parameter_read_is_listed() -> None:
     of ``QUERY_FORMS`` whose fields are listed): a view reading a new parameter fails here
     until its hostile values are sent to it."""
     unexplained, names = [], set()
-    for folder in ("tournament", "races", "qualifying"):
+    for folder in ("tournament", "races", "qualifying", "standings", "paddock"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
             for number, line in enumerate(path.read_text().splitlines(), 1):

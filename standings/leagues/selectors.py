@@ -124,6 +124,18 @@ def league_table(*, league: League) -> LeagueTable:
     return LeagueTable(rounds=data["rounds"], lines=data["lines"], clubs=data["clubs"])
 
 
+def league_standings_json(*, league: League) -> str:
+    """The standings' lines as the API sends them, as JSON text kept as the table is (once
+    per version of what they read): a national season's 600 players of 40 rounds each are
+    not validated again at every read."""
+    return fragment(
+        "leagues.standings.json",
+        STANDINGS_TABLES,
+        lambda: json.dumps(league_table(league=league).lines, separators=(",", ":")),
+        league.pk,
+    )
+
+
 def _club(club: Any) -> dict[str, str] | None:
     return {"slug": club.slug, "name": club.name} if club is not None else None
 

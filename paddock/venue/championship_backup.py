@@ -186,17 +186,11 @@ NOT_EXPORTED = {
     "tournament.Membership",
     "tournament.HistoricalMembership",
     "tournament.Invitation",
-    # A stranger's account asked for (a password's hash, an address): this server's own.
-    "tournament.AccountRequest",
+    "tournament.AccountRequest",  # a stranger's account asked for: this server's own
     # Who named a guest organiser (the seat itself travels with the championship's row).
     "tournament.GuestSeat",
-    # A league belongs to a club and counts events of several clubs' championships: it
-    # stays on this server with its rounds (the whole-database backup holds them); an
-    # imported championship's events are proposed to a league again.
-    "leagues.League",
-    "leagues.HistoricalLeague",
-    "leagues.Round",
-    "leagues.HistoricalRound",
+    # A league is a club's, across championships: kept here with its rounds, as the clubs.
+    *(f"leagues.{model}" for model in ("League", "HistoricalLeague", "Round", "HistoricalRound")),
 }
 
 

@@ -12,7 +12,8 @@ and then the load part (which needs PostgreSQL) is skipped with a printed line.
 The scenarios of sign-up, the event away and the offline tables (issues 29, 30, 31) run
 with the load part, or alone: ``--only-registration`` (``registration_rush`` and
 ``registration_mails``: gunicorn, Redis database 6 or ``BENCH_REDIS_URL``, a Celery worker,
-aiosmtpd), ``--only-event-return``, ``--only-offline``; add ``--into-results`` to merge one's
+aiosmtpd), ``--only-event-return``, ``--only-offline``; a national season across clubs
+(issue 52, ``bench.leagues``) too, ``--only-league``; add ``--into-results`` to merge one's
 measures and targets into ``bench/results.json``.
 """
 
@@ -66,6 +67,12 @@ class Config:
     signup_seconds: float = 30.0
     signup_deadline: float = 240.0
     mails_deadline: float = 180.0
+    # A national season across clubs (issue 52): its rounds' results, its league's reads.
+    league_clubs: int = 10
+    league_rounds: int = 40
+    league_players: int = 600
+    league_round_size: int = 300
+    league_requests: int = 200
 
 
 QUICK = Config(
@@ -79,6 +86,11 @@ QUICK = Config(
     spike_seconds=2,
     spike_drivers=30,
     ratings_seasons=2,
+    league_clubs=3,
+    league_rounds=6,
+    league_players=60,
+    league_round_size=30,
+    league_requests=20,
     signup_people=60,
     signup_capacity=12,
     signup_seconds=2,
@@ -192,6 +204,36 @@ def measure_ratings(config: Config) -> dict[str, Any]:
     return out
 
 
+def measure_league(config: Config, *, env: dict[str, str] | None) -> dict[str, Any]:
+    """A national season across clubs (``bench.leagues``): its recompute against a one-query
+    floor in process; with ``env``, its standings and a publication on the hosted server."""
+    from bench.leagues import Season
+    from bench.leagues import measure_league as measure
+
+    season = Season(
+        clubs=config.league_clubs,
+        rounds=config.league_rounds,
+        players=config.league_players,
+        round_size=config.league_round_size,
+        table_size=config.table_size,
+        seed=config.seed,
+    )
+    out = measure(season, env=env, runs=config.ratio_runs, requests=config.league_requests)
+    built, recompute = out["league_season"], out["league_recompute"]
+    say(
+        f"league: {built['rounds']} rounds of {built['clubs']} clubs, {built['players']} "
+        f"players, {built['results']} results built in {built['build_s']} s; recompute "
+        f"{recompute['median']} ms (CPU {recompute['cpu_vs_floor']}× its one-query floor)"
+    )
+    if "league_publication" in out:
+        page, api = out["league_standings_page"], out["league_standings_api"]
+        say(
+            f"league: page p95 {page['p95_ms']} ms, API p95 {api['p95_ms']} ms warm; a round "
+            f"published shown after {out['league_publication']['seconds']} s"
+        )
+    return out
+
+
 def _small_size(config: Config) -> Any:
     """The small championship's size: ``small_drivers`` drivers, teams in proportion."""
     from bench.builder import Size
@@ -281,6 +323,9 @@ def measure_all(config: Config, *, env: dict[str, str], load: bool) -> dict[str,
         out.update(measure_registration(config, env=env))
         out["event_return"] = measure_event_return(config, env=env)
         out["offline_return"] = measure_offline(env)
+        out.update(measure_league(config, env=env))
+    else:
+        out.update(measure_league(config, env=None))
     return out
 
 
@@ -520,7 +565,18 @@ def targets(measured: dict[str, Any], config: Config) -> tuple[dict[str, float],
             ("load: p95 ≤ 500 ms", load["p95_ms"], "ms", 500),
         ]
     rows += registration_targets(measured) + offline_targets(measured)
-    return ratios, checks_of(rows + ratings_targets(measured) + event_return_targets(measured))
+    league = measured.get("league_recompute")
+    if league:
+        ratios["league_recompute_vs_floor"] = league["cpu_vs_floor"]
+    return ratios, checks_of(
+        rows + ratings_targets(measured) + event_return_targets(measured) + league_rows(measured)
+    )
+
+
+def league_rows(measured: dict[str, Any]) -> list[tuple]:
+    from bench.leagues import league_targets
+
+    return league_targets(measured)
 
 
 def spike_targets(measured: dict[str, Any]) -> list[tuple]:
@@ -695,8 +751,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--into-results",
         action="store_true",
-        help="with --only-registration, --only-offline or --only-event-return: merge its "
+        help="with --only-registration, --only-offline, --only-event-return or --only-league: "
+        "merge its "
         "measures and targets into bench/results.json (the others' kept)",
+    )
+    parser.add_argument(
+        "--only-league",
+        action="store_true",
+        help="a national season across clubs only (written only where --output says)",
     )
     parser.add_argument(
         "--only-spike",
@@ -712,6 +774,7 @@ def main(argv: list[str] | None = None) -> int:
         or args.only_event_return
         or args.only_registration
         or args.only_offline
+        or args.only_league
     )
     output = args.output or (None if args.quick or only else RESULTS)
 
@@ -752,11 +815,12 @@ def main(argv: list[str] | None = None) -> int:
         (args.only_event_return, "event_return", event_return_targets),
         (args.only_offline, "offline_return", offline_targets),
         (args.only_registration, "registration", registration_targets),
+        (args.only_league, "league", league_rows),
     ]
     for chosen, name, targets_of in scenarios:
         if not chosen:
             continue
-        if connection.vendor != "postgresql" and name != "event_return":
+        if connection.vendor != "postgresql" and name not in ("event_return", "league"):
             sys.exit(f"--only-{name} needs PostgreSQL (set BENCH_DATABASE_URL or start one)")
         try:
             measured = measure_scenario(name, config, env=env, served=connection.vendor)
@@ -827,6 +891,8 @@ def measure_scenario(
         return measure_registration(config, env=env)
     if name == "offline_return":
         return {"offline_return": measure_offline(env)}
+    if name == "league":
+        return measure_league(config, env=env if served == "postgresql" else None)
     on_server = env if served == "postgresql" else None
     return {"event_return": measure_event_return(config, env=on_server)}
 
@@ -836,6 +902,7 @@ SCENARIO_TARGETS = {
     "registration": ("registration rush:", "registration mails:"),
     "offline_return": ("offline return:",),
     "event_return": ("a national day lands", "event return:"),
+    "league": ("league:",),
 }
 
 

@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("races.games.urls")),
     path("", include("standings.urls")),
     path("", include("standings.leagues.match_views")),
+    path("", include("standings.leagues.organiser_views")),
     path("", include("standings.careers.urls")),
     path("", include("standings.ratings.urls")),
     path("", include("tournament.signup.urls")),

@@ -229,6 +229,24 @@ def test_the_ratings_bench_runs_at_a_tiny_size() -> None:
     assert (RESULTS.stat().st_mtime_ns if RESULTS.exists() else None) == written
 
 
+@pytest.mark.django_db
+def test_the_league_bench_runs_at_a_tiny_size() -> None:
+    """Four rounds of two clubs, 30 people, 20 at each round: the recompute and its
+    one-query floor rank the same players, their ratio recorded as a target row."""
+    from bench.leagues import Season, league_targets, measure_league
+    from bench.run import checks_of
+
+    season = Season(clubs=2, rounds=4, players=30, round_size=20, table_size=10, seed=7)
+    measured = measure_league(season, env=None, runs=1, requests=1)
+    assert measured["league_season"]["results"] == 80
+    recompute = measured["league_recompute"]
+    assert recompute["players"] == measured["league_recompute_floor"]["players"] > 20
+    assert recompute["cpu_vs_floor"] > 0
+    assert [row["target"] for row in checks_of(league_targets(measured))] == [
+        "league: recompute vs one-query floor (CPU), recorded"
+    ]
+
+
 def test_the_cold_spike_and_race_controls_desk_are_targets() -> None:
     """Both spikes (warm and on a restarted server) answer for their p95, their errors and
     race control's desk meanwhile (p95 ≤ 250 ms); a slow desk fails its run."""

@@ -150,7 +150,7 @@ def _rows(championship: Any) -> list[tuple[str, models.QuerySet]]:
     ]
 
 
-#: Models of the three apps a backup leaves out: API tokens belong to people, not to a
+#: Models of the apps a backup leaves out: API tokens belong to people, not to a
 #: championship; a batch of printed sheets shows every link of its event in clear, and is
 #: built again from the desk in seconds; the photos of the signed sheets are files, kept by
 #: the venue's backups (the export says ``"photos": "not included"``).
@@ -186,10 +186,11 @@ NOT_EXPORTED = {
     "tournament.Membership",
     "tournament.HistoricalMembership",
     "tournament.Invitation",
+    "tournament.AccountRequest",  # a stranger's account asked for: this server's own
     # Who named a guest organiser (the seat itself travels with the championship's row).
     "tournament.GuestSeat",
-    # A stranger's pending request for an account: the server's, never a championship's.
-    "tournament.AccountRequest",
+    # A league is a club's, across championships: kept here with its rounds, as the clubs.
+    *(f"leagues.{model}" for model in ("League", "HistoricalLeague", "Round", "HistoricalRound")),
 }
 
 

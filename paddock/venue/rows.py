@@ -18,8 +18,9 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import connections, models
 from django.utils.translation import gettext as _
 
-#: The apps whose tables Paddock writes (Django's own and the libraries' are left to them).
-PADDOCK_APPS = ("tournament", "qualifying", "races")
+#: The apps whose tables Paddock writes (Django's own and the libraries' are left to them),
+#: by their package's first name: ``standings`` holds the leagues (``standings.leagues``).
+PADDOCK_APPS = ("tournament", "qualifying", "races", "standings")
 #: The connection a SQLite backup is read through, read-only, while it is checked.
 CHECKED = "paddock_backup_checked"
 #: Rows read at a time from a backup.

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.mail import make_msgid
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -18,8 +19,10 @@ from tournament.signup.models import Mail
 
 
 def league_url(round_: Round) -> str:
-    """The league's public page, where its rounds are listed."""
-    return f"{settings.SITE_URL.rstrip('/')}/l/{round_.league.slug}/"
+    """The page of the event's club where its owners and organisers accept or decline the
+    rounds proposed to its events."""
+    club = round_.event.championship.club
+    return settings.SITE_URL.rstrip("/") + reverse("club-league-rounds", args=[club.slug])
 
 
 def render(round_: Round, *, to: str, language: str) -> Mail:
@@ -52,7 +55,7 @@ def render(round_: Round, *, to: str, language: str) -> Mail:
             "club": club,
             "paragraphs": paragraphs,
             "link": outbox.LINK,
-            "link_label": _("The league %(league)s") % facts,
+            "link_label": _("Accept or decline the round"),
             "language": language,
         }
         text = render_to_string("clubs/invitation_mail.txt", context)

@@ -11,6 +11,7 @@ read, with nothing to send. A constant number of queries whatever the season's s
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from django.db.models import QuerySet, Sum
 from races.models import ResultLine
 from standings.leagues import rules
 from standings.leagues.models import League, Round
-from tournament.models import Driver, Player, Sanction
+from tournament.clubs.models import Club
+from tournament.models import Driver, Event, Player, Sanction
 from tournament.public.cache import fragment
 from tournament.public.names import SHORT, player_name, row_name
 
@@ -52,6 +54,39 @@ def league_rounds(*, league: League) -> list[Round]:
         .select_related("event__championship__club")
         .order_by("event__date", "event__name", "pk")
     )
+
+
+def club_leagues(*, club: Club) -> list[League]:
+    """The leagues ``club`` runs, the latest season first."""
+    return list(League.objects.filter(club=club).select_related("club"))
+
+
+def club_round_requests(*, club: Club) -> list[Round]:
+    """The rounds other clubs' leagues ask of ``club``'s events (its own leagues' rounds are
+    counted at once): those still to decide first, then by date."""
+    return sorted(
+        Round.objects.filter(event__championship__club=club)
+        .exclude(league__club=club)
+        .select_related("league__club", "event__championship"),
+        key=lambda r: (r.status != Round.Status.PROPOSED, r.event.date, r.event.name, r.pk),
+    )
+
+
+#: Events offered in a league's rounds page (the nearest by date; any other by its slug).
+PROPOSABLE = 200
+
+
+def proposable_events(*, league: League, today: datetime.date) -> list[Event]:
+    """Events of any club the league may propose (not yet its rounds), from a year before
+    ``today`` on, by date, at most ``PROPOSABLE``; public names only."""
+    taken = Round.objects.filter(league=league).values("event_id")
+    events = (
+        Event.objects.exclude(pk__in=taken)
+        .select_related("championship__club")
+        .filter(date__gte=today - datetime.timedelta(days=366))
+        .order_by("date", "name", "pk")
+    )
+    return list(events[:PROPOSABLE])
 
 
 def counted_rounds(*, league: League) -> list[Round]:
@@ -87,6 +122,18 @@ def league_table(*, league: League) -> LeagueTable:
     )
     data = json.loads(text)
     return LeagueTable(rounds=data["rounds"], lines=data["lines"], clubs=data["clubs"])
+
+
+def league_standings_json(*, league: League) -> str:
+    """The standings' lines as the API sends them, as JSON text kept as the table is (once
+    per version of what they read): a national season's 600 players of 40 rounds each are
+    not validated again at every read."""
+    return fragment(
+        "leagues.standings.json",
+        STANDINGS_TABLES,
+        lambda: json.dumps(league_table(league=league).lines, separators=(",", ":")),
+        league.pk,
+    )
 
 
 def _club(club: Any) -> dict[str, str] | None:

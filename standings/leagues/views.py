@@ -17,7 +17,7 @@ PROJECTOR_SECONDS = 15
 
 def _page_number(text: str | None, default: int) -> int:
     try:
-        return int(text if text is not None else default)
+        return int(text or default)
     except ValueError:
         return default
 

@@ -43,6 +43,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from standings.leagues.models import League, Round
 from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import UNKNOWN_TOKEN, World, english, logged_in
 from tests.security.hostile import HOSTILE_NAMES, ODD_QUERIES, give_hostile_names, unescaped
@@ -186,8 +187,6 @@ def club_circuit(world: World, role: str) -> dict[str, Any]:
 def league_slug(world: World) -> str:
     """A league of the club the organiser runs (made the first time), counting the world's
     event: counted where the event is of its club (tests/tournament/clubs), else proposed."""
-    from standings.leagues.models import League, Round
-
     running = Club.objects.get(slug=running_club(world, "organiser")["club"])
     league, _created = League.objects.get_or_create(
         slug="matrix-league",
@@ -203,6 +202,11 @@ def league_slug(world: World) -> str:
 
 def league(world: World, role: str) -> dict[str, Any]:
     return {"slug": league_slug(world)}
+
+
+def league_round(world: World, role: str) -> dict[str, Any]:
+    """The league's round of the world's event (made with the league)."""
+    return {"slug": league_slug(world), "event": world.event.slug}
 
 
 def codes(text: str) -> dict[str, int]:
@@ -529,14 +533,34 @@ PAGES: dict[str, tuple[Kwargs, dict[str, str]]] = {
     "signup-entrants": (entrants, {"GET": UNPUBLISHED, "POST": GET_ONLY}),
     "signup-announcement": (event, {"GET": ORGANISER_PAGE, "POST": "200 403 403 403 403 403"}),
     "signup-desk": (event, {"GET": ORGANISER_PAGE, "POST": "404 403 403 403 403 403"}),
-    # A season across clubs (issue 52): a league's page and projector are everyone's; its
-    # matching page its organisers' (its club's owners and organisers; the organiser runs
-    # the league's club here), others told nothing (404); nothing sent is a message (302).
+    # Leagues (issue 52): a league's page and projector are everyone's; its rounds and
+    # matching pages its organisers' (the owners and organisers of its club), others told
+    # nothing (404); a club's leagues and the rounds proposed to its events, its owners'
+    # and organisers' (an empty form comes back with its errors; a decline, a withdrawal
+    # ask first; no round 999999).
     "league": (league, {"GET": PUBLIC, "POST": PUBLIC}),
     "league-projector": (league, {"GET": PUBLIC, "POST": PUBLIC}),
     "league-matches": (
         league,
         {"GET": "200 302 404 404 404 302", "POST": "302 302 404 404 404 302"},
+    ),
+    "league-rounds": (
+        league,
+        {"GET": "200 302 404 404 404 302", "POST": "302 302 404 404 404 302"},
+    ),
+    "league-round-withdraw": (
+        league_round,
+        {"GET": POST_ONLY, "POST": "200 302 404 404 404 302"},
+    ),
+    "club-leagues": (club, {"GET": "200 302 403 403 403 302", "POST": "400 302 403 403 403 302"}),
+    "club-league-rounds": (club, {"GET": "200 302 403 403 403 302", "POST": GET_ONLY}),
+    "club-league-round-accept": (
+        lambda world, role: club(world, role, pk=999999),
+        {"GET": POST_ONLY, "POST": "404 302 403 403 403 302"},
+    ),
+    "club-league-round-decline": (
+        lambda world, role: club(world, role, pk=999999),
+        {"GET": POST_ONLY, "POST": "404 302 403 403 403 302"},
     ),
 }
 
@@ -654,6 +678,7 @@ def api_path(world: World, path: str) -> str:
         .replace("{t}", "1")
         .replace("{id}", "999999")
         .replace("{club}", "cf-club")  # no club here: tests/tournament/clubs has them
+        .replace("{league}", "cf-league")  # nor league: tests/standings/leagues has them
         .replace("{username}", "orga")
     )
 
@@ -679,6 +704,8 @@ def photo_upload(world: World) -> dict[str, Any]:
 
 
 NO_RALLY = "404 404 404 404 404 404"
+#: A league's write (or its organisers' read) where the league does not exist: 404; without
+#: a token, the API asks for one first (401).
 NO_RALLY_WRITE = "404 404 404 404 404 401"
 #: Event-wide data of the unpublished event: organisers only; a table's link (its own or
 #: another's) is told nothing, like an anonymous caller (404); users' tokens get 403.

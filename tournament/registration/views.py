@@ -311,6 +311,8 @@ def signup_opened(event: Event) -> Announcement | None:
     "races.GridSlot",
     "races.RaceTable",
     "tournament.PlayerRating",  # the favourites of each table, where the event shows them
+    "leagues.Round",  # the leagues counting the event, linked under its name
+    "leagues.League",
     personal=True,
 )
 def event_detail(request: HttpRequest, slug: str) -> HttpResponse:

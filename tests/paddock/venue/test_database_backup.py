@@ -33,9 +33,11 @@ from paddock.venue.database_backup import (
 from races.photos.services import photo_add
 from races.photos.views import image_response
 from races.results.services import result_confirm
+from standings.leagues.models import League, Round
 from tests.races.photos.images import oriented_jpeg
 from tests.security.conftest import build_world
 from tournament.access import Actor
+from tournament.clubs.models import Club
 
 ROOT = Path(__file__).resolve().parents[3]
 PHOTO = oriented_jpeg()
@@ -111,7 +113,8 @@ def test_a_sqlite_backup_holds_no_session_and_only_its_owner_reads_it(tmp_path: 
 
 
 ROWS = ("auth_user", "tournament_event", "tournament_driver", "races_resultline",
-        "races_raceresult", "qualifying_run", "races_sheetphoto")  # fmt: skip
+        "races_raceresult", "qualifying_run", "races_sheetphoto", "leagues_league",
+        "leagues_round")  # fmt: skip
 
 
 def rows(url: str) -> dict[str, list[tuple]]:
@@ -133,6 +136,11 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
     result_confirm(actor=Actor(user=world.users["organiser"]), table=world.rtables[0])
     photo = photo_add(actor=Actor(table=world.rtables[0]), table=world.rtables[0], data=PHOTO)
     SessionStore().create()  # someone logged in: no session may travel in a backup
+    # A league counting the event (standings.leagues): the whole database travels.
+    club = Club.objects.create(slug="aix", name="Aix")
+    league = League.objects.create(slug="sud", name="Sud", season="2026", club=club,
+                                   points_scale=[10, 6])  # fmt: skip
+    Round.objects.create(league=league, event=world.event, status="counted")
     backups = tmp_path / "backups"
     taken = backup_now(directory=backups, keep=5)
     assert taken.path.suffix == ".pgdump" and taken.size > 0
@@ -192,6 +200,7 @@ def test_a_postgresql_backup_restores_into_an_empty_database(
     # Restored on another folder, the photo is still shown: its row is in the copy, its
     # files in the other media root, served from there.
     assert len(copy["races_sheetphoto"]) == 1
+    assert len(copy["leagues_league"]) == len(copy["leagues_round"]) == 1
     with psycopg.connect(postgresql.url(name)) as db:
         assert db.execute("SELECT count(*) FROM django_session").fetchone() == (0,)
     with psycopg.connect(postgresql.url(config["NAME"])) as db:

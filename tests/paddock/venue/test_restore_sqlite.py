@@ -22,11 +22,13 @@ import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.utils import translation
 
 from paddock.venue.backup_checks import sqlite_refusals
+from paddock.venue.rows import sqlite_row_problems
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -308,3 +310,24 @@ def test_a_row_paddock_never_writes_is_refused(clean: Path, tmp_path: Path) -> N
     lines = [line for line in refused.stderr.splitlines() if line.startswith("- championship")]
     assert any("slug" in line for line in lines) and any("points_mode" in line for line in lines)
     assert not (data / "db.sqlite3").exists()
+
+
+def test_a_leagues_row_paddock_never_writes_is_refused(
+    clean: Path, tmp_path: Path, django_db_blocker: Any
+) -> None:
+    """The leagues' tables (``standings.leagues``) are Paddock's own too: a whole-database
+    backup holds them, and their rows are checked before anything is restored (the backup
+    alone is read, through a connection of its own)."""
+    backup = tampered(
+        clean,
+        tmp_path,
+        "INSERT INTO tournament_club (id, slug, name, created_at) "
+        "VALUES (1, 'aix', 'Aix', '2026-07-14 09:00:00')",
+        "INSERT INTO leagues_league (slug, name, season, club_id, points_scale, points_mode, "
+        "club_best, created_at) VALUES ('sud\"><script>', 'Sud', '2026', 1, '[10, 6]', "
+        "'n''importe', 3, '2026-07-14 09:00:00')",
+    )
+    with translation.override("en"), django_db_blocker.unblock():
+        problems = sqlite_row_problems(backup)
+    league = [problem for problem in problems if problem.startswith("league ")]
+    assert any("slug" in p for p in league) and any("points_mode" in p for p in league), problems

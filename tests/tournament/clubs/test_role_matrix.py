@@ -32,6 +32,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from standings.leagues.models import League, Round
 from tests.security import test_permission_matrix as security
 from tests.security.conftest import World, build_world, english
 from tests.template_db import empty_database
@@ -49,6 +50,7 @@ AS = {
     "anonymous": "anonymous",
 }
 CLUB = "cf-club"  # the name tests/security/test_permission_matrix.py gives {club}
+LEAGUE = "cf-league"  # and {league}: here a league of cf-club, counting its event gp
 
 # --- Pages ------------------------------------------------------------------------------------
 
@@ -155,6 +157,23 @@ CLUB_PAGES: dict[tuple[str, str], tuple[dict[str, Any], str]] = {
     ("club-invitation-withdraw", "POST"): ({"club": CLUB, "pk": 999999}, "404 403 403 403 403 302"),
     # Every member may leave, after a confirmation (200); who is no member is told nothing.
     ("club-leave", "POST"): ({"club": CLUB}, "200 200 200 404 404 302"),
+    # Leagues (issue 52): the club's leagues and the rounds proposed to its events are its
+    # owners' and organisers' (an empty form comes back with its errors: 400; no round
+    # 999999); its league's rounds and matching pages too, anyone else told nothing (404);
+    # a withdrawal asks first (200); an empty proposal or join is told so (302).
+    ("club-leagues", "GET"): ({"club": CLUB}, "200 200 403 403 403 302"),
+    ("club-leagues", "POST"): ({"club": CLUB}, "400 400 403 403 403 302"),
+    ("club-league-rounds", "GET"): ({"club": CLUB}, "200 200 403 403 403 302"),
+    ("club-league-round-accept", "POST"): ({"club": CLUB, "pk": 999999}, "404 404 403 403 403 302"),
+    ("club-league-round-decline", "POST"): (
+        {"club": CLUB, "pk": 999999},
+        "404 404 403 403 403 302",
+    ),
+    ("league-rounds", "GET"): ({"slug": LEAGUE}, "200 200 404 404 404 302"),
+    ("league-rounds", "POST"): ({"slug": LEAGUE}, "302 302 404 404 404 302"),
+    ("league-round-withdraw", "POST"): ({"slug": LEAGUE, "event": "gp"}, "200 200 404 404 404 302"),
+    ("league-matches", "GET"): ({"slug": LEAGUE}, "200 200 404 404 404 302"),
+    ("league-matches", "POST"): ({"slug": LEAGUE}, "302 302 404 404 404 302"),
 }
 
 # --- API --------------------------------------------------------------------------------------
@@ -292,6 +311,44 @@ CLUBS: dict[tuple[str, str], tuple[str, Any, str]] = {
         {"usernames": ["orga"]},
         "200 403 403 403 403 401",  # the club's owners name guest organisers
     ),
+    # Leagues (issue 52): cf-club's owners and organisers run its league and decide the
+    # rounds of its events (gp counts already: proposed again, 409; one driver is no join,
+    # 400); nobody else.
+    ("post", "/leagues"): (
+        "/leagues",
+        {"slug": "nord", "name": "Nord", "season": "2026", "club": CLUB},
+        "201 201 403 403 403 401",
+    ),
+    ("post", "/leagues/{league}/rounds"): (
+        f"/leagues/{LEAGUE}/rounds",
+        {"event": "gp"},
+        "409 409 403 403 403 401",
+    ),
+    ("post", "/leagues/{league}/rounds/{event}/accept"): (
+        f"/leagues/{LEAGUE}/rounds/gp/accept",
+        None,
+        "200 200 403 403 403 401",
+    ),
+    ("post", "/leagues/{league}/rounds/{event}/decline"): (
+        f"/leagues/{LEAGUE}/rounds/gp/decline",
+        None,
+        "200 200 403 403 403 401",
+    ),
+    ("delete", "/leagues/{league}/rounds/{event}"): (
+        f"/leagues/{LEAGUE}/rounds/gp",
+        None,
+        "204 204 403 403 403 401",
+    ),
+    ("get", "/leagues/{league}/matches"): (
+        f"/leagues/{LEAGUE}/matches",
+        None,
+        "200 200 403 403 403 401",
+    ),
+    ("post", "/leagues/{league}/matches"): (
+        f"/leagues/{LEAGUE}/matches",
+        {"drivers": [{"championship": "cf", "number": 1}], "reason": "même licence"},
+        "400 400 403 403 403 401",
+    ),
 }
 
 
@@ -336,6 +393,10 @@ def build(django_user_model: Any) -> ClubWorld:
     world.championship.club = club
     world.championship.save(update_fields=["club"])
     Circuit.objects.filter(slug="monza").update(club=club)
+    league = League.objects.create(
+        slug=LEAGUE, name="Ligue", season="2026", club=club, points_scale=[10, 6]
+    )
+    Round.objects.create(league=league, event=world.event, status="counted")
     rival = Club.objects.create(slug="club-autre", name="Autre club")
     Membership.objects.create(club=rival, user=users["rival"], role="owner")
     world.other_championship.club = rival

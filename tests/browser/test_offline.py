@@ -29,6 +29,8 @@ from tournament.models import Driver
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SENT = "Tout est envoyé."
+#: A table's sheet with nothing on it and nothing queued (issue 51, item 12): not "sent".
+EMPTY = "Rien n’est encore écrit sur cette feuille."
 
 
 @pytest.fixture
@@ -236,7 +238,7 @@ def test_a_start_a_weather_draw_and_a_whole_result_entered_offline_on_plain_http
     expect(ask).to_contain_text("Lancer la course maintenant ?")
     ask.get_by_role("button", name="Annuler").click()
     expect(ask).to_have_count(0)
-    expect(count(page)).to_have_text(SENT)
+    expect(count(page)).to_have_text(EMPTY)
     page.locator("#start-race").click()
     ask.get_by_role("button", name="Donner le départ").click()
     expect(count(page)).to_have_text("1 saisie à envoyer")

@@ -937,6 +937,8 @@ API: dict[tuple[str, str], tuple[Any, str]] = {
         "409 404 403 404 403 404",
     ),
     ("get", "/events/{event}/registrations"): (None, "200 403 403 403 403 401"),
+    # Every game's evening (issue 51): the day's checklist, race control's and the desk's.
+    ("get", "/events/{event}/checklist"): (None, "200 403 403 403 403 401"),
     ("post", "/events/{event}/registrations/{id}/decision"): (
         {"status": "accepted", "reason": "ok"},
         "404 403 403 403 403 401",

@@ -312,8 +312,10 @@ def test_load_demo_runs_twice_without_duplicates_and_prints_the_logins(django_us
 
     championship = Championship.objects.get(slug="demo")
     event = Event.objects.get(slug="demo-grand-prix-de-printemps")
-    # + the other games' Club championship; the next season "demo-2027" (tests/tournament/players)
-    assert Championship.objects.exclude(slug__in=["demo-club", "demo-2027"]).count() == 1
+    # + the other games' Club championship; the next season "demo-2027" (tests/tournament/players);
+    # the demo league's three clubs' Heat evenings (tests/standings/leagues)
+    others = ["demo-club", "demo-2027", "demo-heat-aix", "demo-heat-nice", "demo-heat-lyon"]
+    assert Championship.objects.exclude(slug__in=others).count() == 1
     # spring (qualifying) and summer (quick-rules draw)
     assert Event.objects.filter(championship=championship).count() == 2
     assert Driver.objects.filter(championship=championship).count() == 24
@@ -338,8 +340,17 @@ def test_load_demo_runs_twice_without_duplicates_and_prints_the_logins(django_us
     ]
     # The demo club (DOMAIN.md "Clubs and who may do what"): its championships and circuits,
     # an owner, an organiser and a desk login; nobody a guest organiser.
-    club = Club.objects.get()
-    assert set(Championship.objects.values_list("club", flat=True)) == {club.pk}
+    club = Club.objects.get(slug="club-demo")
+    # The demo league's two other clubs (Nice, Lyon) hold their own Heat evenings only.
+    assert set(Club.objects.exclude(pk=club.pk).values_list("slug", flat=True)) == {
+        "demo-nice",
+        "demo-lyon",
+    }
+    assert set(
+        Championship.objects.exclude(slug__in=["demo-heat-nice", "demo-heat-lyon"]).values_list(
+            "club", flat=True
+        )
+    ) == {club.pk}
     assert set(Circuit.objects.values_list("club", flat=True)) == {club.pk}
     assert sorted(club.memberships.values_list("user__username", "role")) == [
         ("accueil", "desk"),

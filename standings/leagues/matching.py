@@ -27,7 +27,7 @@ from standings.leagues.services import may_run_league
 from tournament.access import Actor
 from tournament.clubs import rights
 from tournament.errors import InvalidInput, NotAllowed
-from tournament.models import Driver, NotSamePlayer, Player
+from tournament.models import Championship, Driver, NotSamePlayer, Player
 from tournament.players.changes import players_merge
 from tournament.players.names import name_key
 
@@ -183,6 +183,14 @@ def league_join(
 def decides_for_leagues(sender: Any, *, actor: Actor, sides: list[set[int]], **kwargs: Any) -> bool:
     """``tournament.signals.players_deciders``: True when ``actor`` runs a league whose counted
     rounds' championships meet every side (the drivers it may join, split back or undo)."""
+    # A league decides who is who across clubs only: what one club joined among its own
+    # championships (its race control's confirmed match) stays that club's to split back.
+    clubs_of = dict(
+        Championship.objects.filter(pk__in=set().union(*sides)).values_list("pk", "club_id")
+    )
+    side_clubs = [{clubs_of.get(pk) for pk in side} for side in sides]
+    if any(first & second for first, second in combinations(side_clubs, 2)):
+        return False
     leagues = League.objects.filter(club__in=rights.running_clubs(actor.user))
     counted: dict[int, set[int]] = defaultdict(set)
     for league_id, championship_id in Round.objects.filter(

@@ -217,3 +217,34 @@ def test_the_matching_page_joins_on_purpose_and_tells_others_nothing(season: Sea
 
     client.force_login(season.users["rival"])
     assert client.get("/l/sud-2026/matches/").status_code == 404
+
+
+def test_a_league_splits_none_of_what_one_club_joined_among_its_own(season: Season):
+    """DOMAIN.md "A season across clubs": the league joins people across clubs. What one
+    club's race control joined among its own championships is that club's: the league's
+    organisers split it back no more than another club would (the sixth pass's wall)."""
+    from standings.leagues.models import Round
+    from tournament.models import Championship, Event
+
+    second = Championship.objects.create(
+        slug="nice-b-2026", name="Coupe Nice B", season="2026", points_scale=[10, 6, 4],
+        club=season.clubs["nice"],
+    )  # fmt: skip
+    event = Event.objects.create(
+        championship=second, slug="nice-b-gp", name="GP Nice B", date=season.events["nice"].date
+    )
+    Round.objects.create(league=season.league, event=event, status=Round.Status.COUNTED)
+    season.championships["nice-b"] = second
+    first = season.driver("nice", 5, "Paul", "Martin")
+    other = season.driver("nice-b", 5, "Paul", "Martin")
+    joined = {"keep": first.player_id, "merge": other.player_id}
+    assert season.api("rival").post("/players/merge", joined).status_code == 201  # Nice's own
+
+    split = {"driver": {"championship": "nice-b-2026", "number": 5}}
+    for organiser in ("patronne", "orga"):  # the league's club's owner and organiser
+        assert (
+            season.api(organiser).post(f"/players/{first.player_id}/split", split).status_code
+            == 403
+        )
+    assert Driver.objects.get(pk=other.pk).player_id == first.player_id
+    assert season.api("rival").post(f"/players/{first.player_id}/split", split).status_code == 201

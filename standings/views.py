@@ -361,7 +361,9 @@ def standings_projector(request: HttpRequest, slug: str) -> HttpResponse:
     }
     if getattr(request, "htmx", False):
         return render(request, "standings/_projector_board.html", context)
-    return render(request, "standings/projector.html", context)
+    # The projector's page around its board, the league's too (standings/leagues/views.py).
+    frame = {"title": context["championship"], "board": "standings/_projector_board.html"}
+    return render(request, "standings/projector.html", context | frame)
 
 
 # --- A driver's page -------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from tournament.access import Actor, actor_for
 from tournament.clubs.models import Club
 from tournament.errors import ServiceError
 from tournament.models import Championship, Event
-from tournament.registration.forms import derived_slug, validate_one_line
+from tournament.registration.forms import apply_errors, derived_slug, validate_one_line
 from tournament.registration.scales import DEFAULT_POINTS_SCALE, parse_scale
 from tournament.site.confirm import confirm_page, confirmed
 
@@ -92,16 +92,6 @@ class LeagueForm(forms.Form):
         return data
 
 
-def _place_errors(form: forms.Form, error: ServiceError) -> None:
-    placed = False
-    for name, texts in error.errors.items():
-        for text in texts:
-            form.add_error(name if name in form.fields else None, text)
-            placed = True
-    if not placed:
-        form.add_error(None, error.message)
-
-
 def _running(request: HttpRequest, slug: str) -> tuple[Actor, Club]:
     """The club, if the user runs it (its owners and organisers); 404 / 403 otherwise."""
     club = get_object_or_404(Club, slug=slug)
@@ -144,7 +134,7 @@ def club_leagues(request: HttpRequest, club: str) -> HttpResponse:
                     club_best=data["club_best"],
                 )  # fmt: skip
             except ServiceError as exc:
-                _place_errors(form, exc)
+                apply_errors(form, exc)
                 status = exc.status
             else:
                 messages.success(

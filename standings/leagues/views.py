@@ -56,4 +56,5 @@ def league_projector(request: HttpRequest, slug: str) -> HttpResponse:
     }
     if getattr(request, "htmx", False):
         return render(request, "leagues/_projector_board.html", context)
-    return render(request, "leagues/projector.html", context)
+    frame = {"title": league.name, "board": "leagues/_projector_board.html"}
+    return render(request, "standings/projector.html", context | frame)

@@ -181,6 +181,8 @@ CLUB_PAGES: dict[tuple[str, str], tuple[dict[str, Any], str]] = {
 DESK_API = {
     ("post", "/championships/{slug}/drivers"),
     ("get", "/events/{event}"),
+    # The day's checklist (API.md "Every game's evening"): race control's and the desk's.
+    ("get", "/events/{event}/checklist"),
     ("post", "/events/{event}/entries"),
     ("get", "/events/{event}/entries"),
     ("post", "/events/{event}/checkin"),

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET
 
 from tournament.clubs.forms import NewAccountForm
 from tournament.errors import NotFound, ServiceError
+from tournament.registration.forms import apply_errors
 from tournament.site import ratelimit
 from tournament.site.accounts import selfservice
 
@@ -49,16 +50,6 @@ def too_many(request: HttpRequest, exc: ServiceError) -> HttpResponse:
     if retry_after:
         response["Retry-After"] = str(retry_after)
     return response
-
-
-def _form_errors(form: forms.Form, error: ServiceError) -> None:
-    placed = False
-    for name, texts in error.errors.items():
-        for text in texts:
-            form.add_error(name if name in form.fields else None, text)
-            placed = True
-    if not placed:
-        form.add_error(None, error.message)
 
 
 def _open() -> None:
@@ -88,7 +79,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             except ratelimit.OverBudget as exc:
                 return too_many(request, exc)
             except ServiceError as exc:
-                _form_errors(form, exc)
+                apply_errors(form, exc)
                 status = exc.status
             else:
                 return redirect("account-sent")

@@ -507,7 +507,9 @@ def restored_summary() -> str:
         (Entry.objects.count(), "entry", "entries"),
     ]
     parts = [f"{n} {one if n == 1 else many}" for n, one, many in counts]
-    latest = Event.objects.order_by("-date", "-pk").first()
+    # Only what it shows: a backup of an older version is read before ``migrate`` adds the
+    # columns of this one.
+    latest = Event.objects.order_by("-date", "-pk").only("name", "date").first()
     if latest is not None:
         parts[1] += f" (latest: {latest.name}, {latest.date.isoformat()})"
     runs = Run.objects.filter(cancelled=False).count()

@@ -297,3 +297,43 @@ def _heat(admin: Actor, club: Championship) -> Event:
         if table.number == 1:  # table 2 waits for race control, as on the evening
             result_confirm(actor=admin, table=table)
     return event
+
+
+def heat_evening(
+    *,
+    admin: Actor,
+    championship: Championship,
+    slug: str,
+    number: int,
+    date: datetime.date,
+    order: list[int],
+) -> Event:
+    """A Heat evening of ``championship``'s drivers 1 to 6, one table by rating, crossed in
+    ``order`` (grid places), confirmed and published: the demo league's rounds
+    (standings/leagues/demo.py). Each step runs only if its result is missing."""
+    event = Event.objects.filter(slug=slug).first()
+    if event is None:
+        event = event_create(
+            actor=admin, championship=championship, slug=slug, circuit=None,
+            name=f"Soirée Heat n° {number} ({championship.club.name})", date=date,
+            game=Event.Game.FINISHING_ORDER, game_name=HEAT, grid="rating", laps=2,
+            table_size=6, separate_teams=False,
+        )  # fmt: skip
+        entries_register(actor=admin, event=event, numbers=range(1, 7))
+    if not event.race_tables.exists():
+        allocation_run(actor=admin, event=event, table_size=6)
+    for table in RaceTable.objects.filter(event=event).order_by("number"):
+        if table.result_status == ResultStatus.CONFIRMED:
+            continue
+        if table.result_status != ResultStatus.SUBMITTED:
+            grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
+            stored = RaceResult.objects.filter(table=table).first()
+            finishing_order.result_save(
+                actor=admin, table=table, version=stored.version if stored else 0,
+                finish=[grid[p - 1] for p in order if p <= len(grid)], retired=[], dns=[],
+                submit=True,
+            )  # fmt: skip
+        result_confirm(actor=admin, table=table)
+    if not (event.published_allocation and event.published_results):
+        event_publish(actor=admin, event=event, allocation=True, results=True)
+    return event

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import datetime
 
-from races.games.finishing_order import services as finishing_order
-from races.grid.services import allocation_run
-from races.models import RaceResult, RaceTable, ResultStatus
-from races.results.services import result_confirm
+from races.games.demo import heat_evening
 from standings.leagues.models import League, Round
 from standings.leagues.services import league_create, round_accept, round_propose
 from tournament.access import Actor
@@ -22,13 +19,9 @@ from tournament.models import Championship, Club, Event
 from tournament.registration.services import (
     championship_create,
     drivers_import,
-    entries_register,
-    event_create,
-    event_publish,
 )
 
 LEAGUE_SLUG = "demo-coupe-du-sud"
-HEAT = "Heat: Pedal to the Metal"
 #: Each club: slug, name, its championship's slug, its drivers (number;first;last). The demo
 #: club's Heat players are people of their own: race control's matching of the demo club
 #: proposes none of them as one of its other championships' drivers.
@@ -44,6 +37,8 @@ CLUBS = {
 }  # fmt: skip
 #: Each evening's crossing order, by grid place (one table of six).
 ORDERS = ([3, 1, 5, 2, 6, 4], [2, 4, 1, 6, 3, 5])
+#: Each club's day of the month for its evenings.
+DAYS = {"aix": 4, "nice": 11, "lyon": 18}
 
 
 def load_league(*, admin: Actor, club: Club) -> tuple[League, list[Event]]:
@@ -67,7 +62,16 @@ def load_league(*, admin: Actor, club: Club) -> tuple[League, list[Event]]:
         )
         drivers_import(actor=admin, championship=championship, text=text)
         for evening, order in enumerate(ORDERS, start=1):
-            events.append(_evening(admin, championship, key, evening, order))
+            events.append(
+                heat_evening(
+                    admin=admin,
+                    championship=championship,
+                    slug=f"demo-heat-{key}-{evening}",
+                    number=evening,
+                    date=datetime.date(2026, 3 + evening * 2, DAYS[key]),
+                    order=order,
+                )
+            )
     league = League.objects.filter(slug=LEAGUE_SLUG).first() or league_create(
         actor=admin,
         club=club,
@@ -89,36 +93,3 @@ def load_league(*, admin: Actor, club: Club) -> tuple[League, list[Event]]:
 
 def _club(slug: str, name: str) -> Club:
     return Club.objects.filter(slug=slug).first() or Club.objects.create(slug=slug, name=name)
-
-
-def _evening(
-    admin: Actor, championship: Championship, key: str, evening: int, order: list[int]
-) -> Event:
-    slug = f"demo-heat-{key}-{evening}"
-    event = Event.objects.filter(slug=slug).first()
-    if event is None:
-        event = event_create(
-            actor=admin, championship=championship, slug=slug, circuit=None,
-            name=f"Soirée Heat n° {evening} ({championship.club.name})",
-            date=datetime.date(2026, 3 + evening * 2, {"aix": 4, "nice": 11, "lyon": 18}[key]),
-            game=Event.Game.FINISHING_ORDER, game_name=HEAT, grid="rating", laps=2,
-            table_size=6, separate_teams=False,
-        )  # fmt: skip
-        entries_register(actor=admin, event=event, numbers=range(1, 7))
-    if not event.race_tables.exists():
-        allocation_run(actor=admin, event=event, table_size=6)
-    for table in RaceTable.objects.filter(event=event).order_by("number"):
-        if table.result_status == ResultStatus.CONFIRMED:
-            continue
-        if table.result_status != ResultStatus.SUBMITTED:
-            grid = list(table.slots.order_by("position").values_list("driver__number", flat=True))
-            stored = RaceResult.objects.filter(table=table).first()
-            finishing_order.result_save(
-                actor=admin, table=table, version=stored.version if stored else 0,
-                finish=[grid[p - 1] for p in order if p <= len(grid)], retired=[], dns=[],
-                submit=True,
-            )  # fmt: skip
-        result_confirm(actor=admin, table=table)
-    if not (event.published_allocation and event.published_results):
-        event_publish(actor=admin, event=event, allocation=True, results=True)
-    return event
